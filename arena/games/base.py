@@ -1,0 +1,122 @@
+"""The one interface every game implements.
+
+A game is a *spec* (name, seat range, options, how to start) plus a *state*, modelled on
+OpenSpiel: who must act now, each acting seat's legal actions as short text tokens, apply,
+what one seat observes, and the result.  Everything here is pure and deterministic: the only
+randomness is the :class:`~arena.games.rng.RngStreams` a state receives from its seed.
+
+Edges:
+- ``to_act()`` is empty exactly when the game is over; several seats may act at once
+  (simultaneous secret decisions): each answers independently and the game reveals the
+  outcome when the last of them has answered.
+- ``legal_actions(seat)`` is non-empty for every seat in ``to_act()`` and stays short
+  (at most :data:`MAX_LEGAL_ACTIONS` tokens): large choices are split into small decisions.
+- ``apply`` raises :class:`IllegalAction` and leaves the state untouched when the seat may not
+  act now or the token is not in its legal list.
+- Events describe what happens; each carries its audience (``None`` = every seat), and only
+  that audience may ever see it.  A state records events only when asked to
+  (``record_events=True``); self-play for search or benchmarks runs without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Protocol
+
+import attrs
+
+#: Every decision's legal list stays under this many tokens, in every game.
+MAX_LEGAL_ACTIONS = 100
+
+
+class IllegalAction(ValueError):
+    """The seat may not act now, or the token is not one of its legal actions."""
+
+
+class OptionsError(ValueError):
+    """Game options that do not make a valid table (unknown name, bad value)."""
+
+
+@attrs.frozen
+class GameEvent:
+    """Something that happened, as the seats in ``audience`` see it.
+
+    ``kind`` names the event (``card_played``); ``data`` holds JSON-able fields.  ``audience``
+    is ``None`` for a public event, or the frozenset of seats allowed to see it.
+    """
+
+    kind: str
+    data: Mapping[str, Any]
+    audience: frozenset[int] | None = None
+
+    def visible_to(self, seat: int) -> bool:
+        return self.audience is None or seat in self.audience
+
+
+@attrs.frozen
+class Result:
+    """The end of a game: a score per seat, competition ranks (1 = best, ties share),
+    the winners (every seat ranked 1) and what was hidden until now."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    reveal: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def from_scores(cls, scores: Sequence[int], reveal: Mapping[str, Any] | None = None) -> Result:
+        ranks = tuple(1 + sum(1 for other in scores if other > mine) for mine in scores)
+        winners = tuple(seat for seat, rank in enumerate(ranks) if rank == 1)
+        return cls(tuple(scores), ranks, winners, dict(reveal or {}))
+
+
+class GameState(Protocol):
+    """A game in progress.  Internal representation is the game's own business."""
+
+    @property
+    def num_players(self) -> int: ...
+
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that must act now; empty when the game is over."""
+
+    def legal_actions(self, seat: int) -> Sequence[str]:
+        """The acting seat's legal action tokens; empty for a seat that need not act."""
+
+    def apply(self, seat: int, action: str) -> None:
+        """Play ``action`` for ``seat``; raises :class:`IllegalAction` without changing anything."""
+
+    def observe(self, seat: int) -> Any:
+        """What ``seat`` may see now: a frozen attrs value, enough to act on its own."""
+
+    def take_events(self) -> list[GameEvent]:
+        """Events recorded since the last call (empty unless recording)."""
+
+    def is_over(self) -> bool: ...
+
+    def result(self) -> Result | None:
+        """The result once the game is over, else ``None``."""
+
+    def clone(self) -> GameState:
+        """An independent copy (RNG streams included) for search."""
+
+
+@attrs.frozen
+class GameSpec:
+    """How to make tables of one game.
+
+    ``parse_options`` turns a mapping of option names to values (strings from a command line are
+    fine) into the game's frozen options value, raising :class:`OptionsError`; ``new_state``
+    starts a game from options and a seed.  ``info`` is static, public reference data sent to
+    bots at game start (a card table, say).
+    """
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    parse_options: Callable[[Mapping[str, Any]], Any]
+    new_state: Callable[..., GameState]
+    info: Callable[[Any], Mapping[str, Any]] = lambda options: {}
+
+    def options_to_dict(self, options: Any) -> dict[str, Any]:
+        return attrs.asdict(options)

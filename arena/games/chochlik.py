@@ -1,0 +1,448 @@
+"""chochlik: The Bottle Imp (Chochlik w butelce), for 3 or 4 players.
+
+Rules as implemented are in SPEC.md ("chochlik"); the sources are ``shared/rules/chochlik.md``
+and the Polish rules text.  In short: 36 numbered cards in three colours; every hand each seat
+secretly picks one card for the Imp's pile, one to pass left and one to pass right (all seats at
+once, three decisions each, delivered when everyone has chosen); then tricks, follow colour.
+The highest card below the bottle's price wins the trick *and the bottle*, and becomes the new
+price; with no card below the price the highest card wins.  Whoever holds the bottle when the
+hand ends loses the coins in the Imp's pile and scores nothing else; everyone else scores the
+coins of the cards they won.
+
+Action tokens: ``imp N``, ``left N``, ``right N`` while passing, ``play N`` in tricks.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from arena.games.base import GameEvent, GameSpec, IllegalAction, OptionsError, Result
+from arena.games.rng import RngStreams
+
+# --- The classic card table (shared/rules/chochlik.md §1.1) -------------------------------------
+
+YELLOW, BLUE, RED = 0, 1, 2
+COLOUR_NAMES = ("yellow", "blue", "red")
+_SUITS = {
+    YELLOW: (1, 2, 3, 5, 7, 9, 12, 15, 18, 22, 25, 28),
+    BLUE: (4, 6, 8, 10, 13, 17, 20, 24, 27, 30, 32, 34),
+    RED: (11, 14, 16, 21, 23, 26, 29, 31, 33, 35, 36, 37),
+}
+#: The neutral start card: the bottle's first price, never dealt and never won.
+START_PRICE = 19
+HIGHEST_CARD = 37
+COLOUR: list[int] = [-1] * (HIGHEST_CARD + 1)
+COINS: list[int] = [0] * (HIGHEST_CARD + 1)
+for _colour, _numbers in _SUITS.items():
+    for _rank, _number in enumerate(_numbers):
+        COLOUR[_number] = _colour
+        COINS[_number] = _rank // 2 + 1  # 1,1,2,2,...,6,6 within every colour
+DECK: tuple[int, ...] = tuple(sorted(n for numbers in _SUITS.values() for n in numbers))
+
+#: Cards dealt to each seat, by player count (the whole deck is dealt).
+HAND_SIZE = {3: 12, 4: 9}
+
+# --- Action tokens -------------------------------------------------------------------------------
+
+IMP, LEFT, RIGHT, PLAY = 0, 1, 2, 3
+VERBS = ("imp", "left", "right", "play")
+#: TOKENS[verb][card] is the token string, built once so legal lists cost no formatting.
+TOKENS: tuple[tuple[str, ...], ...] = tuple(
+    tuple(f"{verb} {card}" for card in range(HIGHEST_CARD + 1)) for verb in VERBS
+)
+_PARSE: dict[str, tuple[int, int]] = {
+    TOKENS[verb][card]: (verb, card) for verb in range(len(VERBS)) for card in DECK
+}
+#: Passing takes three decisions per seat, in this order.
+PASS_STEPS = (IMP, LEFT, RIGHT)
+
+
+class Phase(enum.Enum):
+    PASS = "pass"
+    PLAY = "play"
+    OVER = "over"
+
+
+# --- Options -------------------------------------------------------------------------------------
+
+DEFAULT_TARGET = 200
+
+
+def _positive_or_none(_instance: object, attribute: attrs.Attribute, value: int | None) -> None:
+    if value is not None and (not isinstance(value, int) or value < 1):
+        raise OptionsError(f"{attribute.name} must be a positive whole number or none")
+
+
+@attrs.frozen
+class ChochlikOptions:
+    """``target``: the match ends after the hand in which some total reaches it (``None``: no
+    target); ``hands``: or after this many hands (``None``: no limit), whichever comes first."""
+
+    players: int = attrs.field(default=3)
+    target: int | None = attrs.field(default=DEFAULT_TARGET, validator=_positive_or_none)
+    hands: int | None = attrs.field(default=None, validator=_positive_or_none)
+
+    @players.validator
+    def _check_players(self, _attribute: attrs.Attribute, value: int) -> None:
+        if value not in HAND_SIZE:
+            raise OptionsError(f"chochlik is for 3 or 4 players, not {value!r}")
+
+    def __attrs_post_init__(self) -> None:
+        if self.target is None and self.hands is None:
+            raise OptionsError("chochlik needs a target score, a number of hands, or both")
+
+
+def _as_count(name: str, value: Any) -> int | None:
+    if value is None or value == "none":
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise OptionsError(f"{name} must be a whole number, not {value!r}") from None
+    return None if number == 0 and name in ("target", "hands") else number
+
+
+def parse_options(raw: Mapping[str, Any]) -> ChochlikOptions:
+    """Options from a mapping; values may be strings.  ``target`` or ``hands`` of 0 or
+    ``"none"`` switches that end condition off."""
+    unknown = set(raw) - {"players", "target", "hands"}
+    if unknown:
+        raise OptionsError(f"unknown chochlik option(s): {', '.join(sorted(unknown))}")
+    values = {name: _as_count(name, value) for name, value in raw.items()}
+    if "players" in values and values["players"] is None:
+        raise OptionsError("players must be 3 or 4")
+    return ChochlikOptions(**values)
+
+
+# --- Observation ---------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ChochlikObservation:
+    """Everything one seat may know now.  Cards are numbers; colours and coins are in the
+    game's ``info`` (sent at game start) and in SPEC.md."""
+
+    seat: int
+    phase: str
+    hand_number: int
+    dealer: int
+    turn: int | None
+    hand: tuple[int, ...]
+    imp_card: int | None
+    passed_left: int | None
+    passed_right: int | None
+    received_from_left: int | None
+    received_from_right: int | None
+    trick: tuple[tuple[int, int], ...]
+    leader: int
+    price: int
+    bottle_owner: int | None
+    played: tuple[int, ...]
+    won: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]
+    target: int | None
+    hands: int | None
+
+
+# --- The state -----------------------------------------------------------------------------------
+
+
+class ChochlikState:
+    """A chochlik match (many hands).  Internal lists, mutated in place; :meth:`clone` copies."""
+
+    def __init__(
+        self,
+        options: ChochlikOptions,
+        seed: object,
+        *,
+        record_events: bool = False,
+        first_deal: Sequence[Sequence[int]] | None = None,
+    ) -> None:
+        self.options = options
+        self.n = options.players
+        self.rng = RngStreams(seed)
+        self._events: list[GameEvent] | None = [] if record_events else None
+        self.scores = [0] * self.n
+        self.hand_number = 0
+        self.dealer = 0
+        self.imp_history: list[list[int]] = []
+        self._start_hand(first_deal)
+
+    # -- the interface --
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def to_act(self) -> tuple[int, ...]:
+        return self._acting
+
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def legal_actions(self, seat: int) -> list[str]:
+        if self.phase is Phase.PLAY:
+            if seat != self.turn:
+                return []
+            tokens = TOKENS[PLAY]
+            return [tokens[card] for card in self._playable(seat)]
+        if self.phase is Phase.PASS:
+            step = self.pass_step[seat]
+            if step >= len(PASS_STEPS):
+                return []
+            tokens = TOKENS[PASS_STEPS[step]]
+            return [tokens[card] for card in self.hands[seat]]
+        return []
+
+    def apply(self, seat: int, action: str) -> None:
+        parsed = _PARSE.get(action)
+        if parsed is None:
+            raise IllegalAction(f"{action!r} is not a chochlik action token")
+        verb, card = parsed
+        if self.phase is Phase.PLAY:
+            self._play(seat, verb, card)
+        elif self.phase is Phase.PASS:
+            self._choose_pass(seat, verb, card)
+        else:
+            raise IllegalAction("the game is over")
+
+    def take_events(self) -> list[GameEvent]:
+        if not self._events:
+            return []
+        events, self._events = self._events, []
+        return events
+
+    def result(self) -> Result | None:
+        if self.phase is not Phase.OVER:
+            return None
+        return Result.from_scores(self.scores, {"imp_piles": [list(p) for p in self.imp_history]})
+
+    def observe(self, seat: int) -> ChochlikObservation:
+        n = self.n
+        choice = self.pass_choice[seat]
+        delivered = self.phase is not Phase.PASS
+        from_left = self.pass_choice[(seat - 1) % n][RIGHT] if delivered else None
+        from_right = self.pass_choice[(seat + 1) % n][LEFT] if delivered else None
+        return ChochlikObservation(
+            seat=seat,
+            phase=self.phase.value,
+            hand_number=self.hand_number,
+            dealer=self.dealer,
+            turn=self.turn if self.phase is Phase.PLAY else None,
+            hand=tuple(self.hands[seat]),
+            imp_card=choice[IMP],
+            passed_left=choice[LEFT],
+            passed_right=choice[RIGHT],
+            received_from_left=from_left,
+            received_from_right=from_right,
+            trick=tuple(self.trick),
+            leader=self.leader,
+            price=self.price,
+            bottle_owner=self.owner,
+            played=tuple(self.played),
+            won=tuple(tuple(pile) for pile in self.won),
+            scores=tuple(self.scores),
+            target=self.options.target,
+            hands=self.options.hands,
+        )
+
+    def clone(self) -> ChochlikState:
+        twin = object.__new__(ChochlikState)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = self.rng.clone()
+        twin._events = None if self._events is None else list(self._events)
+        twin.scores = list(self.scores)
+        twin.imp_history = [list(p) for p in self.imp_history]
+        twin.hands = [list(h) for h in self.hands]
+        twin.pass_choice = [list(c) for c in self.pass_choice]
+        twin.pass_step = list(self.pass_step)
+        twin.imp_pile = list(self.imp_pile)
+        twin.trick = list(self.trick)
+        twin.played = list(self.played)
+        twin.won = [list(w) for w in self.won]
+        return twin
+
+    # -- a hand --
+
+    def _emit(self, kind: str, data: dict[str, Any], audience: frozenset[int] | None = None) -> None:
+        if self._events is not None:
+            self._events.append(GameEvent(kind, data, audience))
+
+    def _start_hand(self, deal: Sequence[Sequence[int]] | None = None) -> None:
+        n = self.n
+        self.hand_number += 1
+        if deal is None:
+            deck = list(DECK)
+            self.rng["deal"].shuffle(deck)
+            size = HAND_SIZE[n]
+            deal = [deck[i * size : (i + 1) * size] for i in range(n)]
+        else:
+            _check_deal(deal, n)
+        self.hands = [sorted(hand) for hand in deal]
+        self.pass_choice: list[list[int | None]] = [[None, None, None] for _ in range(n)]
+        self.pass_step = [0] * n
+        self.imp_pile: list[int] = []
+        self.trick: list[tuple[int, int]] = []
+        self.played: list[int] = []
+        self.won: list[list[int]] = [[] for _ in range(n)]
+        self.price = START_PRICE
+        self.owner: int | None = None
+        self.leader = (self.dealer + 1) % n
+        self.turn = self.leader
+        self.phase = Phase.PASS
+        self._acting = tuple(range(n))
+        self._emit("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
+                                  "leader": self.leader})
+        for seat in range(n):
+            self._emit("dealt", {"seat": seat, "cards": list(self.hands[seat])},
+                       frozenset((seat,)))
+
+    def _choose_pass(self, seat: int, verb: int, card: int) -> None:
+        if not 0 <= seat < self.n or self.pass_step[seat] >= len(PASS_STEPS):
+            raise IllegalAction(f"seat {seat} has nothing to choose now")
+        step = self.pass_step[seat]
+        expected = PASS_STEPS[step]
+        if verb != expected:
+            raise IllegalAction(f"choose the {VERBS[expected]} card now (token {VERBS[expected]} N)")
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalAction(f"card {card} is not in your hand")
+        hand.remove(card)
+        self.pass_choice[seat][verb] = card
+        self.pass_step[seat] = step + 1
+        if step + 1 == len(PASS_STEPS):
+            self._acting = tuple(s for s in self._acting if s != seat)
+            if not self._acting:
+                self._deliver_passes()
+
+    def _deliver_passes(self) -> None:
+        n = self.n
+        for seat, (imp, left, right) in enumerate(self.pass_choice):
+            self.imp_pile.append(imp)
+            self.hands[(seat + 1) % n].append(left)
+            self.hands[(seat - 1) % n].append(right)
+            self._emit("passed", {"from": seat, "to": (seat + 1) % n, "card": left},
+                       frozenset((seat, (seat + 1) % n)))
+            self._emit("passed", {"from": seat, "to": (seat - 1) % n, "card": right},
+                       frozenset((seat, (seat - 1) % n)))
+        for hand in self.hands:
+            hand.sort()
+        self.phase = Phase.PLAY
+        self._acting = (self.turn,)
+        self._emit("play_start", {"leader": self.leader, "price": self.price})
+
+    def _playable(self, seat: int) -> list[int]:
+        hand = self.hands[seat]
+        if not self.trick:
+            return hand
+        led = COLOUR[self.trick[0][1]]
+        following = [card for card in hand if COLOUR[card] == led]
+        return following or hand
+
+    def _play(self, seat: int, verb: int, card: int) -> None:
+        if seat != self.turn:
+            raise IllegalAction(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if verb != PLAY:
+            raise IllegalAction("the passing is over: play a card (token play N)")
+        if card not in self.hands[seat]:
+            raise IllegalAction(f"card {card} is not in your hand")
+        if card not in self._playable(seat):
+            led = COLOUR_NAMES[COLOUR[self.trick[0][1]]]
+            raise IllegalAction(f"you must follow {led}")
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        self.played.append(card)
+        self._emit("card_played", {"seat": seat, "card": card})
+        if len(self.trick) < self.n:
+            self.turn = (seat + 1) % self.n
+            self._acting = (self.turn,)
+        else:
+            self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        price = self.price
+        low = [(card, seat) for seat, card in self.trick if card < price]
+        takes_bottle = bool(low)
+        win_card, winner = max(low) if takes_bottle else max((c, s) for s, c in self.trick)
+        cards = [card for _, card in self.trick]
+        self.won[winner].extend(card for card in cards if card != win_card)
+        returned = returned_to = None
+        if takes_bottle:
+            if self.owner is not None:  # the old price card goes back to the one who played it
+                returned, returned_to = price, self.owner
+                self.won[self.owner].append(price)
+            self.price = win_card
+            self.owner = winner
+        else:
+            self.won[winner].append(win_card)
+        self._emit("trick_won", {
+            "seat": winner, "card": win_card, "cards": cards, "bottle": takes_bottle,
+            "price": self.price, "returned_card": returned,
+            "returned_to": returned_to,
+        })
+        self.trick = []
+        self.leader = self.turn = winner
+        if self.hands[winner]:
+            self._acting = (winner,)
+        else:
+            self._finish_hand()
+
+    def _finish_hand(self) -> None:
+        imp_coins = sum(COINS[card] for card in self.imp_pile)
+        hand_scores = [
+            -imp_coins if seat == self.owner else sum(COINS[card] for card in pile)
+            for seat, pile in enumerate(self.won)
+        ]
+        for seat, points in enumerate(hand_scores):
+            self.scores[seat] += points
+        self.imp_history.append(sorted(self.imp_pile))
+        self._emit("hand_end", {
+            "hand": self.hand_number, "bottle_owner": self.owner,
+            "bottle_card": self.price if self.owner is not None else None,
+            "imp_pile": sorted(self.imp_pile), "imp_coins": imp_coins,
+            "won": [list(pile) for pile in self.won],
+            "hand_scores": hand_scores, "scores": list(self.scores),
+        })
+        target, hands = self.options.target, self.options.hands
+        if (target is not None and max(self.scores) >= target) or (
+            hands is not None and self.hand_number >= hands
+        ):
+            self.phase = Phase.OVER
+            self._acting = ()
+            return
+        self.dealer = (self.dealer + 1) % self.n
+        self._start_hand()
+
+
+def _check_deal(deal: Sequence[Sequence[int]], n: int) -> None:
+    cards = sorted(card for hand in deal for card in hand)
+    if len(deal) != n or cards != list(DECK) or any(len(h) != HAND_SIZE[n] for h in deal):
+        raise ValueError(f"a deal must split the 36 cards into {n} hands of {HAND_SIZE[n]}")
+
+
+def new_state(options: ChochlikOptions, seed: object, *, record_events: bool = False,
+              first_deal: Sequence[Sequence[int]] | None = None) -> ChochlikState:
+    return ChochlikState(options, seed, record_events=record_events, first_deal=first_deal)
+
+
+def info(_options: ChochlikOptions) -> dict[str, Any]:
+    """The public card table, sent to bots at game start."""
+    return {
+        "start_price": START_PRICE,
+        "cards": [{"card": c, "colour": COLOUR_NAMES[COLOUR[c]], "coins": COINS[c]} for c in DECK],
+    }
+
+
+SPEC = GameSpec(
+    name="chochlik",
+    title="The Bottle Imp (Chochlik w butelce)",
+    min_players=3,
+    max_players=4,
+    parse_options=parse_options,
+    new_state=new_state,
+    info=info,
+)
