@@ -1,0 +1,96 @@
+"""Lines to messages and back: one JSON object per line (NDJSON), UTF-8.
+
+``encode`` leaves out top-level fields whose value is null.  ``decode`` never raises for bad
+input: it returns a :class:`~protocol.errors.PeerError` that says what was wrong, so the edge can
+send it back.  Unknown fields are ignored, so later protocol versions may add fields.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any
+
+import attrs
+
+from protocol.errors import ErrorCode, PeerError
+from protocol.limits import MAX_LINE_BYTES
+from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(field.name for field in attrs.fields(cls))
+    return names
+
+
+def _jsonable(value: Any) -> Any:
+    """``json.dumps`` hook: attrs values become objects, sets sorted lists, enums values."""
+    if attrs.has(type(value)):
+        return {name: getattr(value, name) for name in _field_names(type(value))}
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    raise TypeError(f"{type(value).__name__} is not JSON-able")
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_jsonable).encode
+
+
+def to_json(value: Any) -> str:
+    """Any message, observation or event value as compact JSON text."""
+    return _dumps(value)
+
+
+def encode(message: Any) -> bytes:
+    """The message as one line, newline included.  Raises ``ValueError`` when the line would be
+    longer than the protocol allows (that is a bug on our side, not the peer's)."""
+    body: dict[str, Any] = {"type": message.TYPE}
+    for name in _field_names(type(message)):
+        value = getattr(message, name)
+        if value is not None:
+            body[name] = value
+    line = _dumps(body).encode("utf-8")
+    if len(line) > MAX_LINE_BYTES:
+        raise ValueError(f"{message.TYPE} message of {len(line)} bytes exceeds the line limit")
+    return line + b"\n"
+
+
+def _decode(line: bytes, catalogue: dict[str, type]) -> Any:
+    try:
+        obj = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return PeerError(ErrorCode.MALFORMED, "the line is not valid UTF-8")
+    except (ValueError, RecursionError) as exc:
+        return PeerError(ErrorCode.MALFORMED, f"the line is not JSON: {exc}")
+    if not isinstance(obj, dict):
+        return PeerError(ErrorCode.MALFORMED, "a message is a JSON object, like {\"type\": ...}")
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        return PeerError(ErrorCode.MALFORMED, "a message needs a string field \"type\"")
+    cls = catalogue.get(kind)
+    if cls is None:
+        known = ", ".join(sorted(catalogue))
+        return PeerError(ErrorCode.UNKNOWN_MESSAGE, f"unknown message type {kind!r}; send {known}")
+    fields = {name: obj[name] for name in _field_names(cls) if obj.get(name) is not None}
+    missing = [f.name for f in attrs.fields(cls) if f.default is attrs.NOTHING and f.name not in fields]
+    if missing:
+        return PeerError(ErrorCode.MALFORMED, f"message {kind!r} needs field(s) {', '.join(missing)}")
+    try:
+        return cls(**fields)
+    except (TypeError, ValueError) as exc:
+        return PeerError(ErrorCode.MALFORMED, f"bad {kind} message: {exc}")
+
+
+def decode_client(line: bytes) -> Any:
+    """A bot's line as a message (hello, action, bye), or a PeerError."""
+    return _decode(line, CLIENT_MESSAGES)
+
+
+def decode_server(line: bytes) -> Any:
+    """A server's line as a message, or a PeerError (for bot clients)."""
+    return _decode(line, SERVER_MESSAGES)

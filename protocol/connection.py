@@ -1,0 +1,169 @@
+"""The server side of one connection, as a state machine (sans-I/O).
+
+States and what moves between them (mirrored in SPEC.md, "Connection states")::
+
+    START ──welcome──▶ AWAIT_HELLO ──hello──▶ READY ──bye (either side)──▶ CLOSED
+                            │                    │
+                            └──bye / fatal error─┴───────────▶ CLOSED
+
+The bot may send ``hello`` only in AWAIT_HELLO, ``action`` only in READY, ``bye`` any time.
+The server may send ``welcome`` only in START; ``game_start``, ``request``, ``cancel``,
+``event`` and ``game_end`` only in READY; ``error`` and ``bye`` any time (in CLOSED only as
+last words, before the edge closes the socket).
+
+Peer mistakes come out of :meth:`ServerConnection.next_event` as :class:`PeerError` values, not
+exceptions; non-fatal ones leave the state as it was.  A fatal one (wrong protocol version,
+wrong game, too many bad lines in a row) moves to CLOSED, and a closed connection stays closed.
+Sending a message the state does not allow is *our* bug and raises :class:`LocalProtocolError`.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from protocol import codec
+from protocol.errors import ErrorCode, PeerError
+from protocol.limits import (
+    MAX_CONSECUTIVE_ERRORS,
+    MAX_LINE_BYTES,
+    MAX_NAME_CHARS,
+    MAX_TOKEN_CHARS,
+    PROTOCOL_VERSION,
+)
+from protocol.linebuffer import TOO_LONG, LineBuffer
+from protocol.messages import Hello
+
+
+class State(enum.Enum):
+    START = "start"
+    AWAIT_HELLO = "await_hello"
+    READY = "ready"
+    CLOSED = "closed"
+
+
+class LocalProtocolError(RuntimeError):
+    """We tried to send something the protocol does not allow now."""
+
+
+class _Ended:
+    def __repr__(self) -> str:
+        return "ENDED"
+
+
+#: From :meth:`ServerConnection.next_event`: the peer closed its side, or we closed.
+ENDED = _Ended()
+
+#: (state, message type the bot sent) -> next state.  Pairs not listed: ``unexpected_message``.
+CLIENT_TRANSITIONS: dict[tuple[State, str], State] = {
+    (State.AWAIT_HELLO, "hello"): State.READY,
+    (State.AWAIT_HELLO, "bye"): State.CLOSED,
+    (State.READY, "action"): State.READY,
+    (State.READY, "bye"): State.CLOSED,
+}
+
+#: What the server may send in each state; ``bye`` also moves to CLOSED.
+SERVER_ALLOWED: dict[State, frozenset[str]] = {
+    State.START: frozenset({"welcome"}),
+    State.AWAIT_HELLO: frozenset({"error", "bye"}),
+    State.READY: frozenset({"game_start", "request", "cancel", "event", "game_end", "error", "bye"}),
+    State.CLOSED: frozenset({"error", "bye"}),  # last words before the socket closes
+}
+
+
+class ServerConnection:
+    """Bytes from a bot in, messages out; messages to the bot in, bytes out."""
+
+    def __init__(self, *, game: str, max_line: int = MAX_LINE_BYTES) -> None:
+        self.game = game
+        self.state = State.START
+        self._lines = LineBuffer(max_line)
+        self._eof = False
+        self._errors_in_a_row = 0
+
+    # -- input --
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the peer; ``b""`` means the peer closed its side."""
+        if data:
+            self._lines.feed(data)
+        else:
+            self._eof = True
+
+    def next_event(self) -> Any:
+        """A message (Hello, Action, Bye), a PeerError, ``None`` (need more data) or ENDED."""
+        if self.state is State.CLOSED:
+            return ENDED
+        line = self._lines.next_line()
+        if line is None:
+            if self._eof:
+                self.state = State.CLOSED
+                return ENDED
+            return None
+        if line is TOO_LONG:
+            return self._error(PeerError(
+                ErrorCode.LINE_TOO_LONG,
+                f"a line may hold at most {self._lines.max_line} bytes; this one was dropped"))
+        message = codec.decode_client(line)
+        if isinstance(message, PeerError):
+            return self._error(message)
+        next_state = CLIENT_TRANSITIONS.get((self.state, message.TYPE))
+        if next_state is None:
+            return self._error(PeerError(
+                ErrorCode.UNEXPECTED_MESSAGE, self._unexpected_detail(message.TYPE)))
+        if isinstance(message, Hello):
+            problem = self._check_hello(message)
+            if problem is not None:
+                return self._error(problem)
+        self._errors_in_a_row = 0
+        self.state = next_state
+        return message
+
+    def _unexpected_detail(self, kind: str) -> str:
+        if self.state is State.AWAIT_HELLO:
+            return f"say hello first (got {kind!r})"
+        if kind == "hello":
+            return "you already said hello"
+        return f"{kind!r} is not allowed now"
+
+    def _check_hello(self, hello: Hello) -> PeerError | None:
+        if hello.protocol is not None and hello.protocol != PROTOCOL_VERSION:
+            return PeerError(ErrorCode.VERSION_MISMATCH,
+                             f"this server speaks protocol {PROTOCOL_VERSION}, "
+                             f"not {hello.protocol}", fatal=True)
+        if hello.game is not None and hello.game != self.game:
+            return PeerError(ErrorCode.WRONG_GAME,
+                             f"this server hosts {self.game!r}, not {hello.game!r}", fatal=True)
+        name = hello.name.strip()
+        if not name or len(name) > MAX_NAME_CHARS or not name.isprintable():
+            return PeerError(ErrorCode.BAD_HELLO,
+                             f"a name is 1 to {MAX_NAME_CHARS} printable characters")
+        if hello.token is not None and not 0 < len(hello.token) <= MAX_TOKEN_CHARS:
+            return PeerError(ErrorCode.BAD_HELLO, f"a token is 1 to {MAX_TOKEN_CHARS} characters")
+        return None
+
+    def _error(self, error: PeerError) -> PeerError:
+        self._errors_in_a_row += 1
+        if not error.fatal and self._errors_in_a_row >= MAX_CONSECUTIVE_ERRORS:
+            error = PeerError(ErrorCode.TOO_MANY_ERRORS,
+                              f"{self._errors_in_a_row} bad lines in a row: {error.detail}",
+                              fatal=True)
+        if error.fatal:
+            self.state = State.CLOSED
+        return error
+
+    # -- output --
+
+    def send(self, message: Any) -> bytes:
+        """The message's bytes, once the state allows it (``bye`` closes the connection)."""
+        if message.TYPE not in SERVER_ALLOWED[self.state]:
+            raise LocalProtocolError(f"cannot send {message.TYPE!r} in state {self.state.name}")
+        data = codec.encode(message)
+        if message.TYPE == "welcome":
+            self.state = State.AWAIT_HELLO
+        elif message.TYPE == "bye":
+            self.state = State.CLOSED
+        return data
+
+    def close(self) -> None:
+        self.state = State.CLOSED

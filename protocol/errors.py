@@ -1,0 +1,43 @@
+"""Reason codes, shared by ``error`` messages, ``cancel`` reasons and ``bye`` reasons."""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+class ErrorCode(str, enum.Enum):
+    # the line itself
+    MALFORMED = "malformed"  # not UTF-8 JSON, not an object, or a field of the wrong type
+    LINE_TOO_LONG = "line_too_long"  # longer than MAX_LINE_BYTES; dropped up to its newline
+    UNKNOWN_MESSAGE = "unknown_message"  # a "type" the protocol does not have
+    UNEXPECTED_MESSAGE = "unexpected_message"  # a known message that is not allowed now
+    # the greeting
+    BAD_HELLO = "bad_hello"  # empty or over-long name, over-long token
+    VERSION_MISMATCH = "version_mismatch"  # hello asked for another protocol version (fatal)
+    WRONG_GAME = "wrong_game"  # hello named a game this server does not host (fatal)
+    UNKNOWN_TOKEN = "unknown_token"  # a roster server does not know this token (fatal)
+    TOKEN_IN_USE = "token_in_use"  # another live connection holds this token (fatal)
+    # answers to requests
+    WRONG_REQUEST_ID = "wrong_request_id"  # no such request is open for you
+    STALE_REQUEST = "stale_request"  # the request was answered or cancelled: answer ignored
+    ILLEGAL_ACTION = "illegal_action"  # not in the legal list; the list is sent again
+    # the server acting for a seat, or ending something
+    TIMEOUT = "timeout"  # no legal answer in time: a default action was played
+    TOO_MANY_TRIES = "too_many_tries"  # MAX_TRIES bad answers: a default action was played
+    SUPERSEDED = "superseded"  # the game moved on; the request no longer applies
+    GAME_OVER = "game_over"  # the game ended with the request open
+    TOO_MANY_ERRORS = "too_many_errors"  # MAX_CONSECUTIVE_ERRORS bad lines in a row (fatal)
+    SLOW_READER = "slow_reader"  # the bot did not read its messages; connection closed
+    SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
+    GOODBYE = "goodbye"  # the peer said bye
+
+
+@attrs.frozen
+class PeerError:
+    """The peer broke the protocol.  ``fatal`` errors close the connection."""
+
+    code: ErrorCode
+    detail: str
+    fatal: bool = False

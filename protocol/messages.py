@@ -1,0 +1,152 @@
+"""One frozen class per protocol message.  SPEC.md lists each with an example line.
+
+On the wire every message is a JSON object with a ``"type"`` field (the class's ``TYPE``) and
+the class's fields; a field whose value is null may be left out.  Observations, options, info,
+event data and reveals are JSON values whose shape each game defines (SPEC.md per game).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import attrs
+
+
+def _request_id(_instance: object, attribute: attrs.Attribute, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"field {attribute.name!r} must be a non-negative integer")
+
+
+def _text(_instance: object, attribute: attrs.Attribute, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"field {attribute.name!r} must be a string")
+
+
+def _optional_text(instance: object, attribute: attrs.Attribute, value: object) -> None:
+    if value is not None:
+        _text(instance, attribute, value)
+
+
+def _optional_int(_instance: object, attribute: attrs.Attribute, value: object) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"field {attribute.name!r} must be an integer")
+
+# --- bot -> server -------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Hello:
+    """The bot's answer to ``welcome``: its name, and its token when it has one."""
+
+    TYPE: ClassVar[str] = "hello"
+    name: str = attrs.field(validator=_text)
+    token: str | None = attrs.field(default=None, validator=_optional_text)
+    protocol: int | None = attrs.field(default=None, validator=_optional_int)
+    game: str | None = attrs.field(default=None, validator=_optional_text)
+
+
+@attrs.frozen
+class Action:
+    """The answer to request ``id``: one token from its legal list."""
+
+    TYPE: ClassVar[str] = "action"
+    id: int = attrs.field(validator=_request_id)
+    action: str = attrs.field(validator=_text)
+
+
+@attrs.frozen
+class Bye:
+    """Either side: the connection is ending (``reason`` is an error code or free text)."""
+
+    TYPE: ClassVar[str] = "bye"
+    reason: str | None = attrs.field(default=None, validator=_optional_text)
+    message: str | None = attrs.field(default=None, validator=_optional_text)
+
+
+# --- server -> bot -------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Welcome:
+    TYPE: ClassVar[str] = "welcome"
+    protocol: int
+    server: str
+    game: str
+    players: int
+    limits: dict[str, Any]
+
+
+@attrs.frozen
+class GameStart:
+    TYPE: ClassVar[str] = "game_start"
+    game_id: str
+    table: int
+    game: str
+    seat: int
+    players: list[str]
+    options: dict[str, Any]
+    info: dict[str, Any]
+
+
+@attrs.frozen
+class Request:
+    """A decision for the seat.  ``observation`` is the game's observation value."""
+
+    TYPE: ClassVar[str] = "request"
+    id: int
+    legal: list[str]
+    time_left_ms: int
+    observation: Any
+
+
+@attrs.frozen
+class Cancel:
+    """Request ``id`` can no longer be answered.  ``played`` is the action the server played for
+    the seat, if it played one."""
+
+    TYPE: ClassVar[str] = "cancel"
+    id: int
+    reason: str
+    played: str | None = None
+
+
+@attrs.frozen
+class Event:
+    TYPE: ClassVar[str] = "event"
+    kind: str
+    data: Any
+
+
+@attrs.frozen
+class GameEnd:
+    TYPE: ClassVar[str] = "game_end"
+    game_id: str
+    scores: list[int]
+    ranks: list[int]
+    winners: list[int]
+    reveal: dict[str, Any]
+    aborted: str | None = None
+
+
+@attrs.frozen
+class Error:
+    """Something the bot sent was wrong.  ``id`` and ``legal`` refer to the request concerned;
+    ``tries_left`` is how many more answers it may send before the server plays for it."""
+
+    TYPE: ClassVar[str] = "error"
+    code: str
+    message: str
+    fatal: bool = False
+    id: int | None = None
+    legal: list[str] | None = None
+    tries_left: int | None = None
+    time_left_ms: int | None = None
+
+
+CLIENT_MESSAGES: dict[str, type] = {cls.TYPE: cls for cls in (Hello, Action, Bye)}
+SERVER_MESSAGES: dict[str, type] = {
+    cls.TYPE: cls for cls in (Welcome, GameStart, Request, Cancel, Event, GameEnd, Error, Bye)
+}
+
+ClientMessage = Hello | Action | Bye
+ServerMessage = Welcome | GameStart | Request | Cancel | Event | GameEnd | Error | Bye

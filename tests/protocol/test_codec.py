@@ -1,0 +1,114 @@
+"""The codec, table-driven both ways: each message and its line."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+import pytest
+
+from protocol.codec import decode_client, decode_server, encode
+from protocol.errors import ErrorCode, PeerError
+from protocol.limits import MAX_LINE_BYTES
+from protocol.messages import (
+    Action,
+    Bye,
+    Cancel,
+    Error,
+    Event,
+    GameEnd,
+    GameStart,
+    Hello,
+    Request,
+    Welcome,
+)
+
+CLIENT_CASES = [
+    (Hello(name="bob"), '{"type":"hello","name":"bob"}'),
+    (Hello(name="Żółw", token="t-1", protocol=1, game="chochlik"),
+     '{"type":"hello","name":"Żółw","token":"t-1","protocol":1,"game":"chochlik"}'),
+    (Action(id=7, action="play 17"), '{"type":"action","id":7,"action":"play 17"}'),
+    (Bye(), '{"type":"bye"}'),
+]
+
+SERVER_CASES = [
+    (Welcome(protocol=1, server="arena", game="chochlik", players=3,
+             limits={"max_line_bytes": 65536}),
+     '{"type":"welcome","protocol":1,"server":"arena","game":"chochlik","players":3,'
+     '"limits":{"max_line_bytes":65536}}'),
+    (GameStart(game_id="g1", table=1, game="chochlik", seat=2, players=["a", "b", "c"],
+               options={"players": 3}, info={}),
+     '{"type":"game_start","game_id":"g1","table":1,"game":"chochlik","seat":2,'
+     '"players":["a","b","c"],"options":{"players":3},"info":{}}'),
+    (Request(id=3, legal=["play 1", "play 2"], time_left_ms=5000, observation={"hand": [1, 2]}),
+     '{"type":"request","id":3,"legal":["play 1","play 2"],"time_left_ms":5000,'
+     '"observation":{"hand":[1,2]}}'),
+    (Cancel(id=3, reason="timeout", played="play 2"),
+     '{"type":"cancel","id":3,"reason":"timeout","played":"play 2"}'),
+    (Cancel(id=4, reason="superseded"), '{"type":"cancel","id":4,"reason":"superseded"}'),
+    (Event(kind="card_played", data={"seat": 1, "card": 17}),
+     '{"type":"event","kind":"card_played","data":{"seat":1,"card":17}}'),
+    (GameEnd(game_id="g1", scores=[3, -1, 9], ranks=[2, 3, 1], winners=[2], reveal={}),
+     '{"type":"game_end","game_id":"g1","scores":[3,-1,9],"ranks":[2,3,1],"winners":[2],'
+     '"reveal":{}}'),
+    (Error(code="illegal_action", message="no", id=3, legal=["play 1"], tries_left=2,
+           time_left_ms=4000),
+     '{"type":"error","code":"illegal_action","message":"no","fatal":false,"id":3,'
+     '"legal":["play 1"],"tries_left":2,"time_left_ms":4000}'),
+    (Bye(reason="server_shutdown"), '{"type":"bye","reason":"server_shutdown"}'),
+]
+
+
+@pytest.mark.parametrize("message,line", CLIENT_CASES)
+def test_client_messages_both_ways(message, line):
+    assert encode(message) == (line + "\n").encode()
+    assert decode_client(line.encode()) == message
+
+
+@pytest.mark.parametrize("message,line", SERVER_CASES)
+def test_server_messages_both_ways(message, line):
+    assert encode(message) == (line + "\n").encode()
+    assert decode_server(line.encode()) == message
+
+
+def test_null_fields_may_be_sent_or_left_out_and_unknown_fields_are_ignored():
+    assert decode_client(b'{"type":"hello","name":"a","token":null,"colour":"red"}') == Hello("a")
+
+
+def test_nested_attrs_values_tuples_and_sets_become_json():
+    @attrs.frozen
+    class Obs:
+        hand: tuple[int, ...]
+        seen: frozenset[int]
+
+    line = encode(Request(id=1, legal=["x"], time_left_ms=1, observation=Obs((3, 1), frozenset({5, 2}))))
+    assert json.loads(line)["observation"] == {"hand": [3, 1], "seen": [2, 5]}
+
+
+BAD_LINES = [
+    (b"not json", ErrorCode.MALFORMED),
+    (b"\xff\xfe", ErrorCode.MALFORMED),
+    (b"[1,2]", ErrorCode.MALFORMED),
+    (b'{"name":"x"}', ErrorCode.MALFORMED),
+    (b'{"type":5}', ErrorCode.MALFORMED),
+    (b'{"type":"dance"}', ErrorCode.UNKNOWN_MESSAGE),
+    (b'{"type":"action","id":"7","action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":true,"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":-1,"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":7}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":7,"action":["play 1"]}', ErrorCode.MALFORMED),
+    (b'{"type":"hello"}', ErrorCode.MALFORMED),
+    (b'{"type":"hello","name":"a","protocol":"1"}', ErrorCode.MALFORMED),
+    (b"[" * 100_000, ErrorCode.MALFORMED),
+]
+
+
+@pytest.mark.parametrize("line,code", BAD_LINES)
+def test_bad_lines_become_peer_errors_with_a_code(line, code):
+    error = decode_client(line)
+    assert isinstance(error, PeerError) and error.code is code and error.detail
+
+
+def test_the_server_never_writes_a_line_over_the_limit():
+    with pytest.raises(ValueError):
+        encode(Event(kind="x", data={"blob": "a" * MAX_LINE_BYTES}))

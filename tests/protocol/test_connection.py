@@ -1,0 +1,104 @@
+"""The server-side connection state machine, read like transcripts."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.connection import ENDED, LocalProtocolError, ServerConnection, State
+from protocol.errors import ErrorCode, PeerError
+from protocol.limits import MAX_CONSECUTIVE_ERRORS
+from protocol.messages import Action, Bye, Error, Event, Hello, Request, Welcome
+
+WELCOME = Welcome(protocol=1, server="arena", game="chochlik", players=3, limits={})
+
+
+def connected() -> ServerConnection:
+    conn = ServerConnection(game="chochlik")
+    conn.send(WELCOME)
+    return conn
+
+
+def feed(conn: ServerConnection, *lines: str) -> list:
+    conn.receive_data("".join(line + "\n" for line in lines).encode())
+    events = []
+    while (event := conn.next_event()) is not None and event is not ENDED:
+        events.append(event)
+    return events
+
+
+def test_greeting_then_hello_then_actions_then_bye():
+    conn = connected()
+    assert conn.state is State.AWAIT_HELLO
+    assert feed(conn, '{"type":"hello","name":"bot"}') == [Hello("bot")]
+    assert conn.state is State.READY
+    conn.send(Request(id=1, legal=["play 1"], time_left_ms=10, observation={}))
+    assert feed(conn, '{"type":"action","id":1,"action":"play 1"}') == [Action(1, "play 1")]
+    assert feed(conn, '{"type":"bye"}') == [Bye()]
+    assert conn.state is State.CLOSED
+    assert conn.next_event() is ENDED
+
+
+def test_action_before_hello_and_a_second_hello_are_unexpected():
+    conn = connected()
+    (error,) = feed(conn, '{"type":"action","id":1,"action":"x"}')
+    assert error.code is ErrorCode.UNEXPECTED_MESSAGE and not error.fatal
+    assert conn.state is State.AWAIT_HELLO
+    feed(conn, '{"type":"hello","name":"bot"}')
+    (error,) = feed(conn, '{"type":"hello","name":"bot"}')
+    assert error.code is ErrorCode.UNEXPECTED_MESSAGE and conn.state is State.READY
+
+
+@pytest.mark.parametrize("hello,code,fatal", [
+    ('{"type":"hello","name":"bot","protocol":2}', ErrorCode.VERSION_MISMATCH, True),
+    ('{"type":"hello","name":"bot","game":"wypas"}', ErrorCode.WRONG_GAME, True),
+    ('{"type":"hello","name":"   "}', ErrorCode.BAD_HELLO, False),
+    ('{"type":"hello","name":"' + "n" * 41 + '"}', ErrorCode.BAD_HELLO, False),
+    ('{"type":"hello","name":"a\\u0007b"}', ErrorCode.BAD_HELLO, False),
+    ('{"type":"hello","name":"a","token":""}', ErrorCode.BAD_HELLO, False),
+])
+def test_bad_hellos(hello, code, fatal):
+    conn = connected()
+    (error,) = feed(conn, hello)
+    assert error.code is code and error.fatal is fatal
+    assert conn.state is (State.CLOSED if fatal else State.AWAIT_HELLO)
+
+
+def test_too_many_bad_lines_in_a_row_close_the_connection_and_a_good_line_resets_the_count():
+    conn = connected()
+    feed(conn, '{"type":"hello","name":"bot"}')
+    errors = feed(conn, *["junk"] * (MAX_CONSECUTIVE_ERRORS - 1), '{"type":"bye","reason":"x"}')
+    assert len(errors) == MAX_CONSECUTIVE_ERRORS  # the bye still went through
+    conn = connected()
+    errors = feed(conn, *["junk"] * (MAX_CONSECUTIVE_ERRORS + 5))
+    assert [e.fatal for e in errors] == [False] * (MAX_CONSECUTIVE_ERRORS - 1) + [True]
+    assert errors[-1].code is ErrorCode.TOO_MANY_ERRORS and conn.state is State.CLOSED
+
+
+def test_a_too_long_line_is_an_error_and_the_connection_goes_on():
+    conn = ServerConnection(game="chochlik", max_line=100)
+    conn.send(WELCOME)
+    events = feed(conn, "x" * 500, '{"type":"hello","name":"bot"}')
+    assert isinstance(events[0], PeerError) and events[0].code is ErrorCode.LINE_TOO_LONG
+    assert events[1] == Hello("bot")
+
+
+def test_end_of_stream_ends_the_connection_dropping_a_partial_line():
+    conn = connected()
+    conn.receive_data(b'{"type":"hello","na')
+    assert conn.next_event() is None
+    conn.receive_data(b"")
+    assert conn.next_event() is ENDED and conn.state is State.CLOSED
+
+
+def test_the_server_may_not_send_out_of_turn():
+    conn = ServerConnection(game="chochlik")
+    with pytest.raises(LocalProtocolError):
+        conn.send(Event(kind="x", data={}))
+    conn.send(WELCOME)
+    with pytest.raises(LocalProtocolError):
+        conn.send(WELCOME)
+    with pytest.raises(LocalProtocolError):
+        conn.send(Request(id=1, legal=[], time_left_ms=0, observation={}))  # before hello
+    conn.send(Error(code="malformed", message="x"))
+    conn.send(Bye(reason="server_shutdown"))
+    assert conn.state is State.CLOSED
