@@ -56,18 +56,21 @@ class GameEvent:
 @attrs.frozen
 class Result:
     """The end of a game: a score per seat, competition ranks (1 = best, ties share),
-    the winners (every seat ranked 1) and what was hidden until now."""
+    the winners (every seat ranked 1), what was hidden until now, and how many rounds (hands,
+    turns) were played."""
 
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
     winners: tuple[int, ...]
     reveal: Mapping[str, Any] = attrs.field(factory=dict)
+    rounds: int | None = None
 
     @classmethod
-    def from_scores(cls, scores: Sequence[int], reveal: Mapping[str, Any] | None = None) -> Result:
+    def from_scores(cls, scores: Sequence[int], reveal: Mapping[str, Any] | None = None,
+                    rounds: int | None = None) -> Result:
         ranks = tuple(1 + sum(1 for other in scores if other > mine) for mine in scores)
         winners = tuple(seat for seat, rank in enumerate(ranks) if rank == 1)
-        return cls(tuple(scores), ranks, winners, dict(reveal or {}))
+        return cls(tuple(scores), ranks, winners, dict(reveal or {}), rounds)
 
 
 class GameState(Protocol):
@@ -117,6 +120,7 @@ class GameSpec:
     parse_options: Callable[[Mapping[str, Any]], Any]
     new_state: Callable[..., GameState]
     info: Callable[[Any], Mapping[str, Any]] = lambda options: {}
+    round_name: str = "round"  # what a Result's ``rounds`` counts: "hand" for card games
 
     def options_to_dict(self, options: Any) -> dict[str, Any]:
         return attrs.asdict(options)

@@ -219,7 +219,8 @@ class ChochlikState:
     def result(self) -> Result | None:
         if self.phase is not Phase.OVER:
             return None
-        return Result.from_scores(self.scores, {"imp_piles": [list(p) for p in self.imp_history]})
+        return Result.from_scores(self.scores, {"imp_piles": [list(p) for p in self.imp_history]},
+                                  rounds=self.hand_number)
 
     def observe(self, seat: int) -> ChochlikObservation:
         n = self.n
@@ -445,4 +446,5 @@ SPEC = GameSpec(
     parse_options=parse_options,
     new_state=new_state,
     info=info,
+    round_name="hand",
 )

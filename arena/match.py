@@ -1,0 +1,299 @@
+"""Drive one game between seats: requests, answers, tries, timeouts, default actions, the log.
+
+Pure and sans-I/O like the protocol: no sockets, no clock.  The edge calls ``start``,
+``answer``, ``bad_input``, ``expire``, ``disconnect`` and ``abort`` with the current time in
+seconds (any monotonic clock), and each returns the :class:`Outgoing` messages to send.  It
+asks the edge to call ``expire`` at :meth:`MatchDriver.next_deadline`.
+
+What happens at the edges:
+- every seat the game says must act gets one request (at most one open per seat); a request
+  whose seat no longer acts, or whose legal list changed, is cancelled (``superseded``);
+- a wrong answer (malformed line, wrong id, illegal action, ...) costs one of ``max_tries``
+  tries; after the last one, or at the deadline, the driver plays a default action (uniform over
+  the legal list, from the ``default`` RNG stream), cancels the request saying what it played,
+  and logs it;
+- an answer to an earlier, closed request is ignored with a ``stale_request`` notice;
+- a disconnected seat is played by the default policy to the end of the game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from arena.games.base import GameSpec, GameState
+from arena.games.rng import derive_seed
+from arena.gamelog import GameLog
+from protocol.errors import ErrorCode, PeerError
+from protocol.limits import MAX_TRIES
+from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
+
+
+@attrs.frozen
+class Outgoing:
+    seat: int
+    message: Any
+
+
+@attrs.define
+class OpenRequest:
+    id: int
+    legal: tuple[str, ...]
+    issued_at: float
+    deadline: float
+    tries_left: int
+
+
+@attrs.define
+class SeatStats:
+    """Per seat: actions the server played for it (by reason) and errors it made."""
+
+    defaults: dict[str, int] = attrs.field(factory=dict)
+    errors: int = 0
+
+    def count_default(self, reason: str) -> None:
+        self.defaults[reason] = self.defaults.get(reason, 0) + 1
+
+
+def _ms(seconds: float) -> int:
+    return max(0, round(seconds * 1000))
+
+
+class MatchDriver:
+    def __init__(
+        self,
+        spec: GameSpec,
+        options: Any,
+        seed: str,
+        players: Sequence[str],
+        *,
+        game_id: str,
+        table: int,
+        move_timeout: float,
+        request_ids: Iterator[int],
+        max_tries: int = MAX_TRIES,
+        started_at: str = "",
+    ) -> None:
+        if not spec.min_players <= len(players) <= spec.max_players:
+            raise ValueError(f"{spec.name} is for {spec.min_players}-{spec.max_players} players")
+        self.spec = spec
+        self.options = options
+        self.seed = seed
+        self.players = list(players)
+        self.game_id = game_id
+        self.table = table
+        self.move_timeout = move_timeout
+        self.max_tries = max_tries
+        self._ids = request_ids
+        self.state: GameState = spec.new_state(options, seed, record_events=True)
+        self._default_rng = random.Random(derive_seed(seed, "default"))
+        self.open: dict[int, OpenRequest] = {}
+        self._issued: list[set[int]] = [set() for _ in players]
+        self._first_id: int | None = None
+        self.connected = [True] * len(players)
+        self.stats = [SeatStats() for _ in players]
+        self.finished = False
+        self.aborted: str | None = None
+        self.log = GameLog.begin(
+            game=spec.name, game_id=game_id, table=table, seed=seed, players=self.players,
+            options=spec.options_to_dict(options), move_timeout_ms=_ms(move_timeout),
+            started_at=started_at,
+        )
+
+    # -- inputs from the edge --
+
+    def start(self, now: float) -> list[Outgoing]:
+        info = dict(self.spec.info(self.options))
+        options = self.spec.options_to_dict(self.options)
+        out = [
+            Outgoing(seat, GameStart(game_id=self.game_id, table=self.table, game=self.spec.name,
+                                     seat=seat, players=self.players, options=options, info=info))
+            for seat in range(len(self.players))
+        ]
+        self._advance(now, out)
+        return out
+
+    def answer(self, seat: int, request_id: int, action: str, now: float) -> list[Outgoing]:
+        out: list[Outgoing] = []
+        if self.finished:
+            out.append(Outgoing(seat, self._stale(request_id)))
+            return out
+        request = self.open.get(seat)
+        if request is None or request.id != request_id:
+            if self._was_issued(seat, request_id):
+                out.append(Outgoing(seat, self._stale(request_id)))
+                self.log.error(seat, ErrorCode.STALE_REQUEST, request_id, "late answer ignored")
+                return out
+            detail = (f"request {request_id} is not open for you"
+                      + (f"; the open one is {request.id}" if request else "; none is open"))
+            self._wrong(seat, ErrorCode.WRONG_REQUEST_ID, detail, now, out)
+            return out
+        if action not in request.legal:
+            self._wrong(seat, ErrorCode.ILLEGAL_ACTION, f"{action!r} is not legal now", now, out,
+                        legal=True)
+            return out
+        del self.open[seat]
+        self.log.action(seat, action, request_id, _ms(now - request.issued_at), by="bot")
+        self.state.apply(seat, action)
+        self._advance(now, out)
+        return out
+
+    def bad_input(self, seat: int, error: PeerError, now: float) -> list[Outgoing]:
+        """A line from the seat that was not a usable message.  Costs a try if a request is
+        open; otherwise it is only reported."""
+        out: list[Outgoing] = []
+        if self.finished:
+            out.append(Outgoing(seat, Error(code=error.code.value, message=error.detail)))
+        else:
+            self._wrong(seat, error.code, error.detail, now, out)
+        return out
+
+    def expire(self, now: float) -> list[Outgoing]:
+        """Play a default action for every request whose deadline has passed."""
+        out: list[Outgoing] = []
+        while not self.finished:
+            due = [(r.deadline, seat) for seat, r in self.open.items() if r.deadline <= now]
+            if not due:
+                break
+            self._play_default(min(due)[1], ErrorCode.TIMEOUT, now, out)
+            self._advance(now, out)  # one at a time: a default may change the others' choices
+        return out
+
+    def disconnect(self, seat: int, now: float) -> list[Outgoing]:
+        """The seat's bot is gone: the default policy plays for it to the end of the game."""
+        out: list[Outgoing] = []
+        if self.finished or not self.connected[seat]:
+            return out
+        self.connected[seat] = False
+        self.log.note(seat, "disconnected")
+        if seat in self.open:
+            request = self.open.pop(seat)
+            self._apply_default(seat, request, "disconnected", now)
+            self._advance(now, out)
+        return out
+
+    def abort(self, reason: str, now: float) -> list[Outgoing]:
+        """End the game unfinished (the server is stopping, say): cancel open requests, tell
+        every seat, log it."""
+        out: list[Outgoing] = []
+        if self.finished:
+            return out
+        for seat, request in sorted(self.open.items()):
+            out.append(Outgoing(seat, Cancel(id=request.id, reason=reason)))
+        self.open.clear()
+        self.finished = True
+        self.aborted = reason
+        self.log.aborted(reason)
+        end = GameEnd(game_id=self.game_id, scores=[], ranks=[], winners=[], reveal={},
+                      aborted=reason)
+        out.extend(Outgoing(seat, end) for seat in range(len(self.players)))
+        return out
+
+    def next_deadline(self) -> float | None:
+        return min((r.deadline for r in self.open.values()), default=None)
+
+    @property
+    def result(self) -> Any:
+        return self.state.result()
+
+    # -- internals --
+
+    def _was_issued(self, seat: int, request_id: int) -> bool:
+        """Was this id sent to this seat in this game, or in an earlier game (smaller ids)?"""
+        earlier_game = self._first_id is not None and request_id < self._first_id
+        return earlier_game or request_id in self._issued[seat]
+
+    def _stale(self, request_id: int) -> Error:
+        return Error(code=ErrorCode.STALE_REQUEST.value, id=request_id,
+                     message=f"request {request_id} is closed; the answer was ignored")
+
+    def _wrong(self, seat: int, code: ErrorCode, detail: str, now: float, out: list[Outgoing],
+               *, legal: bool = False) -> None:
+        self.stats[seat].errors += 1
+        request = self.open.get(seat)
+        self.log.error(seat, code, request.id if request else None, detail)
+        if request is None:
+            out.append(Outgoing(seat, Error(code=code.value, message=detail)))
+            return
+        request.tries_left -= 1
+        out.append(Outgoing(seat, Error(
+            code=code.value, message=detail, id=request.id,
+            legal=list(request.legal) if legal else None, tries_left=request.tries_left,
+            time_left_ms=_ms(request.deadline - now))))
+        if request.tries_left <= 0:
+            self._play_default(seat, ErrorCode.TOO_MANY_TRIES, now, out)
+            self._advance(now, out)
+
+    def _play_default(self, seat: int, reason: ErrorCode, now: float,
+                      out: list[Outgoing]) -> None:
+        request = self.open.pop(seat)
+        action = self._apply_default(seat, request, reason.value, now)
+        out.append(Outgoing(seat, Cancel(id=request.id, reason=reason.value, played=action)))
+
+    def _apply_default(self, seat: int, request: OpenRequest | None, reason: str,
+                       now: float) -> str:
+        legal = request.legal if request else tuple(self.state.legal_actions(seat))
+        action = self._default_rng.choice(legal)
+        self.stats[seat].count_default(reason)
+        elapsed = _ms(now - request.issued_at) if request else 0
+        self.log.action(seat, action, request.id if request else None, elapsed,
+                        by="default", reason=reason)
+        self.state.apply(seat, action)
+        return action
+
+    def _advance(self, now: float, out: list[Outgoing]) -> None:
+        """Send what happened, then bring the open requests in line with who must act."""
+        state = self.state
+        while True:
+            self._flush_events(out)
+            if state.is_over():
+                self._finish(out)
+                return
+            acting = state.to_act()
+            for seat, request in list(self.open.items()):
+                if seat not in acting or tuple(state.legal_actions(seat)) != request.legal:
+                    del self.open[seat]
+                    out.append(Outgoing(seat, Cancel(id=request.id,
+                                                     reason=ErrorCode.SUPERSEDED.value)))
+            for seat in acting:
+                if seat in self.open:
+                    continue
+                if not self.connected[seat]:
+                    self._apply_default(seat, None, "disconnected", now)
+                    break  # the state moved: look again
+                self._issue(seat, now, out)
+            else:
+                return
+
+    def _issue(self, seat: int, now: float, out: list[Outgoing]) -> None:
+        request_id = next(self._ids)
+        if self._first_id is None:
+            self._first_id = request_id
+        self._issued[seat].add(request_id)
+        legal = tuple(self.state.legal_actions(seat))
+        self.open[seat] = OpenRequest(request_id, legal, now, now + self.move_timeout,
+                                      self.max_tries)
+        out.append(Outgoing(seat, Request(id=request_id, legal=list(legal),
+                                          time_left_ms=_ms(self.move_timeout),
+                                          observation=self.state.observe(seat))))
+
+    def _flush_events(self, out: list[Outgoing]) -> None:
+        seats = range(len(self.players))
+        for event in self.state.take_events():
+            self.log.event(event)
+            message = Event(kind=event.kind, data=event.data)
+            out.extend(Outgoing(seat, message) for seat in seats if event.visible_to(seat))
+
+    def _finish(self, out: list[Outgoing]) -> None:
+        for seat, request in sorted(self.open.items()):
+            out.append(Outgoing(seat, Cancel(id=request.id, reason=ErrorCode.GAME_OVER.value)))
+        self.open.clear()
+        self.finished = True
+        result = self.state.result()
+        self.log.result(result)
+        end = GameEnd(game_id=self.game_id, scores=list(result.scores), ranks=list(result.ranks),
+                      winners=list(result.winners), reveal=dict(result.reveal))
+        out.extend(Outgoing(seat, end) for seat in range(len(self.players)))

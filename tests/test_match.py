@@ -1,0 +1,195 @@
+"""The match driver, pure: requests, tries, timeouts, defaults, disconnects, the log."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import attrs
+import pytest
+
+from arena.games import get_game
+from arena.match import MatchDriver
+from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
+
+SPEC = get_game("chochlik")
+TIMEOUT = 5.0
+
+
+def driver(seed: str = "m", hands: int = 1, players: int = 3) -> MatchDriver:
+    options = SPEC.parse_options({"hands": hands, "players": players})
+    return MatchDriver(SPEC, options, seed, [f"bot{i}" for i in range(players)], game_id="g",
+                       table=1, move_timeout=TIMEOUT, request_ids=itertools.count(100))
+
+
+def by_seat(out, kind):
+    return {o.seat: o.message for o in out if isinstance(o.message, kind)}
+
+
+def only(out, seat, kind):
+    found = [o.message for o in out if o.seat == seat and isinstance(o.message, kind)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_start_sends_game_start_and_asks_every_seat_at_once():
+    d = driver()
+    out = d.start(0.0)
+    starts = by_seat(out, GameStart)
+    assert sorted(starts) == [0, 1, 2]
+    assert starts[1].seat == 1 and starts[1].players == ["bot0", "bot1", "bot2"]
+    assert starts[1].info["cards"][0] == {"card": 1, "colour": "yellow", "coins": 1}
+    assert "seed" not in attrs.fields_dict(GameStart)  # the seed would give the deal away
+    requests = by_seat(out, Request)
+    assert sorted(requests) == [0, 1, 2]  # passing is simultaneous
+    assert len({r.id for r in requests.values()}) == 3
+    for seat, request in requests.items():
+        assert request.time_left_ms == 5000
+        assert request.legal == [f"imp {c}" for c in request.observation.hand]
+        assert request.observation.seat == seat
+
+
+def test_private_events_go_only_to_their_seat():
+    d = driver()
+    out = d.start(0.0)
+    dealt = [(o.seat, o.message.data["seat"]) for o in out
+             if isinstance(o.message, Event) and o.message.kind == "dealt"]
+    assert sorted(dealt) == [(0, 0), (1, 1), (2, 2)]
+
+
+def test_a_legal_answer_is_applied_and_the_next_decision_asked():
+    d = driver()
+    first = by_seat(d.start(0.0), Request)[0]
+    out = d.answer(0, first.id, first.legal[0], 0.25)
+    follow = only(out, 0, Request)
+    assert follow.legal[0].startswith("left ")
+    assert d.open[0].id == follow.id
+    assert d.log.records[-1] == {"type": "action", "seat": 0, "action": first.legal[0],
+                                 "id": first.id, "ms": 250, "by": "bot"}
+
+
+def test_illegal_answers_cost_tries_then_the_server_plays_a_default():
+    d = driver()
+    request = by_seat(d.start(0.0), Request)[0]
+    for tries_left in (2, 1):
+        out = d.answer(0, request.id, "play 99", 1.0)
+        error = only(out, 0, Error)
+        assert error.code == "illegal_action" and error.tries_left == tries_left
+        assert error.legal == request.legal and error.id == request.id
+        assert error.time_left_ms == 4000
+    out = d.answer(0, request.id, "imp 99", 1.5)
+    cancel = only(out, 0, Cancel)
+    assert cancel.id == request.id and cancel.reason == "too_many_tries"
+    assert cancel.played in request.legal
+    assert only(out, 0, Request).legal[0].startswith("left ")  # the game goes on
+    last = [r for r in d.log.records if r["type"] == "action"][-1]
+    assert last["by"] == "default" and last["reason"] == "too_many_tries"
+    assert d.stats[0].defaults == {"too_many_tries": 1} and d.stats[0].errors == 3
+
+
+def test_a_wrong_request_id_is_an_error_that_costs_a_try():
+    d = driver()
+    requests = by_seat(d.start(0.0), Request)
+    out = d.answer(0, requests[1].id, requests[1].legal[0], 1.0)  # seat 1's request
+    error = only(out, 0, Error)
+    assert error.code == "wrong_request_id" and error.tries_left == 2
+    out = d.answer(0, 99999, "imp 1", 1.0)
+    assert only(out, 0, Error).code == "wrong_request_id"
+
+
+def test_timeout_plays_a_default_and_a_late_answer_is_ignored_as_stale():
+    d = driver()
+    request = by_seat(d.start(0.0), Request)[0]
+    assert d.next_deadline() == pytest.approx(TIMEOUT)
+    assert d.expire(4.9) == []
+    out = d.expire(5.0)
+    cancels = by_seat(out, Cancel)
+    assert {c.reason for c in cancels.values()} == {"timeout"}
+    assert cancels[0].played in request.legal
+    out = d.answer(0, request.id, request.legal[0], 5.1)
+    error = only(out, 0, Error)
+    assert error.code == "stale_request" and error.tries_left is None
+    assert d.stats[0].errors == 0  # a late answer is not the bot's fault
+    actions = [r for r in d.log.records if r["type"] == "action"]
+    assert all(a["by"] == "default" and a["reason"] == "timeout" for a in actions)
+    assert not any(a["action"] == request.legal[0] and a["by"] == "bot" for a in actions)
+
+
+def test_bad_input_costs_a_try_only_when_a_request_is_open():
+    from protocol.errors import ErrorCode, PeerError
+
+    d = driver()
+    d.start(0.0)
+    out = d.bad_input(1, PeerError(ErrorCode.MALFORMED, "not JSON"), 0.5)
+    assert only(out, 1, Error).tries_left == 2
+    d2 = driver()
+    d2.start(0.0)
+    d2.finished = True
+    assert only(d2.bad_input(1, PeerError(ErrorCode.MALFORMED, "x"), 0.5), 1,
+                Error).tries_left is None
+
+
+def test_a_disconnected_seat_is_played_by_the_default_policy_to_the_end():
+    d = driver(hands=2)
+    requests = by_seat(d.start(0.0), Request)
+    d.disconnect(2, 0.1)
+    rng = random.Random(4)
+    while not d.finished:
+        for seat, request in list(d.open.items()):
+            assert seat != 2
+            out = d.answer(seat, request.id, rng.choice(request.legal), 0.2)
+            assert not any(o.seat == 2 and isinstance(o.message, Request) for o in out)
+    assert d.result.rounds == 2
+    assert sum(d.stats[2].defaults.values()) > 0 and "disconnected" in d.stats[2].defaults
+    assert requests
+
+
+def test_when_everyone_is_gone_the_game_still_finishes_and_is_logged():
+    d = driver(hands=3)
+    d.start(0.0)
+    for seat in range(3):
+        out = d.disconnect(seat, 1.0)
+    assert d.finished
+    assert isinstance(only(out, 0, GameEnd), GameEnd)
+    assert d.log.records[-1]["type"] == "result"
+
+
+def test_defaults_are_deterministic_for_a_seed():
+    def everyone_silent(seed):
+        d = driver(seed)
+        d.start(0.0)
+        now = 0.0
+        while not d.finished:
+            now = d.next_deadline()
+            d.expire(now)
+        return [r["action"] for r in d.log.records if r["type"] == "action"]
+
+    assert everyone_silent("a") == everyone_silent("a")
+    assert everyone_silent("a") != everyone_silent("b")
+
+
+def test_game_end_reaches_every_seat_with_the_result_and_reveal():
+    d = driver()
+    d.start(0.0)
+    rng = random.Random(1)
+    out = []
+    while not d.finished:
+        seat, request = next(iter(d.open.items()))
+        out = d.answer(seat, request.id, rng.choice(request.legal), 0.0)
+    ends = by_seat(out, GameEnd)
+    assert sorted(ends) == [0, 1, 2]
+    assert ends[0].scores == list(d.result.scores)
+    assert len(ends[0].reveal["imp_piles"][0]) == 3
+    assert d.log.records[-1]["type"] == "result"
+    assert d.answer(0, 12345, "play 1", 0.0)[0].message.code == "stale_request"
+
+
+def test_abort_cancels_open_requests_and_logs_it():
+    d = driver()
+    d.start(0.0)
+    out = d.abort("server_shutdown", 1.0)
+    assert {c.reason for c in by_seat(out, Cancel).values()} == {"server_shutdown"}
+    ends = by_seat(out, GameEnd)
+    assert ends[0].aborted == "server_shutdown"
+    assert d.log.records[-1] == {"type": "aborted", "reason": "server_shutdown"}
+    assert d.finished and d.open == {}
