@@ -31,6 +31,7 @@ class ErrorCode(str, enum.Enum):
     TOO_MANY_ERRORS = "too_many_errors"  # MAX_CONSECUTIVE_ERRORS bad lines in a row (fatal)
     SLOW_READER = "slow_reader"  # the bot did not read its messages; connection closed
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
+    MATCH_OVER = "match_over"  # a match runner's last game is over
     GOODBYE = "goodbye"  # the peer said bye
 
 

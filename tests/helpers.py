@@ -1,0 +1,78 @@
+"""Test clients that speak the protocol by hand, so tests read like transcripts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import trio
+import trio.testing
+
+from arena.server import ArenaServer
+from protocol.linebuffer import LineBuffer
+
+
+class LineClient:
+    """A bot's end of a connection: send JSON (or raw bytes), receive parsed messages."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.lines = LineBuffer(max_line=1 << 20)
+        self.seen: list[dict[str, Any]] = []
+
+    async def send(self, message: dict[str, Any] | str | bytes) -> None:
+        if isinstance(message, dict):
+            message = json.dumps(message)
+        if isinstance(message, str):
+            message = message.encode() + b"\n"
+        await self.stream.send_all(message)
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next message, or None at the end of the stream."""
+        while True:
+            line = self.lines.next_line()
+            if line is not None:
+                message = json.loads(line)
+                self.seen.append(message)
+                return message
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return None
+            self.lines.feed(data)
+
+    async def until(self, kind: str, **match: Any) -> dict[str, Any]:
+        """Skip messages up to the first of type ``kind`` (with the given field values)."""
+        while True:
+            message = await self.receive()
+            if message is None:
+                raise AssertionError(f"connection ended while waiting for {kind!r}")
+            if message["type"] == kind and all(message.get(k) == v for k, v in match.items()):
+                return message
+
+    async def hello(self, name: str, **extra: Any) -> dict[str, Any]:
+        welcome = await self.until("welcome")
+        await self.send({"type": "hello", "name": name, **extra})
+        return welcome
+
+    async def play_randomly(self, rng: Any, until_type: str = "game_end") -> dict[str, Any]:
+        """Answer every request with a random legal token until ``until_type`` arrives."""
+        while True:
+            message = await self.receive()
+            if message is None:
+                raise AssertionError("connection ended")
+            if message["type"] == "request":
+                await self.send({"type": "action", "id": message["id"],
+                                 "action": rng.choice(message["legal"])})
+            elif message["type"] == until_type:
+                return message
+
+
+async def connect_in_memory(nursery: trio.Nursery, server: ArenaServer) -> LineClient:
+    """A connection to ``server`` over an in-memory stream (works under a MockClock)."""
+    client_end, server_end = trio.testing.memory_stream_pair()
+    nursery.start_soon(server.handle_stream, server_end)
+    return LineClient(client_end)
+
+
+async def connect_tcp(port: int) -> LineClient:
+    return LineClient(await trio.open_tcp_stream("127.0.0.1", port))

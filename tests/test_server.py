@@ -1,0 +1,102 @@
+"""The trio server end to end: real TCP on port 0, and in-memory streams under a MockClock
+for everything that involves time."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from arena.games import get_game
+from arena.replay import replay_log
+from arena.server import ArenaServer, ServerConfig
+from protocol.limits import MAX_LINE_BYTES
+from tests.helpers import LineClient, connect_in_memory, connect_tcp
+
+SPEC = get_game("chochlik")
+
+
+def make_server(tmp_path: Path, **options) -> ArenaServer:
+    options.setdefault("hands", 1)
+    config = ServerConfig(spec=SPEC, options=SPEC.parse_options(options), port=0,
+                          move_timeout=5.0, log_dir=tmp_path / "logs", seed="test")
+    return ArenaServer(config)
+
+
+def logs(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "logs").glob("*.jsonl"))
+
+
+async def test_three_bots_over_tcp_finish_a_game_and_it_is_logged(tmp_path, nursery):
+    server = make_server(tmp_path, hands=2)
+    port = await nursery.start(server.serve)
+    assert port > 0
+    clients = [await connect_tcp(port) for _ in range(3)]
+    welcome = await clients[0].hello("a")
+    assert welcome["protocol"] == 1 and welcome["game"] == "chochlik"
+    assert welcome["limits"]["max_line_bytes"] == MAX_LINE_BYTES
+    for client, name in zip(clients[1:], "bc"):
+        await client.hello(name)
+    ends = []
+
+    async def play(client, seed):
+        ends.append(await client.play_randomly(random.Random(seed)))
+
+    async with trio.open_nursery() as players:
+        for i, client in enumerate(clients):
+            players.start_soon(play, client, i)
+    assert len(ends) == 3 and ends[0]["scores"] == ends[1]["scores"] and not ends[0].get("aborted")
+    starts = [m for m in clients[2].seen if m["type"] == "game_start"]
+    assert starts[0]["seat"] == 2 and starts[0]["players"] == ["a", "b", "c"]
+    await trio.sleep(0.05)
+    (log,) = logs(tmp_path)
+    assert replay_log(log).startswith("scores")
+    # the bots stay seated: a second game starts on its own
+    assert (await clients[0].until("game_start"))["players"] == ["a", "b", "c"]
+    await server.shutdown()
+
+
+async def test_many_tables_at_once_and_bots_reseated_after_each_game(tmp_path, nursery):
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)  # in memory
+    clients = [await connect_in_memory(nursery, server) for _ in range(6)]
+    for i, client in enumerate(clients):
+        await client.hello(f"bot{i}")
+    tables = []
+
+    async def play(client, seed):
+        start = await client.until("game_start")
+        tables.append(start["table"])
+        await client.play_randomly(random.Random(seed))
+        await client.play_randomly(random.Random(seed))  # seated again for a second game
+
+    async with trio.open_nursery() as players:
+        for i, client in enumerate(clients):
+            players.start_soon(play, client, i)
+    assert len(set(tables)) == 2
+    await trio.sleep(0.1)
+    assert len(logs(tmp_path)) >= 4
+    await server.shutdown()
+
+
+async def test_ctrl_c_style_shutdown_logs_running_games_as_aborted(tmp_path, nursery):
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)
+    clients = [await connect_in_memory(nursery, server) for _ in range(3)]
+    for i, client in enumerate(clients):
+        await client.hello(f"bot{i}")
+    await clients[0].until("request")
+    await server.shutdown()
+    end = await clients[0].until("game_end")
+    assert end["aborted"] == "server_shutdown"
+    bye = await clients[0].until("bye")
+    assert bye["reason"] == "server_shutdown"
+    assert await clients[0].receive() is None
+    (log,) = logs(tmp_path)
+    last = json.loads(log.read_text().splitlines()[-1])
+    assert last == {"type": "aborted", "reason": "server_shutdown"}
+    assert "aborted" in replay_log(log)
