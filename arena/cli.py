@@ -1,0 +1,181 @@
+"""The ``arena`` command: a thin click layer over the server, the match runner and replay.
+
+Exit codes are decided here: 0 ok, 1 failure (a replay that does not reproduce, a match with a
+crashed or missing bot), 2 usage (click's own).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from arena.games import GAMES, OptionsError, get_game
+
+DEFAULT_LOG_DIR = "arena-logs"
+DEFAULT_MOVE_TIMEOUT = 5.0
+
+
+def game_options(function: Any) -> Any:
+    """Options shared by every command that starts games; declared once."""
+    decorators = [
+        click.option("--game", "game_name", type=click.Choice(sorted(GAMES)), required=True,
+                     help="Which game to host."),
+        click.option("--players", type=int, default=None,
+                     help="Seats per table (default: the game's)."),
+        click.option("--target", default=None,
+                     help="Score that ends a match, checked after full hands (chochlik: 200; "
+                          "0 = none)."),
+        click.option("--hands", default=None,
+                     help="Number of hands that ends a match (default: no limit)."),
+        click.option("--option", "-o", "extra", multiple=True, metavar="NAME=VALUE",
+                     help="Any other game option, repeatable."),
+        click.option("--seed", default=None, help="Seed for the deals (default: random)."),
+        click.option("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT,
+                     show_default=True, help="Seconds a bot gets per decision."),
+        click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
+                     default=DEFAULT_LOG_DIR, show_default=True,
+                     help="Folder for game logs (JSON Lines, one file per game)."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def parse_game_options(game_name: str, players: int | None, target: str | None,
+                       hands: str | None, extra: tuple[str, ...]) -> tuple[Any, Any]:
+    spec = get_game(game_name)
+    raw: dict[str, Any] = {}
+    for item in extra:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{item!r} is not NAME=VALUE", param_hint="--option")
+        raw[name.strip()] = value.strip()
+    for name, value in (("players", players), ("target", target), ("hands", hands)):
+        if value is not None:
+            raw[name] = value
+    try:
+        return spec, spec.parse_options(raw)
+    except OptionsError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@click.group()
+@click.option("--verbose", "-v", is_flag=True, help="Log connections and tables to stderr.")
+def main(verbose: bool) -> None:
+    """arena: a game host for bot-programming competitions."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s: %(message)s")
+
+
+@main.command()
+@game_options
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=int, default=7777, show_default=True, help="Port (0: any free).")
+def serve(game_name: str, players: int | None, target: str | None, hands: str | None,
+          extra: tuple[str, ...], seed: str | None, move_timeout: float, log_dir: Path,
+          host: str, port: int) -> None:
+    """Host tables of a game: bots are seated in arrival order, a game starts when a table is
+    full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
+    from arena.server import ArenaServer, ServerConfig
+
+    spec, options = parse_game_options(game_name, players, target, hands, extra)
+    config = ServerConfig(spec=spec, options=options, host=host, port=port,
+                          move_timeout=move_timeout, log_dir=log_dir, seed=seed)
+
+    def game_over(record: Any) -> None:
+        outcome = record.aborted or " ".join(
+            f"{name}={score}" for name, score in zip(record.names, record.scores))
+        click.echo(f"table {record.game_id}: {outcome}  [{record.log_path}]")
+
+    async def run() -> None:
+        server = ArenaServer(config, on_game_over=game_over)
+        async with trio.open_nursery() as nursery:
+            bound = await nursery.start(server.serve)
+            click.echo(f"arena: hosting {spec.name} ({options.players} players) on "
+                       f"{host}:{bound}; logs in {log_dir}/; Ctrl-C stops")
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    click.echo("arena: stopping (running games are logged as aborted)")
+                    break
+            await server.shutdown()
+
+    try:
+        trio.run(run)
+    except OSError as exc:
+        raise click.ClickException(f"cannot serve on {host}:{port}: {exc}") from None
+
+
+@main.command()
+@game_options
+@click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
+              help="A bot command (one per seat), or a built-in bot: random, "
+                   "chochlik-heuristic.  {host} {port} {name} {token} are replaced.")
+@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games to play with the same bots (seats rotate each game).")
+@click.option("--connect-timeout", type=float, default=10.0, show_default=True,
+              help="Seconds to wait for every bot to connect.")
+def match(game_name: str, players: int | None, target: str | None, hands: str | None,
+          extra: tuple[str, ...], seed: str | None, move_timeout: float, log_dir: Path,
+          bot_commands: tuple[str, ...], games: int, connect_timeout: float) -> None:
+    """Play GAMES games between bot programs and print a result table."""
+    from arena.runner import plan_bots, run_match
+
+    if players is not None and players != len(bot_commands):
+        raise click.UsageError(f"--players {players} but {len(bot_commands)} --bot given")
+    spec, options = parse_game_options(game_name, len(bot_commands), target, hands, extra)
+    try:
+        bots = plan_bots(list(bot_commands))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+    def game_over(record: Any) -> None:
+        if record.aborted:
+            click.echo(f"game {record.number + 1}/{games}: aborted ({record.aborted})")
+            return
+        scores = ", ".join(f"{name} {score}" for name, score in zip(record.names, record.scores))
+        click.echo(f"game {record.number + 1}/{games}: {scores}  "
+                   f"({record.rounds} {spec.round_name}s, {record.seconds:.1f} s)")
+
+    report = trio.run(lambda: run_match(
+        spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
+        log_dir=log_dir, connect_timeout=connect_timeout, on_game_over=game_over))
+    click.echo()
+    click.echo(report.table())
+    for run in report.bots:
+        if run.status != "ok":
+            click.echo(f"{run.spec.name}: {run.status}; its output is in {run.output}", err=True)
+    sys.exit(0 if report.ok else 1)
+
+
+@main.command()
+@click.argument("log_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--show", is_flag=True, help="Print the game step by step for a person.")
+@click.option("--seat", type=int, default=None,
+              help="With --show: only what this seat saw (events addressed to it).")
+def replay(log_file: Path, show: bool, seat: int | None) -> None:
+    """Re-simulate a logged game from its log alone and check it reproduces the result."""
+    from arena.replay import ReplayError, replay_log
+
+    try:
+        outcome = replay_log(log_file, show=click.echo if show else None, seat=seat)
+    except ReplayError as exc:
+        click.echo(f"replay: {log_file}: does NOT reproduce: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"replay: {log_file}: reproduces ({outcome})")
+
+
+@main.command(name="games")
+def list_games() -> None:
+    """List the games this arena hosts."""
+    for name, spec in sorted(GAMES.items()):
+        click.echo(f"{name:12} {spec.title} ({spec.min_players}-{spec.max_players} players)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""``arena replay``: re-simulate a game from its log alone and check that it reproduces.
+
+The game is rebuilt from the header's game, options and seed; every logged action is applied in
+order; every event the game produces must equal the logged one (kind, data and audience), and
+the final result must equal the logged result.  Any difference is a :class:`ReplayError` naming
+the log line where it shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable
+from os import PathLike
+from typing import Any
+
+from arena.gamelog import read_log
+from arena.games import IllegalAction, OptionsError, get_game
+from protocol.codec import to_json
+
+
+class ReplayError(Exception):
+    pass
+
+
+def _plain(value: Any) -> Any:
+    """A value as it reads back from JSON (tuples become lists, and so on)."""
+    return json.loads(to_json(value))
+
+
+def _describe(record: dict[str, Any], players: list[str]) -> str:
+    if record["type"] == "event":
+        fields = " ".join(f"{key}={value}" for key, value in record["data"].items())
+        audience = "" if record["to"] is None else f"   [seen by seat {record['to']}]"
+        return f"  {record['kind']:<12} {fields}{audience}"
+    if record["type"] == "action":
+        who = f"seat {record['seat']} ({players[record['seat']]})"
+        how = "" if record["by"] == "bot" else f"   [played by the server: {record['reason']}]"
+        return f"{who}: {record['action']}  ({record['ms']} ms){how}"
+    if record["type"] == "error":
+        return f"seat {record['seat']}: error {record['code']}: {record['detail']}"
+    if record["type"] == "note":
+        return f"seat {record['seat']}: {record['what']}"
+    return f"{record['type']}: " + " ".join(
+        f"{k}={v}" for k, v in record.items() if k != "type")
+
+
+def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None = None,
+               seat: int | None = None) -> str:
+    """Replay the log at ``path``; returns a one-line summary, raises ReplayError."""
+    try:
+        records = read_log(path)
+        header = records[0]
+        spec = get_game(header["game"])
+        options = spec.parse_options(header["options"])
+        state = spec.new_state(options, header["seed"], record_events=True)
+    except (ValueError, KeyError, OptionsError) as exc:
+        raise ReplayError(f"cannot start the game from the header: {exc}") from None
+    players = header["players"]
+    if show:
+        show(f"{spec.title}: game {header['game_id']}, seed {header['seed']!r}, "
+             f"options {header['options']}")
+        show("seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(players)))
+    produced = deque(state.take_events())
+    ending = None
+    for number, record in enumerate(records[1:], start=2):
+        kind = record.get("type")
+        if kind == "event":
+            if not produced:
+                raise ReplayError(f"line {number}: the log has event {record.get('kind')!r} "
+                                  "that the game did not produce")
+            event = produced.popleft()
+            audience = None if event.audience is None else sorted(event.audience)
+            mine = {"kind": event.kind, "data": _plain(event.data), "to": audience}
+            theirs = {key: record.get(key) for key in ("kind", "data", "to")}
+            if mine != theirs:
+                raise ReplayError(f"line {number}: the game produced {mine}, the log has {theirs}")
+        elif kind == "action":
+            if produced:
+                raise ReplayError(f"line {number}: the game produced {produced[0].kind!r} "
+                                  "which the log does not have")
+            try:
+                state.apply(record["seat"], record["action"])
+            except IllegalAction as exc:
+                raise ReplayError(f"line {number}: {record['action']!r} for seat "
+                                  f"{record['seat']} is illegal here: {exc}") from None
+            produced.extend(state.take_events())
+        elif kind == "result":
+            result = state.result()
+            if result is None:
+                raise ReplayError(f"line {number}: the log has a result, but the game is not over")
+            mine = {"scores": _plain(result.scores), "ranks": _plain(result.ranks),
+                    "winners": _plain(result.winners), "reveal": _plain(result.reveal),
+                    "rounds": result.rounds}
+            theirs = {key: record.get(key) for key in mine}
+            if mine != theirs:
+                raise ReplayError(f"line {number}: the result is {mine}, the log has {theirs}")
+            ending = f"scores {list(result.scores)}, winners {list(result.winners)}"
+        elif kind == "aborted":
+            ending = f"aborted ({record.get('reason')}) after a consistent prefix"
+        if show and _shown(record, seat):
+            show(_describe(record, players))
+    if produced:
+        raise ReplayError(f"the game produced {produced[0].kind!r} after the log ends")
+    if ending is None:
+        raise ReplayError("the log ends without a result")
+    return ending
+
+
+def _shown(record: dict[str, Any], seat: int | None) -> bool:
+    if seat is None:
+        return True
+    if record["type"] == "event":
+        return record["to"] is None or seat in record["to"]
+    if record["type"] in ("action", "error", "note"):
+        return record["seat"] == seat
+    return True

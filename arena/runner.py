@@ -1,0 +1,236 @@
+"""``arena match``: a server on a free port, bots as subprocesses, N games, a result table.
+
+Each bot gets a fresh token; the server seats connections by token (never by arrival order),
+so every result is attributed to the bot that earned it.  In every bot command ``{host}``,
+``{port}``, ``{name}`` and ``{token}`` are replaced, and ARENA_HOST, ARENA_PORT, ARENA_NAME and
+ARENA_TOKEN are set.  A command may also be the name of a built-in bot (:data:`BUILTIN_BOTS`).
+
+A bot that never connects (within ``connect_timeout``) or crashes is reported, not waited on:
+the default policy plays its seat.  Each bot's standard output and error go to a file in
+``<log_dir>/bots/``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from arena.games.base import GameSpec
+from arena.lobby import RosterEntry
+from arena.server import ArenaServer, GameRecord, ServerConfig
+from protocol.errors import ErrorCode
+
+_BOT_ARGS = "--host {host} --port {port} --name {name} --token {token}"
+#: Short names for the reference bots, usable wherever a bot command is expected.
+BUILTIN_BOTS = {
+    "random": f"{{python}} -m reference_bots.random {_BOT_ARGS}",
+    "chochlik-heuristic": f"{{python}} -m reference_bots.chochlik_heuristic {_BOT_ARGS}",
+}
+#: Seconds bots get to exit after the match before they are killed.
+EXIT_GRACE = 5.0
+
+
+@attrs.frozen
+class BotSpec:
+    name: str
+    command: str  # a template with {host} {port} {name} {token}
+
+
+def plan_bots(commands: list[str]) -> list[BotSpec]:
+    """Name each bot after its built-in name or its program; repeated names get -1, -2, ..."""
+    bases = []
+    for command in commands:
+        if command in BUILTIN_BOTS:
+            bases.append(command)
+        else:
+            words = shlex.split(command)
+            if not words:
+                raise ValueError("a bot command is empty")
+            program = Path(words[0]).stem
+            if program.startswith("python") and len(words) > 2 and words[1] == "-m":
+                program = words[2].rsplit(".", 1)[-1]
+            elif program.startswith("python") and len(words) > 1:
+                program = Path(words[1]).stem
+            bases.append(program or "bot")
+    names = []
+    for i, base in enumerate(bases):
+        names.append(f"{base}-{bases[:i].count(base) + 1}" if bases.count(base) > 1 else base)
+    return [BotSpec(name, BUILTIN_BOTS.get(command, command))
+            for name, command in zip(names, commands)]
+
+
+def bot_argv(template: str, *, host: str, port: int, name: str, token: str) -> list[str]:
+    values = {"{host}": host, "{port}": str(port), "{name}": name, "{token}": token,
+              "{python}": sys.executable}
+    argv = []
+    for word in shlex.split(template):
+        for placeholder, value in values.items():
+            word = word.replace(placeholder, value)
+        argv.append(word)
+    return argv
+
+
+@attrs.define
+class BotRun:
+    spec: BotSpec
+    token: str
+    output: Path
+    exit_code: int | None = None
+    connected: bool = False
+    left_early: bool = False
+
+    @property
+    def status(self) -> str:
+        exit_note = f" (exit {self.exit_code})" if self.exit_code else ""
+        if not self.connected:
+            return "never connected" + exit_note
+        if self.left_early:
+            return "left early" + exit_note
+        return "ok"
+
+
+@attrs.define
+class MatchReport:
+    game: str
+    round_name: str
+    bots: list[BotRun]
+    records: list[GameRecord]
+    seconds: float
+    log_dir: Path
+
+    @property
+    def ok(self) -> bool:
+        return all(b.status == "ok" for b in self.bots) and not any(
+            r.aborted for r in self.records)
+
+    def rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for index, bot in enumerate(self.bots):
+            games = scores = ranks = defaults = errors = 0
+            wins = 0.0
+            for record in self.records:
+                if record.aborted or index not in record.bots:
+                    continue
+                seat = record.bots.index(index)
+                games += 1
+                scores += record.scores[seat]
+                ranks += record.ranks[seat]
+                defaults += record.defaults[seat]
+                errors += record.errors[seat]
+                if seat in record.winners:
+                    wins += 1 / len(record.winners)
+            rows.append({
+                "bot": bot.spec.name, "games": games, "wins": wins,
+                "win%": 100 * wins / games if games else 0.0,
+                "avg score": scores / games if games else 0.0,
+                "avg rank": ranks / games if games else 0.0,
+                "defaults": defaults, "errors": errors, "status": bot.status,
+            })
+        return rows
+
+    def table(self) -> str:
+        rows = self.rows()
+        width = max([len("bot")] + [len(r["bot"]) for r in rows])
+        lines = [f"{'bot':<{width}}  games   wins   win%  avg score  avg rank  defaults  errors"
+                 "  status"]
+        for r in rows:
+            lines.append(
+                f"{r['bot']:<{width}}  {r['games']:>5}  {r['wins']:>5.1f}  {r['win%']:>5.1f}"
+                f"  {r['avg score']:>9.1f}  {r['avg rank']:>8.2f}  {r['defaults']:>8}"
+                f"  {r['errors']:>6}  {r['status']}")
+        finished = [r for r in self.records if not r.aborted]
+        rounds = sum(r.rounds or 0 for r in finished)
+        lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
+                     f"{self.seconds:.1f} s; "
+                     f"logs in {self.log_dir}")
+        return "\n".join(lines)
+
+
+async def run_match(
+    spec: GameSpec,
+    options: Any,
+    bots: list[BotSpec],
+    *,
+    games: int,
+    seed: str | None,
+    move_timeout: float,
+    log_dir: Path,
+    connect_timeout: float = 10.0,
+    on_game_over: Callable[[GameRecord], None] | None = None,
+) -> MatchReport:
+    started = time.monotonic()
+    tokens = [secrets.token_hex(12) for _ in bots]
+    roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
+    config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
+                          move_timeout=move_timeout, log_dir=log_dir, seed=seed,
+                          roster=roster, games=games)
+    server = ArenaServer(config, on_game_over=on_game_over)
+    output_dir = log_dir / "bots"
+    output_dir.mkdir(parents=True, exist_ok=True)
+    runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
+            for bot, token in zip(bots, tokens)]
+
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(server.serve)
+        processes = []
+        for index, run in enumerate(runs):
+            processes.append(await _launch(run, port))
+            nursery.start_soon(_watch, server, runs, index, processes[-1])
+
+        async def connect_deadline() -> None:
+            await trio.sleep(connect_timeout)
+            server.give_up_waiting()
+
+        nursery.start_soon(connect_deadline)
+        await server.all_games_done.wait()
+        for index, run in enumerate(runs):
+            run.connected = index in server.roster.ever_connected
+            run.left_early = index in server.roster.left_early
+        await server.shutdown(ErrorCode.MATCH_OVER)
+        for run, process in zip(runs, processes):
+            if not run.connected and process.returncode is None:
+                process.kill()  # it was never told anything, so it will not leave by itself
+        with trio.move_on_after(EXIT_GRACE):  # the others were told bye
+            for process in processes:
+                await process.wait()
+        for process in processes:
+            if process.returncode is None:
+                process.kill()
+        nursery.cancel_scope.cancel()
+    return MatchReport(spec.name, spec.round_name, runs, sorted(server.records, key=lambda r: r.number),
+                       time.monotonic() - started, log_dir)
+
+
+async def _launch(run: BotRun, port: int) -> trio.Process:
+    argv = bot_argv(run.spec.command, host="127.0.0.1", port=port, name=run.spec.name,
+                    token=run.token)
+    env = dict(os.environ, ARENA_HOST="127.0.0.1", ARENA_PORT=str(port),
+               ARENA_NAME=run.spec.name, ARENA_TOKEN=run.token)
+    output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
+    try:
+        return await trio.lowlevel.open_process(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT)
+    except OSError as exc:
+        output.write(f"could not start {argv!r}: {exc}\n".encode())
+        return await trio.lowlevel.open_process(
+            [sys.executable, "-c", "raise SystemExit(127)"], stdin=subprocess.DEVNULL)
+    finally:
+        output.close()
+
+
+async def _watch(server: ArenaServer, runs: list[BotRun], index: int,
+                 process: trio.Process) -> None:
+    code = await process.wait()
+    if not server.all_games_done.is_set():  # it ended on its own, before the match did
+        runs[index].exit_code = code
+        server.forget_bot(index)

@@ -1,0 +1,109 @@
+"""A small client for the arena protocol, with blocking sockets and ``json`` only.
+
+It is what a bot author would write in any language: read a line, parse JSON, act on its
+``type``, write a line.  A bot supplies a policy with ``choose(request) -> action token`` and,
+if it wants, ``on_message(message)`` for everything else (game_start, event, game_end, ...).
+
+``run`` plays any number of games and returns when the server says ``bye`` or closes the
+connection (exit status 0), or refuses the bot (exit status 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import sys
+from typing import Any, Protocol
+
+PROTOCOL_VERSION = 1
+MAX_LINE_BYTES = 64 * 1024
+
+
+class Policy(Protocol):
+    def choose(self, request: dict[str, Any]) -> str: ...
+
+    def on_message(self, message: dict[str, Any]) -> None: ...
+
+
+class Connection:
+    def __init__(self, host: str, port: int, timeout: float | None = None) -> None:
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.settimeout(None)
+        self.reader = self.sock.makefile("rb")
+
+    def read(self) -> dict[str, Any] | None:
+        """The next message, or None when the server closed the connection."""
+        line = self.reader.readline(MAX_LINE_BYTES + 2)
+        if not line:
+            return None
+        return json.loads(line)
+
+    def write(self, message: dict[str, Any]) -> None:
+        line = json.dumps({k: v for k, v in message.items() if v is not None},
+                          separators=(",", ":"), ensure_ascii=False)
+        self.sock.sendall(line.encode("utf-8") + b"\n")
+
+    def close(self) -> None:
+        try:
+            self.reader.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def run(policy: Policy, host: str, port: int, name: str, token: str | None = None,
+        *, log: Any = None, connect_timeout: float = 10.0) -> int:
+    """Connect, say hello, answer every request until the server ends the session."""
+    rescue = random.Random()
+    conn = Connection(host, port, timeout=connect_timeout)
+    try:
+        welcome = conn.read()
+        if welcome is None or welcome.get("type") != "welcome":
+            print(f"{name}: expected a welcome, got {welcome!r}", file=sys.stderr)
+            return 1
+        policy.on_message(welcome)
+        conn.write({"type": "hello", "name": name, "token": token,
+                    "protocol": PROTOCOL_VERSION, "game": welcome.get("game")})
+        while True:
+            message = conn.read()
+            if message is None:
+                return 0
+            kind = message.get("type")
+            if kind == "request":
+                conn.write({"type": "action", "id": message["id"],
+                            "action": policy.choose(message)})
+            elif kind == "error":
+                if log:
+                    print(f"{name}: error {message.get('code')}: {message.get('message')}",
+                          file=log)
+                if message.get("fatal"):
+                    return 1
+                if message.get("legal") and message.get("tries_left"):
+                    # our choice was refused: fall back to any legal token
+                    conn.write({"type": "action", "id": message["id"],
+                                "action": rescue.choice(message["legal"])})
+            elif kind == "bye":
+                return 0
+            else:
+                policy.on_message(message)
+    except (ConnectionError, OSError) as exc:
+        print(f"{name}: connection lost: {exc}", file=sys.stderr)
+        return 0
+    finally:
+        conn.close()
+
+
+def argument_parser(description: str, default_name: str) -> argparse.ArgumentParser:
+    """The options every reference bot takes; each falls back to its ARENA_* variable."""
+    env = os.environ
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--host", default=env.get("ARENA_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(env.get("ARENA_PORT", "7777")))
+    parser.add_argument("--name", default=env.get("ARENA_NAME", default_name))
+    parser.add_argument("--token", default=env.get("ARENA_TOKEN") or None)
+    parser.add_argument("--seed", default=None, help="seed for the bot's own choices")
+    parser.add_argument("--verbose", action="store_true", help="print errors to stderr")
+    return parser

@@ -1,0 +1,75 @@
+"""``arena match``'s runner: real bot subprocesses over TCP, seated by token."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import trio
+
+from arena.games import get_game
+from arena.replay import replay_log
+from arena.runner import BUILTIN_BOTS, bot_argv, plan_bots, run_match
+
+SPEC = get_game("chochlik")
+QUIT_AFTER_FIRST_REQUEST = (
+    "{python} -c \"import json,socket,sys; s=socket.create_connection(('{host}',{port}));"
+    "f=s.makefile('rb'); f.readline();"
+    "s.sendall(json.dumps({'type':'hello','name':'q','token':'{token}'}).encode()+b'\\n');"
+    "next(line for line in iter(f.readline, b'') if b'request' in line);"
+    "sys.exit(2)\""
+)
+
+
+def test_bots_are_named_after_their_command_and_numbered_when_repeated():
+    bots = plan_bots(["random", "random", "python3 my_bot.py --fast", "./bin/zed {port}"])
+    assert [b.name for b in bots] == ["random-1", "random-2", "my_bot", "zed"]
+    assert bots[0].command == BUILTIN_BOTS["random"]
+
+
+def test_placeholders_are_replaced_in_every_word():
+    argv = bot_argv("bot --at={host}:{port} -n {name} {token}", host="h", port=1, name="n",
+                    token="t")
+    assert argv == ["bot", "--at=h:1", "-n", "n", "t"]
+    assert bot_argv("{python} x", host="h", port=1, name="n", token="t")[0] == sys.executable
+
+
+async def test_three_random_bots_play_games_with_rotating_seats(tmp_path: Path):
+    report = await run_match(SPEC, SPEC.parse_options({"players": 3, "hands": 1}),
+                             plan_bots(["random"] * 3), games=3, seed="r", move_timeout=5,
+                             log_dir=tmp_path)
+    assert report.ok, report.table()
+    assert [r.bots for r in report.records] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    rows = report.rows()
+    assert [row["games"] for row in rows] == [3, 3, 3]
+    assert sum(row["wins"] for row in rows) == 3.0
+    assert all(row["defaults"] == 0 and row["errors"] == 0 for row in rows)
+    assert "random-1" in report.table()
+    for record in report.records:
+        assert replay_log(record.log_path).startswith("scores")
+        names = [rows[i]["bot"] for i in record.bots]
+        assert list(record.names) == names  # results are attributed by token, per seat
+
+
+async def test_a_bot_that_crashes_or_never_connects_is_reported_not_waited_on(tmp_path: Path):
+    bots = plan_bots(["random", "{python} -c \"raise SystemExit(3)\"", QUIT_AFTER_FIRST_REQUEST])
+    with trio.fail_after(60):
+        report = await run_match(SPEC, SPEC.parse_options({"players": 3, "hands": 1}), bots,
+                                 games=2, seed="c", move_timeout=5, log_dir=tmp_path,
+                                 connect_timeout=20)
+    statuses = [run.status for run in report.bots]
+    assert statuses == ["ok", "never connected (exit 3)", "left early (exit 2)"]
+    assert not report.ok
+    assert len(report.records) == 2 and not any(r.aborted for r in report.records)
+    rows = report.rows()
+    assert rows[1]["defaults"] > 0 and rows[2]["defaults"] > 0 and rows[0]["defaults"] == 0
+
+
+async def test_a_bot_that_never_connects_is_given_up_after_the_connect_timeout(tmp_path: Path):
+    bots = plan_bots(["random", "random", "{python} -c \"import time; time.sleep(120)\""])
+    with trio.fail_after(60):
+        report = await run_match(SPEC, SPEC.parse_options({"players": 3, "hands": 1}), bots,
+                                 games=1, seed="n", move_timeout=5, log_dir=tmp_path,
+                                 connect_timeout=1.0)
+    assert report.bots[2].status.startswith("never connected")
+    assert len(report.records) == 1
