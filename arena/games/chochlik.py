@@ -226,8 +226,9 @@ class ChochlikState:
         n = self.n
         choice = self.pass_choice[seat]
         delivered = self.phase is not Phase.PASS
-        from_left = self.pass_choice[(seat - 1) % n][RIGHT] if delivered else None
-        from_right = self.pass_choice[(seat + 1) % n][LEFT] if delivered else None
+        # the left neighbour (next seat) passes its "right" card to us, and vice versa
+        from_left = self.pass_choice[(seat + 1) % n][RIGHT] if delivered else None
+        from_right = self.pass_choice[(seat - 1) % n][LEFT] if delivered else None
         return ChochlikObservation(
             seat=seat,
             phase=self.phase.value,

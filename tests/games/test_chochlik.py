@@ -99,6 +99,9 @@ def test_passing_is_simultaneous_and_delivered_after_everyone_chose():
     assert 2 in state.hands[1] and 3 in state.hands[2]  # left = next seat, right = previous
     assert deal[1][1] in state.hands[2] and deal[1][2] in state.hands[0]
     assert [len(hand) for hand in state.hands] == [11, 11, 11]
+    seen = state.observe(1)  # seat 1's right neighbour is seat 0, its left one seat 2
+    assert (seen.received_from_right, seen.received_from_left) == (2, deal[2][2])
+    assert (seen.imp_card, seen.passed_left, seen.passed_right) == tuple(deal[1][:3])
     passed = [e for e in state.take_events() if e.kind == "passed"]
     assert len(passed) == 6
     for event in passed:
