@@ -76,7 +76,10 @@ class MatchDriver:
         request_ids: Iterator[int],
         max_tries: int = MAX_TRIES,
         started_at: str = "",
+        state: GameState | None = None,
     ) -> None:
+        """``state``: a game already set up from (options, seed), e.g. with a chosen deal for a
+        test; by default a new one."""
         if not spec.min_players <= len(players) <= spec.max_players:
             raise ValueError(f"{spec.name} is for {spec.min_players}-{spec.max_players} players")
         self.spec = spec
@@ -88,7 +91,8 @@ class MatchDriver:
         self.move_timeout = move_timeout
         self.max_tries = max_tries
         self._ids = request_ids
-        self.state: GameState = spec.new_state(options, seed, record_events=True)
+        self.state: GameState = (state if state is not None
+                                 else spec.new_state(options, seed, record_events=True))
         self._default_rng = random.Random(derive_seed(seed, "default"))
         self.open: dict[int, OpenRequest] = {}
         self._issued: list[set[int]] = [set() for _ in players]
