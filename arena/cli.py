@@ -32,7 +32,8 @@ def game_options(function: Any) -> Any:
                      help="Score that ends a match, checked after full hands (chochlik: 200; "
                           "0 = none)."),
         click.option("--hands", default=None,
-                     help="Number of hands that ends a match (default: no limit)."),
+                     help="Number of hands that ends a match (default: no limit; given "
+                          "alone, there is no target)."),
         click.option("--option", "-o", "extra", multiple=True, metavar="NAME=VALUE",
                      help="Any other game option, repeatable."),
         click.option("--seed", default=None, help="Seed for the deals (default: random)."),

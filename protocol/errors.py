@@ -32,7 +32,6 @@ class ErrorCode(str, enum.Enum):
     SLOW_READER = "slow_reader"  # the bot did not read its messages; connection closed
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
     MATCH_OVER = "match_over"  # a match runner's last game is over
-    GOODBYE = "goodbye"  # the peer said bye
 
 
 @attrs.frozen

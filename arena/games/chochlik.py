@@ -108,11 +108,15 @@ def _as_count(name: str, value: Any) -> int | None:
 
 def parse_options(raw: Mapping[str, Any]) -> ChochlikOptions:
     """Options from a mapping; values may be strings.  ``target`` or ``hands`` of 0 or
-    ``"none"`` switches that end condition off."""
+    ``"none"`` switches that end condition off.  A number of hands given without a target
+    means exactly that many hands (the default target applies only when ``target`` is given
+    or ``hands`` is not)."""
     unknown = set(raw) - {"players", "target", "hands"}
     if unknown:
         raise OptionsError(f"unknown chochlik option(s): {', '.join(sorted(unknown))}")
     values = {name: _as_count(name, value) for name, value in raw.items()}
+    if values.get("hands") is not None and "target" not in values:
+        values["target"] = None
     if "players" in values and values["players"] is None:
         raise OptionsError("players must be 3 or 4")
     return ChochlikOptions(**values)

@@ -50,6 +50,9 @@ def test_options_defaults_and_parsing():
     assert parse_options({}) == ChochlikOptions(players=3, target=200, hands=None)
     assert parse_options({"players": "4", "target": "0", "hands": "8"}) == ChochlikOptions(
         players=4, target=None, hands=8)
+    # a number of hands alone means exactly that many hands; both: whichever comes first
+    assert parse_options({"hands": 9}) == ChochlikOptions(players=3, target=None, hands=9)
+    assert parse_options({"hands": 9, "target": 150}) == ChochlikOptions(3, 150, 9)
 
 
 @pytest.mark.parametrize("raw", [
