@@ -180,35 +180,38 @@ async def run_match(
     runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
             for bot, token in zip(bots, tokens)]
 
-    async with trio.open_nursery() as nursery:
-        port = await nursery.start(server.serve)
-        processes = []
-        for index, run in enumerate(runs):
-            processes.append(await _launch(run, port))
-            nursery.start_soon(_watch, server, runs, index, processes[-1])
+    processes: list[trio.Process] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(server.serve)
+            for index, run in enumerate(runs):
+                processes.append(await _launch(run, port))
+                nursery.start_soon(_watch, server, runs, index, processes[-1])
 
-        async def connect_deadline() -> None:
-            await trio.sleep(connect_timeout)
-            server.give_up_waiting()
+            async def connect_deadline() -> None:
+                await trio.sleep(connect_timeout)
+                server.give_up_waiting()
 
-        nursery.start_soon(connect_deadline)
-        await server.all_games_done.wait()
-        for index, run in enumerate(runs):
-            run.connected = index in server.roster.ever_connected
-            run.left_early = index in server.roster.left_early
-        await server.shutdown(ErrorCode.MATCH_OVER)
-        for run, process in zip(runs, processes):
-            if not run.connected and process.returncode is None:
-                process.kill()  # it was never told anything, so it will not leave by itself
-        with trio.move_on_after(EXIT_GRACE):  # the others were told bye
-            for process in processes:
-                await process.wait()
+            nursery.start_soon(connect_deadline)
+            await server.all_games_done.wait()
+            for index, run in enumerate(runs):
+                run.connected = index in server.roster.ever_connected
+                run.left_early = index in server.roster.left_early
+            await server.shutdown(ErrorCode.MATCH_OVER)
+            for run, process in zip(runs, processes):
+                if not run.connected and process.returncode is None:
+                    process.kill()  # it was never told anything: it will not leave by itself
+            with trio.move_on_after(EXIT_GRACE):  # the others were told bye
+                for process in processes:
+                    await process.wait()
+            nursery.cancel_scope.cancel()
+    finally:  # whatever happened (Ctrl-C included), no bot outlives the match
         for process in processes:
             if process.returncode is None:
                 process.kill()
-        nursery.cancel_scope.cancel()
-    return MatchReport(spec.name, spec.round_name, runs, sorted(server.records, key=lambda r: r.number),
-                       time.monotonic() - started, log_dir)
+    records = sorted(server.records, key=lambda r: r.number)
+    return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
+                       log_dir)
 
 
 async def _launch(run: BotRun, port: int) -> trio.Process:

@@ -225,9 +225,9 @@ class ArenaServer:
                 await self._read_loop(session, stream)
                 session.finish()  # the writer flushes the queue, then the nursery ends
                 nursery.cancel_scope.deadline = trio.current_time() + FLUSH_GRACE
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
-        except Exception:  # one bad connection never takes the server down
+        except* (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass  # the peer went away
+        except* Exception:  # one bad connection never takes the server down
             log.exception("connection %s failed", session.name)
         finally:
             session.alive = False
@@ -318,7 +318,10 @@ class ArenaServer:
             try:
                 session.table.inbox_send.send_nowait(("gone", session, None))
             except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-                self._nursery.start_soon(self._late_gone, session.table, session)
+                try:
+                    self._nursery.start_soon(self._late_gone, session.table, session)
+                except RuntimeError:  # the server itself is gone
+                    pass
         if self.roster is not None and session.roster_index is not None:
             self._maybe_start(self.roster.gone(session.roster_index))
         else:

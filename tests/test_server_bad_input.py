@@ -145,7 +145,8 @@ async def test_a_bot_that_never_answers_still_lets_the_game_finish(nursery, tmp_
     assert replay_log(sorted((tmp_path / "logs").glob("*.jsonl"))[0]).startswith("scores")
 
 
-async def test_a_disconnect_mid_game_leaves_the_seat_to_the_default_policy(nursery, tmp_path):
+async def test_a_disconnect_mid_game_leaves_the_seat_to_the_default_policy(nursery, tmp_path,
+                                                                           caplog):
     server, clients = await table_of_three(nursery, tmp_path)
     await clients[2].until("request")
     await clients[2].stream.aclose()
@@ -155,6 +156,7 @@ async def test_a_disconnect_mid_game_leaves_the_seat_to_the_default_policy(nurse
     assert {"type": "note", "seat": 2, "what": "disconnected"} in records
     assert any(r["type"] == "action" and r.get("reason") == "disconnected" for r in records)
     assert records[-1]["type"] == "result"
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]  # a peer leaving is normal
 
 
 async def test_a_bad_bot_does_not_touch_another_table(nursery, tmp_path):
