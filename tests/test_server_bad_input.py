@@ -252,3 +252,18 @@ async def test_a_roster_seats_by_token_not_by_arrival(nursery, tmp_path):
         assert start["seat"] == seat and start["players"] == ["north", "east", "south"]
     await finish(list(clients.values()))
     await server.all_games_done.wait()
+
+
+async def test_a_bot_that_vanishes_while_being_written_to_is_not_an_error(nursery, tmp_path,
+                                                                          caplog):
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)
+    clients = [await connect_in_memory(nursery, server) for _ in range(2)]
+    for i, client in enumerate(clients):
+        await client.hello(f"bot{i}")
+    ghost = await connect_in_memory(nursery, server)
+    await ghost.send({"type": "hello", "name": "ghost"})  # seated at once, then gone at once
+    await ghost.stream.aclose()
+    ends = await finish(clients)
+    assert len(ends) == 2
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
