@@ -13,7 +13,8 @@ Sessions are opaque values here; the server passes its own.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 import attrs
 

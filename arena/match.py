@@ -24,9 +24,9 @@ from typing import Any
 
 import attrs
 
+from arena.gamelog import GameLog
 from arena.games.base import GameSpec, GameState
 from arena.games.rng import derive_seed
-from arena.gamelog import GameLog
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request

@@ -77,9 +77,11 @@ def _decode(line: bytes, catalogue: dict[str, type]) -> Any:
         known = ", ".join(sorted(catalogue))
         return PeerError(ErrorCode.UNKNOWN_MESSAGE, f"unknown message type {kind!r}; send {known}")
     fields = {name: obj[name] for name in _field_names(cls) if obj.get(name) is not None}
-    missing = [f.name for f in attrs.fields(cls) if f.default is attrs.NOTHING and f.name not in fields]
+    missing = [field.name for field in attrs.fields(cls)
+               if field.default is attrs.NOTHING and field.name not in fields]
     if missing:
-        return PeerError(ErrorCode.MALFORMED, f"message {kind!r} needs field(s) {', '.join(missing)}")
+        return PeerError(ErrorCode.MALFORMED,
+                         f"message {kind!r} needs field(s) {', '.join(missing)}")
     try:
         return cls(**fields)
     except (TypeError, ValueError) as exc:

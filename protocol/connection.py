@@ -66,7 +66,8 @@ CLIENT_TRANSITIONS: dict[tuple[State, str], State] = {
 SERVER_ALLOWED: dict[State, frozenset[str]] = {
     State.START: frozenset({"welcome"}),
     State.AWAIT_HELLO: frozenset({"error", "bye"}),
-    State.READY: frozenset({"game_start", "request", "cancel", "event", "game_end", "error", "bye"}),
+    State.READY: frozenset(
+        {"game_start", "request", "cancel", "event", "game_end", "error", "bye"}),
     State.CLOSED: frozenset({"error", "bye"}),  # last words before the socket closes
 }
 

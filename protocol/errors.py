@@ -7,7 +7,7 @@ import enum
 import attrs
 
 
-class ErrorCode(str, enum.Enum):
+class ErrorCode(enum.StrEnum):
     # the line itself
     MALFORMED = "malformed"  # not UTF-8 JSON, not an object, or a field of the wrong type
     LINE_TOO_LONG = "line_too_long"  # longer than MAX_LINE_BYTES; dropped up to its newline

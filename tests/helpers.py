@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import trio
 import trio.testing
 
-from arena.server import ArenaServer
+from arena.games import get_game
+from arena.server import ArenaServer, ServerConfig
 from protocol.linebuffer import LineBuffer
 
 
@@ -76,3 +78,23 @@ async def connect_in_memory(nursery: trio.Nursery, server: ArenaServer) -> LineC
 
 async def connect_tcp(port: int) -> LineClient:
     return LineClient(await trio.open_tcp_stream("127.0.0.1", port))
+
+
+def make_server(tmp_path: Path, *, roster: Any = None, games: int = 1, seed: str = "test",
+                **options: Any) -> ArenaServer:
+    """A chochlik server logging under ``tmp_path``; one hand per game unless told."""
+    spec = get_game("chochlik")
+    options.setdefault("hands", 1)
+    config = ServerConfig(spec=spec, options=spec.parse_options(options), port=0,
+                          move_timeout=5.0, log_dir=tmp_path / "logs", seed=seed,
+                          roster=roster, games=games)
+    return ArenaServer(config)
+
+
+async def in_memory_clients(nursery: trio.Nursery, server: ArenaServer,
+                            count: int) -> list[LineClient]:
+    """``count`` connections that have said hello (as bot0, bot1, ...), in that order."""
+    clients = [await connect_in_memory(nursery, server) for _ in range(count)]
+    for i, client in enumerate(clients):
+        await client.hello(f"bot{i}")
+    return clients

@@ -2,9 +2,10 @@
 
 World A is a game played by random answers.  At a random point P, take the cards that seat k
 cannot know about (other hands, other seats' Imp cards and their passes between themselves)
-and permute them within each colour: world B is the game dealt that way, with every other seat's earlier actions
-translated by the same permutation.  Every byte sent to seat k up to P must be the same in both
-worlds.  Any event, observation, error or reveal that let a hidden card through would differ.
+and permute them within each colour: world B is the game dealt that way, with every other
+seat's earlier actions translated by the same permutation.  Every byte sent to seat k up to P
+must be the same in both worlds.  Any event, observation, error or reveal that let a hidden
+card through would differ.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games.chochlik import COLOUR, LEFT, RIGHT, ChochlikOptions, ChochlikState, Phase
 from arena.games import get_game
+from arena.games.chochlik import COLOUR, LEFT, RIGHT, ChochlikOptions, ChochlikState, Phase
 from arena.match import MatchDriver
 from protocol.codec import encode
 from protocol.messages import Request

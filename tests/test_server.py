@@ -7,24 +7,15 @@ import json
 import random
 from pathlib import Path
 
-import pytest
 import trio
 import trio.testing
 
 from arena.games import get_game
 from arena.replay import replay_log
-from arena.server import ArenaServer, ServerConfig
 from protocol.limits import MAX_LINE_BYTES
-from tests.helpers import LineClient, connect_in_memory, connect_tcp
+from tests.helpers import connect_tcp, in_memory_clients, make_server
 
 SPEC = get_game("chochlik")
-
-
-def make_server(tmp_path: Path, **options) -> ArenaServer:
-    options.setdefault("hands", 1)
-    config = ServerConfig(spec=SPEC, options=SPEC.parse_options(options), port=0,
-                          move_timeout=5.0, log_dir=tmp_path / "logs", seed="test")
-    return ArenaServer(config)
 
 
 def logs(tmp_path: Path) -> list[Path]:
@@ -63,9 +54,7 @@ async def test_three_bots_over_tcp_finish_a_game_and_it_is_logged(tmp_path, nurs
 async def test_many_tables_at_once_and_bots_reseated_after_each_game(tmp_path, nursery):
     server = make_server(tmp_path)
     await nursery.start(server.serve, False)  # in memory
-    clients = [await connect_in_memory(nursery, server) for _ in range(6)]
-    for i, client in enumerate(clients):
-        await client.hello(f"bot{i}")
+    clients = await in_memory_clients(nursery, server, 6)
     tables = []
 
     async def play(client, seed):
@@ -86,9 +75,7 @@ async def test_many_tables_at_once_and_bots_reseated_after_each_game(tmp_path, n
 async def test_ctrl_c_style_shutdown_logs_running_games_as_aborted(tmp_path, nursery):
     server = make_server(tmp_path)
     await nursery.start(server.serve, False)
-    clients = [await connect_in_memory(nursery, server) for _ in range(3)]
-    for i, client in enumerate(clients):
-        await client.hello(f"bot{i}")
+    clients = await in_memory_clients(nursery, server, 3)
     await clients[0].until("request")
     await server.shutdown()
     end = await clients[0].until("game_end")

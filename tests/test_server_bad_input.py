@@ -15,28 +15,16 @@ from arena import server as server_module
 from arena.games import get_game
 from arena.lobby import RosterEntry
 from arena.replay import replay_log
-from arena.server import ArenaServer, ServerConfig
 from protocol.limits import MAX_LINE_BYTES
-from tests.helpers import LineClient, connect_in_memory
+from tests.helpers import LineClient, connect_in_memory, in_memory_clients, make_server
 
 SPEC = get_game("chochlik")
-
-
-def make_server(tmp_path: Path, roster=None, games=1, **options) -> ArenaServer:
-    options.setdefault("hands", 1)
-    config = ServerConfig(spec=SPEC, options=SPEC.parse_options(options), port=0,
-                          move_timeout=5.0, log_dir=tmp_path / "logs", seed="bad",
-                          roster=roster, games=games)
-    return ArenaServer(config)
 
 
 async def table_of_three(nursery, tmp_path, **options):
     server = make_server(tmp_path, **options)
     await nursery.start(server.serve, False)
-    clients = [await connect_in_memory(nursery, server) for _ in range(3)]
-    for i, client in enumerate(clients):
-        await client.hello(f"bot{i}")
-    return server, clients
+    return server, await in_memory_clients(nursery, server, 3)
 
 
 def log_records(tmp_path: Path) -> list[dict]:
@@ -162,9 +150,7 @@ async def test_a_disconnect_mid_game_leaves_the_seat_to_the_default_policy(nurse
 async def test_a_bad_bot_does_not_touch_another_table(nursery, tmp_path):
     server = make_server(tmp_path)
     await nursery.start(server.serve, False)
-    clients = [await connect_in_memory(nursery, server) for _ in range(6)]
-    for i, client in enumerate(clients):
-        await client.hello(f"bot{i}")
+    clients = await in_memory_clients(nursery, server, 6)
     vandal = clients[0]  # table 1 is bots 0-2, table 2 bots 3-5
 
     async def vandalise():
@@ -258,9 +244,7 @@ async def test_a_bot_that_vanishes_while_being_written_to_is_not_an_error(nurser
                                                                           caplog):
     server = make_server(tmp_path)
     await nursery.start(server.serve, False)
-    clients = [await connect_in_memory(nursery, server) for _ in range(2)]
-    for i, client in enumerate(clients):
-        await client.hello(f"bot{i}")
+    clients = await in_memory_clients(nursery, server, 2)
     ghost = await connect_in_memory(nursery, server)
     await ghost.send({"type": "hello", "name": "ghost"})  # seated at once, then gone at once
     await ghost.stream.aclose()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.games import get_game
 from arena.games.chochlik import ChochlikObservation
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
-from arena.games import get_game
 from protocol.codec import decode_client, decode_server
 from protocol.errors import ErrorCode, PeerError
 
@@ -56,7 +56,8 @@ async def test_the_example_bot_plays_a_match(tmp_path):
     script.write_text(bot)
     spec = get_game("chochlik")
     bots = [BotSpec("tiny", f"{sys.executable} {script}"),
-            BotSpec("random-1", BUILTIN_BOTS["random"]), BotSpec("random-2", BUILTIN_BOTS["random"])]
+            BotSpec("random-1", BUILTIN_BOTS["random"]),
+            BotSpec("random-2", BUILTIN_BOTS["random"])]
     report = await run_match(spec, spec.parse_options({"players": 3, "hands": 1}), bots,
                              games=2, seed="spec", move_timeout=5, log_dir=tmp_path / "logs")
     assert report.ok, report.table()

@@ -20,8 +20,8 @@ Edges:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 import attrs
 

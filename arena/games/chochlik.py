@@ -274,7 +274,8 @@ class ChochlikState:
 
     # -- a hand --
 
-    def _emit(self, kind: str, data: dict[str, Any], audience: frozenset[int] | None = None) -> None:
+    def _emit(self, kind: str, data: dict[str, Any],
+              audience: frozenset[int] | None = None) -> None:
         if self._events is not None:
             self._events.append(GameEvent(kind, data, audience))
 
@@ -313,7 +314,8 @@ class ChochlikState:
         step = self.pass_step[seat]
         expected = PASS_STEPS[step]
         if verb != expected:
-            raise IllegalAction(f"choose the {VERBS[expected]} card now (token {VERBS[expected]} N)")
+            verb = VERBS[expected]
+            raise IllegalAction(f"choose the {verb} card now (token {verb} N)")
         hand = self.hands[seat]
         if card not in hand:
             raise IllegalAction(f"card {card} is not in your hand")

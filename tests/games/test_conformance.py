@@ -196,7 +196,8 @@ def test_games_and_protocol_import_no_io_libraries():
     import subprocess
     import sys
 
-    code = ("import sys, arena.games, arena.match, arena.gamelog, arena.lobby, arena.replay, protocol.connection;"
+    code = ("import sys, arena.games, arena.match, arena.gamelog, arena.lobby, arena.replay,"
+            " protocol.connection;"
             "bad = [m for m in ('trio', 'click', 'socket', 'asyncio') if m in sys.modules];"
             "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

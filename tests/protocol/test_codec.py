@@ -81,7 +81,8 @@ def test_nested_attrs_values_tuples_and_sets_become_json():
         hand: tuple[int, ...]
         seen: frozenset[int]
 
-    line = encode(Request(id=1, legal=["x"], time_left_ms=1, observation=Obs((3, 1), frozenset({5, 2}))))
+    observation = Obs((3, 1), frozenset({5, 2}))
+    line = encode(Request(id=1, legal=["x"], time_left_ms=1, observation=observation))
     assert json.loads(line)["observation"] == {"hand": [3, 1], "seen": [2, 5]}
 
 
