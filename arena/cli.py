@@ -57,9 +57,8 @@ def parse_game_options(game_name: str, players: int | None, target: str | None,
         if not sep:
             raise click.BadParameter(f"{item!r} is not NAME=VALUE", param_hint="--option")
         raw[name.strip()] = value.strip()
-    for name, value in (("players", players), ("target", target), ("hands", hands)):
-        if value is not None:
-            raw[name] = value
+    flags: dict[str, Any] = {"players": players, "target": target, "hands": hands}
+    raw.update((flag, given) for flag, given in flags.items() if given is not None)
     try:
         return spec, spec.parse_options(raw)
     except OptionsError as exc:

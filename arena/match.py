@@ -297,6 +297,7 @@ class MatchDriver:
         self.open.clear()
         self.finished = True
         result = self.state.result()
+        assert result is not None  # the game is over
         self.log.result(result)
         end = GameEnd(game_id=self.game_id, scores=list(result.scores), ranks=list(result.ranks),
                       winners=list(result.winners), reveal=dict(result.reveal))

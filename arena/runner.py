@@ -194,6 +194,7 @@ async def run_match(
 
             nursery.start_soon(connect_deadline)
             await server.all_games_done.wait()
+            assert server.roster is not None
             for index, run in enumerate(runs):
                 run.connected = index in server.roster.ever_connected
                 run.left_early = index in server.roster.left_early

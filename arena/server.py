@@ -240,7 +240,8 @@ class ArenaServer:
         async for data in session.out_receive:
             await stream.send_all(data)
         # the queue was closed and everything in it is sent: the connection is over
-        session.cancel_scope.cancel()
+        if session.cancel_scope is not None:
+            session.cancel_scope.cancel()
 
     async def _read_loop(self, session: Session, stream: trio.abc.Stream) -> None:
         conn = session.conn
@@ -251,7 +252,7 @@ class ArenaServer:
                     data = await stream.receive_some(RECEIVE_CHUNK)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     data = b""
-                conn.receive_data(data)
+                conn.receive_data(bytes(data))
                 continue
             if event is ENDED:
                 return
@@ -286,6 +287,7 @@ class ArenaServer:
                 session.conn.close()
                 session.finish()
                 return
+            assert index is not None
             session.roster_index = index
             session.name = self.roster.roster[index].name
             self._maybe_start(self.roster.join(index, session))
@@ -306,6 +308,7 @@ class ArenaServer:
 
     async def _to_table(self, session: Session, item: tuple) -> None:
         table = session.table
+        assert table is not None
         try:
             await table.inbox_send.send(item)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
@@ -319,6 +322,7 @@ class ArenaServer:
                 session.table.inbox_send.send_nowait(("gone", session, None))
             except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 try:
+                    assert self._nursery is not None
                     self._nursery.start_soon(self._late_gone, session.table, session)
                 except RuntimeError:  # the server itself is gone
                     pass
@@ -336,11 +340,14 @@ class ArenaServer:
     # -- tables --
 
     def _maybe_start(self, planned: PlannedGame | None) -> None:
+        roster = self.roster
+        if roster is None:
+            return
         if planned is None:
-            if self.roster is not None and self.roster.done:
+            if roster.done:
                 self.all_games_done.set()
             return
-        sessions = [self.roster.session_of(index) for index in planned.bots]
+        sessions = [roster.session_of(index) for index in planned.bots]
         self._start_table(sessions, planned)
 
     def forget_bot(self, index: int) -> None:
@@ -356,10 +363,10 @@ class ArenaServer:
     def _start_table(self, sessions: list[Session | None], planned: PlannedGame | None) -> None:
         number = next(self._tables)
         game_id = f"{self.run_id}-t{number}"
-        if planned is not None:
+        if planned is not None and self.roster is not None:
             names = [self.roster.roster[i].name for i in planned.bots]
         else:
-            names = [s.name for s in sessions]
+            names = [s.name if s is not None else "(absent)" for s in sessions]
         driver = MatchDriver(
             self.spec, self.config.options, derive_seed(self.seed, number), names,
             game_id=game_id, table=number, move_timeout=self.config.move_timeout,
@@ -369,6 +376,7 @@ class ArenaServer:
             if session is not None:
                 session.table, session.seat = table, seat
         self.tables.add(table)
+        assert self._nursery is not None, "serve() is not running"
         self._nursery.start_soon(self._run_table, table)
 
     async def _run_table(self, table: Table) -> None:
@@ -403,7 +411,7 @@ class ArenaServer:
         now = trio.current_time()
         if kind == "abort":
             return driver.abort(payload, now)
-        if session is None or session.table is not table:
+        if session is None or session.table is not table or session.seat is None:
             return []
         seat = session.seat
         if kind == "answer":

@@ -31,7 +31,7 @@ from protocol.limits import (
     MAX_TOKEN_CHARS,
     PROTOCOL_VERSION,
 )
-from protocol.linebuffer import TOO_LONG, LineBuffer
+from protocol.linebuffer import LineBuffer
 from protocol.messages import Hello
 
 
@@ -101,7 +101,7 @@ class ServerConnection:
                 self.state = State.CLOSED
                 return ENDED
             return None
-        if line is TOO_LONG:
+        if not isinstance(line, bytes):  # TOO_LONG
             return self._error(PeerError(
                 ErrorCode.LINE_TOO_LONG,
                 f"a line may hold at most {self._lines.max_line} bytes; this one was dropped"))

@@ -29,7 +29,7 @@ START_PRICE = 19
 
 
 class ChochlikHeuristic:
-    def __init__(self, random_rate: float = 0.0, seed: object = None) -> None:
+    def __init__(self, random_rate: float = 0.0, seed: int | str | None = None) -> None:
         if not 0.0 <= random_rate <= 1.0:
             raise ValueError("random rate must be between 0 and 1")
         self.random_rate = random_rate
@@ -119,7 +119,7 @@ class ChochlikHeuristic:
     def stuck_risk(card: int, hand: list[int], unseen: list[int], players: int,
                    tricks_left: int) -> float:
         """How likely we end the hand with the bottle if we buy it at ``card``."""
-        below_elsewhere = sum(1 for c in unseen if c < card)
+        below_elsewhere: float = sum(1 for c in unseen if c < card)
         hidden_share = (players - 1) / max(len(unseen), 1)  # some unseen cards are the Imp's
         below_elsewhere *= 1 - hidden_share
         below_mine = sum(1 for c in hand if c < card)

@@ -14,7 +14,7 @@ from reference_bots.client import argument_parser, run
 
 
 class RandomPolicy:
-    def __init__(self, seed: object = None) -> None:
+    def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
 
     def choose(self, request: dict[str, Any]) -> str:

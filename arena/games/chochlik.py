@@ -114,7 +114,7 @@ def parse_options(raw: Mapping[str, Any]) -> ChochlikOptions:
     unknown = set(raw) - {"players", "target", "hands"}
     if unknown:
         raise OptionsError(f"unknown chochlik option(s): {', '.join(sorted(unknown))}")
-    values = {name: _as_count(name, value) for name, value in raw.items()}
+    values: dict[str, Any] = {name: _as_count(name, value) for name, value in raw.items()}
     if values.get("hands") is not None and "target" not in values:
         values["target"] = None
     if "players" in values and values["players"] is None:
@@ -314,8 +314,8 @@ class ChochlikState:
         step = self.pass_step[seat]
         expected = PASS_STEPS[step]
         if verb != expected:
-            verb = VERBS[expected]
-            raise IllegalAction(f"choose the {verb} card now (token {verb} N)")
+            word = VERBS[expected]
+            raise IllegalAction(f"choose the {word} card now (token {word} N)")
         hand = self.hands[seat]
         if card not in hand:
             raise IllegalAction(f"card {card} is not in your hand")
@@ -330,6 +330,7 @@ class ChochlikState:
     def _deliver_passes(self) -> None:
         n = self.n
         for seat, (imp, left, right) in enumerate(self.pass_choice):
+            assert imp is not None and left is not None and right is not None  # all chose
             self.imp_pile.append(imp)
             self.hands[(seat + 1) % n].append(left)
             self.hands[(seat - 1) % n].append(right)
