@@ -3,9 +3,10 @@
 - :class:`ArrivalLobby` (``arena serve``): connections wait in arrival order; whenever enough
   are waiting, the first ones make a table.  After a game a bot waits again at the back.
 - :class:`RosterLobby` (``arena match``): a fixed list of bots, known by their tokens, plays a
-  fixed number of games one after another; seats rotate each game so every bot deals first in
-  turn.  A bot that is not there when a game starts (never connected, crashed) is absent from
-  that game and the default policy plays its seat.
+  fixed number of games one after another; seats rotate each game (in game g, bot i sits at
+  seat (i + g) mod n) so every bot deals first in turn.  A bot that is not there when a game
+  starts (never connected, crashed) is absent from that game; the default policy plays its
+  seat.
 
 Sessions are opaque values here; the server passes its own.
 """
@@ -116,7 +117,7 @@ class RosterLobby:
             return None  # still waiting for someone
         n = len(self.roster)
         number = self.games_started
-        bots = tuple((seat + number) % n for seat in range(n))
+        bots = tuple((seat - number) % n for seat in range(n))  # bot i sits at (i + number) % n
         self.games_started += 1
         self.playing = True
         return PlannedGame(number, bots)

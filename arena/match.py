@@ -19,7 +19,7 @@ What happens at the edges:
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -30,6 +30,23 @@ from arena.games.rng import derive_seed
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
+
+
+class RequestCounter:
+    """Numbers the requests sent over one connection: 1, 2, 3, ...  An id from 1 to
+    ``newest`` was sent there; any other id never was."""
+
+    __slots__ = ("newest",)
+
+    def __init__(self) -> None:
+        self.newest = 0
+
+    def next_id(self) -> int:
+        self.newest += 1
+        return self.newest
+
+    def was_sent(self, request_id: int) -> bool:
+        return 1 <= request_id <= self.newest
 
 
 @attrs.frozen
@@ -73,12 +90,13 @@ class MatchDriver:
         game_id: str,
         table: int,
         move_timeout: float,
-        request_ids: Iterator[int],
+        counters: Sequence[RequestCounter] | None = None,
         max_tries: int = MAX_TRIES,
         started_at: str = "",
         state: GameState | None = None,
     ) -> None:
-        """``state``: a game already set up from (options, seed), e.g. with a chosen deal for a
+        """``counters``: each seat's connection's request counter (fresh ones by default);
+        ``state``: a game already set up from (options, seed), e.g. with a chosen deal for a
         test; by default a new one."""
         if not spec.min_players <= len(players) <= spec.max_players:
             raise ValueError(f"{spec.name} is for {spec.min_players}-{spec.max_players} players")
@@ -90,13 +108,12 @@ class MatchDriver:
         self.table = table
         self.move_timeout = move_timeout
         self.max_tries = max_tries
-        self._ids = request_ids
+        self.counters = list(counters) if counters is not None else [
+            RequestCounter() for _ in players]
         self.state: GameState = (state if state is not None
                                  else spec.new_state(options, seed, record_events=True))
         self._default_rng = random.Random(derive_seed(seed, "default"))
         self.open: dict[int, OpenRequest] = {}
-        self._issued: list[set[int]] = [set() for _ in players]
-        self._first_id: int | None = None
         self.connected = [True] * len(players)
         self.stats = [SeatStats() for _ in players]
         self.finished = False
@@ -127,7 +144,7 @@ class MatchDriver:
             return out
         request = self.open.get(seat)
         if request is None or request.id != request_id:
-            if self._was_issued(seat, request_id):
+            if self.counters[seat].was_sent(request_id):
                 out.append(Outgoing(seat, self._stale(request_id)))
                 self.log.error(seat, ErrorCode.STALE_REQUEST, request_id, "late answer ignored")
                 return out
@@ -205,11 +222,6 @@ class MatchDriver:
 
     # -- internals --
 
-    def _was_issued(self, seat: int, request_id: int) -> bool:
-        """Was this id sent to this seat in this game, or in an earlier game (smaller ids)?"""
-        earlier_game = self._first_id is not None and request_id < self._first_id
-        return earlier_game or request_id in self._issued[seat]
-
     def _stale(self, request_id: int) -> Error:
         return Error(code=ErrorCode.STALE_REQUEST.value, id=request_id,
                      message=f"request {request_id} is closed; the answer was ignored")
@@ -273,10 +285,7 @@ class MatchDriver:
                 return
 
     def _issue(self, seat: int, now: float, out: list[Outgoing]) -> None:
-        request_id = next(self._ids)
-        if self._first_id is None:
-            self._first_id = request_id
-        self._issued[seat].add(request_id)
+        request_id = self.counters[seat].next_id()
         legal = tuple(self.state.legal_actions(seat))
         self.open[seat] = OpenRequest(request_id, legal, now, now + self.move_timeout,
                                       self.max_tries)

@@ -13,6 +13,7 @@ the default policy plays its seat.  Each bot's standard output and error go to a
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shlex
 import subprocess
@@ -46,27 +47,48 @@ class BotSpec:
     command: str  # a template with {host} {port} {name} {token}
 
 
+#: Programs that run a script: a bot run by one is named after its script, not after them.
+INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "php", "java",
+                "dotnet", "Rscript", "julia", "lua", "bash", "sh", "{python}")
+_NAMED_COMMAND = re.compile(r"^([A-Za-z0-9_.-]{1,40})=(\S.*)$", re.DOTALL)
+
+
+def _default_name(command: str) -> str:
+    words = shlex.split(command)
+    if not words:
+        raise ValueError("a bot command is empty")
+    program = Path(words[0]).name
+    if not program.startswith(INTERPRETERS):
+        return Path(program).stem or "bot"
+    rest = iter(words[1:])
+    for word in rest:
+        if word == "-m":  # python -m package.module
+            return next(rest, program).rsplit(".", 1)[-1]
+        if word in ("-c", "-e", "--eval"):
+            break
+        if not word.startswith("-") and not word.startswith("{"):
+            return Path(word).stem or program
+    return Path(program).stem
+
+
 def plan_bots(commands: list[str]) -> list[BotSpec]:
-    """Name each bot after its built-in name or its program; repeated names get -1, -2, ..."""
-    bases = []
+    """One BotSpec per ``--bot``.  ``NAME=CMD`` names the bot; otherwise it is named after the
+    built-in bot, or its script (``node bot.js`` is ``bot``), or its program.  Repeated names
+    get -1, -2, ..."""
+    bases, templates = [], []
     for command in commands:
-        if command in BUILTIN_BOTS:
-            bases.append(command)
+        named = _NAMED_COMMAND.match(command)
+        if named:
+            base, command = named.groups()
+        elif command in BUILTIN_BOTS:
+            base = command
         else:
-            words = shlex.split(command)
-            if not words:
-                raise ValueError("a bot command is empty")
-            program = Path(words[0]).stem
-            if program.startswith("python") and len(words) > 2 and words[1] == "-m":
-                program = words[2].rsplit(".", 1)[-1]
-            elif program.startswith("python") and len(words) > 1:
-                program = Path(words[1]).stem
-            bases.append(program or "bot")
-    names = []
-    for i, base in enumerate(bases):
-        names.append(f"{base}-{bases[:i].count(base) + 1}" if bases.count(base) > 1 else base)
-    return [BotSpec(name, BUILTIN_BOTS.get(command, command))
-            for name, command in zip(names, commands)]
+            base = _default_name(command)
+        bases.append(base)
+        templates.append(BUILTIN_BOTS.get(command, command))
+    names = [f"{base}-{bases[:i].count(base) + 1}" if bases.count(base) > 1 else base
+             for i, base in enumerate(bases)]
+    return [BotSpec(name, template) for name, template in zip(names, templates)]
 
 
 def bot_argv(template: str, *, host: str, port: int, name: str, token: str) -> list[str]:

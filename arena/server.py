@@ -32,11 +32,11 @@ import trio
 from arena.games.base import GameSpec
 from arena.games.rng import derive_seed
 from arena.lobby import ArrivalLobby, PlannedGame, RosterEntry, RosterLobby
-from arena.match import MatchDriver
+from arena.match import MatchDriver, RequestCounter
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
-from protocol.messages import Action, Bye, Error, Hello, Request, Welcome
+from protocol.messages import Action, Bye, Error, Hello, Welcome
 
 log = logging.getLogger("arena.server")
 
@@ -48,6 +48,9 @@ TABLE_INBOX_LIMIT = 256
 RECEIVE_CHUNK = 65536
 #: Seconds a closing connection gets to flush what is queued for it.
 FLUSH_GRACE = 2.0
+#: What ``bye`` says, by reason.
+BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
+                ErrorCode.MATCH_OVER: "the match is over: thank you for playing"}
 #: Seconds running games get to be logged as aborted at shutdown.
 SHUTDOWN_GRACE = 5.0
 
@@ -95,7 +98,7 @@ class Session:
         self.roster_index: int | None = None
         self.table: Table | None = None
         self.seat: int | None = None
-        self.last_request_id = 0
+        self.requests = RequestCounter()
         self.alive = True
         self.closing = False
         self._out_send, self.out_receive = trio.open_memory_channel[bytes](SEND_QUEUE_LIMIT)
@@ -105,8 +108,6 @@ class Session:
         """Queue a message; a full queue means the bot is not reading: drop the connection."""
         if not self.alive or self.closing:
             return
-        if isinstance(message, Request):
-            self.last_request_id = message.id
         try:
             self._out_send.send_nowait(self.conn.send(message))
         except trio.WouldBlock:
@@ -149,7 +150,6 @@ class ArenaServer:
         self.players: int = config.options.players
         self.run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
         self.seed = config.seed if config.seed is not None else secrets.token_hex(6)
-        self.request_ids = itertools.count(1)
         self._connections = itertools.count(1)
         self._tables = itertools.count(1)
         self.sessions: set[Session] = set()
@@ -196,7 +196,7 @@ class ArenaServer:
             while self.tables:
                 await trio.sleep(0.01)
         for session in list(self.sessions):
-            session.finish(Bye(reason=reason.value, message="the server is stopping"))
+            session.finish(Bye(reason=reason.value, message=BYE_MESSAGES.get(reason)))
         with trio.move_on_after(FLUSH_GRACE):
             while self.sessions:
                 await trio.sleep(0.01)
@@ -281,7 +281,8 @@ class ArenaServer:
             index, refusal = self.roster.admit(hello.token, session)
             if refusal is not None:
                 session.send(Error(code=refusal.value, fatal=True,
-                                   message="this match does not know that token"
+                                   message="this server seats bots by token; send the token "
+                                   "you were given (ARENA_TOKEN) in hello"
                                    if refusal is ErrorCode.UNKNOWN_TOKEN
                                    else "another connection already uses that token"))
                 session.conn.close()
@@ -299,7 +300,7 @@ class ArenaServer:
         if session.table is not None:
             await self._to_table(session, ("answer", session, action))
             return
-        if 0 < action.id <= session.last_request_id:
+        if session.requests.was_sent(action.id):
             session.send(Error(code=ErrorCode.STALE_REQUEST.value, id=action.id,
                                message=f"request {action.id} is closed; the answer was ignored"))
         else:
@@ -370,7 +371,8 @@ class ArenaServer:
         driver = MatchDriver(
             self.spec, self.config.options, derive_seed(self.seed, number), names,
             game_id=game_id, table=number, move_timeout=self.config.move_timeout,
-            request_ids=self.request_ids, started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+            counters=[s.requests if s is not None else RequestCounter() for s in sessions],
+            started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         table = Table(number, driver, sessions, planned)
         for seat, session in enumerate(sessions):
             if session is not None:

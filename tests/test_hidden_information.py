@@ -10,7 +10,6 @@ card through would differ.
 
 from __future__ import annotations
 
-import itertools
 import random
 
 from hypothesis import given, settings
@@ -28,8 +27,7 @@ SPEC = get_game("chochlik")
 def new_driver(options, deal, seed="hidden"):
     state = ChochlikState(options, seed, record_events=True, first_deal=deal)
     return MatchDriver(SPEC, options, seed, [f"p{i}" for i in range(options.players)],
-                       game_id="g", table=1, move_timeout=5.0,
-                       request_ids=itertools.count(1), state=state)
+                       game_id="g", table=1, move_timeout=5.0, state=state)
 
 
 def play(driver, script=None, rng=None, stop=None):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import attrs
@@ -19,7 +18,7 @@ TIMEOUT = 5.0
 def driver(seed: str = "m", hands: int = 1, players: int = 3) -> MatchDriver:
     options = SPEC.parse_options({"hands": hands, "players": players})
     return MatchDriver(SPEC, options, seed, [f"bot{i}" for i in range(players)], game_id="g",
-                       table=1, move_timeout=TIMEOUT, request_ids=itertools.count(100))
+                       table=1, move_timeout=TIMEOUT)
 
 
 def by_seat(out, kind):
@@ -42,7 +41,7 @@ def test_start_sends_game_start_and_asks_every_seat_at_once():
     assert "seed" not in attrs.fields_dict(GameStart)  # the seed would give the deal away
     requests = by_seat(out, Request)
     assert sorted(requests) == [0, 1, 2]  # passing is simultaneous
-    assert len({r.id for r in requests.values()}) == 3
+    assert {r.id for r in requests.values()} == {1}  # each connection counts its own requests
     for seat, request in requests.items():
         assert request.time_left_ms == 5000
         assert request.legal == [f"imp {c}" for c in request.observation.hand]
@@ -89,12 +88,13 @@ def test_illegal_answers_cost_tries_then_the_server_plays_a_default():
 
 def test_a_wrong_request_id_is_an_error_that_costs_a_try():
     d = driver()
-    requests = by_seat(d.start(0.0), Request)
-    out = d.answer(0, requests[1].id, requests[1].legal[0], 1.0)  # seat 1's request
+    request = by_seat(d.start(0.0), Request)[0]
+    out = d.answer(0, request.id + 1, request.legal[0], 1.0)  # never sent to seat 0
     error = only(out, 0, Error)
     assert error.code == "wrong_request_id" and error.tries_left == 2
-    out = d.answer(0, 99999, "imp 1", 1.0)
-    assert only(out, 0, Error).code == "wrong_request_id"
+    assert error.id == request.id  # the error counts against the open request
+    for never_sent in (0, -1, 99999):
+        assert only(d.answer(0, never_sent, "imp 1", 1.0), 0, Error).code == "wrong_request_id"
 
 
 def test_timeout_plays_a_default_and_a_late_answer_is_ignored_as_stale():

@@ -22,9 +22,13 @@ QUIT_AFTER_FIRST_REQUEST = (
 
 
 def test_bots_are_named_after_their_command_and_numbered_when_repeated():
-    bots = plan_bots(["random", "random", "python3 my_bot.py --fast", "./bin/zed {port}"])
-    assert [b.name for b in bots] == ["random-1", "random-2", "my_bot", "zed"]
-    assert bots[0].command == BUILTIN_BOTS["random"]
+    bots = plan_bots(["random", "random", "python3 -u my_bot.py --fast", "./bin/zed {port}",
+                      "node /tmp/js/bot.js", "{python} -m pkg.smart", "python3 -c 'pass'",
+                      "alice=java -jar Alice.jar", "bob=random"])
+    assert [b.name for b in bots] == ["random-1", "random-2", "my_bot", "zed", "bot", "smart",
+                                      "python3", "alice", "bob"]
+    assert bots[0].command == BUILTIN_BOTS["random"] == bots[-1].command
+    assert bots[7].command == "java -jar Alice.jar"
 
 
 def test_placeholders_are_replaced_in_every_word():
@@ -39,7 +43,8 @@ async def test_three_random_bots_play_games_with_rotating_seats(tmp_path: Path):
                              plan_bots(["random"] * 3), games=3, seed="r", move_timeout=5,
                              log_dir=tmp_path)
     assert report.ok, report.table()
-    assert [r.bots for r in report.records] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    # game g seats bot i at seat (i + g) % 3; record.bots lists the bot in each seat
+    assert [r.bots for r in report.records] == [(0, 1, 2), (2, 0, 1), (1, 2, 0)]
     rows = report.rows()
     assert [row["games"] for row in rows] == [3, 3, 3]
     assert sum(row["wins"] for row in rows) == 3.0

@@ -121,8 +121,8 @@ async def test_a_silent_bot_times_out_and_a_late_answer_is_ignored(nursery, tmp_
     records = log_records(tmp_path)
     timeouts = [r for r in records if r["type"] == "action" and r.get("reason") == "timeout"]
     assert timeouts and all(r["seat"] == 1 for r in timeouts)
-    assert not any(r["type"] == "action" and r["by"] == "bot" and r["id"] == request["id"]
-                   for r in records)
+    assert not any(r["type"] == "action" and r["by"] == "bot" and r["seat"] == 1
+                   and r["id"] == request["id"] for r in records)
 
 
 async def test_a_bot_that_never_answers_still_lets_the_game_finish(nursery, tmp_path,
