@@ -27,7 +27,7 @@ import attrs
 from arena.gamelog import GameLog
 from arena.games.base import GameSpec, GameState
 from arena.games.rng import derive_seed
-from protocol.errors import ErrorCode, PeerError
+from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
 
@@ -47,6 +47,21 @@ class RequestCounter:
 
     def was_sent(self, request_id: int) -> bool:
         return 1 <= request_id <= self.newest
+
+
+def notice_for_closed(counter: RequestCounter, request_id: int) -> Error:
+    """The answer to an action whose request is not open: ``stale_request`` (costs nothing)
+    if that id was sent over this connection, else ``wrong_request_id``."""
+    if counter.was_sent(request_id):
+        return Error(code=ErrorCode.STALE_REQUEST.value, id=request_id,
+                     message=f"request {request_id} is closed; the answer was ignored")
+    return Error(code=ErrorCode.WRONG_REQUEST_ID.value, id=request_id,
+                 message=f"request {request_id} was never sent to you; none is open")
+
+
+#: Error lines logged per seat and game; past this only their number is logged (at the end),
+#: so a bot that floods the server cannot flood its disk.
+MAX_LOGGED_ERRORS = 100
 
 
 @attrs.frozen
@@ -116,6 +131,7 @@ class MatchDriver:
         self.open: dict[int, OpenRequest] = {}
         self.connected = [True] * len(players)
         self.stats = [SeatStats() for _ in players]
+        self._errors_logged = [0] * len(players)
         self.finished = False
         self.aborted: str | None = None
         self.log = GameLog.begin(
@@ -140,21 +156,21 @@ class MatchDriver:
     def answer(self, seat: int, request_id: int, action: str, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
         if self.finished:
-            out.append(Outgoing(seat, self._stale(request_id)))
+            out.append(Outgoing(seat, notice_for_closed(self.counters[seat], request_id)))
             return out
         request = self.open.get(seat)
         if request is None or request.id != request_id:
             if self.counters[seat].was_sent(request_id):
-                out.append(Outgoing(seat, self._stale(request_id)))
-                self.log.error(seat, ErrorCode.STALE_REQUEST, request_id, "late answer ignored")
+                out.append(Outgoing(seat, notice_for_closed(self.counters[seat], request_id)))
+                self._log_error(seat, ErrorCode.STALE_REQUEST, request_id, "late answer ignored")
                 return out
             detail = (f"request {request_id} is not open for you"
                       + (f"; the open one is {request.id}" if request else "; none is open"))
             self._wrong(seat, ErrorCode.WRONG_REQUEST_ID, detail, now, out)
             return out
         if action not in request.legal:
-            self._wrong(seat, ErrorCode.ILLEGAL_ACTION, f"{action!r} is not legal now", now, out,
-                        legal=True)
+            self._wrong(seat, ErrorCode.ILLEGAL_ACTION, f"{quote(action)} is not legal now", now,
+                        out, legal=True)
             return out
         del self.open[seat]
         self.log.action(seat, action, request_id, _ms(now - request.issued_at), by="bot")
@@ -207,6 +223,7 @@ class MatchDriver:
         self.open.clear()
         self.finished = True
         self.aborted = reason
+        self._note_unlogged_errors()
         self.log.aborted(reason)
         end = GameEnd(game_id=self.game_id, scores=[], ranks=[], winners=[], reveal={},
                       aborted=reason)
@@ -222,15 +239,22 @@ class MatchDriver:
 
     # -- internals --
 
-    def _stale(self, request_id: int) -> Error:
-        return Error(code=ErrorCode.STALE_REQUEST.value, id=request_id,
-                     message=f"request {request_id} is closed; the answer was ignored")
+    def _note_unlogged_errors(self) -> None:
+        for seat, count in enumerate(self._errors_logged):
+            if count > MAX_LOGGED_ERRORS:
+                self.log.note(seat, f"{count - MAX_LOGGED_ERRORS} more errors, not logged")
+
+    def _log_error(self, seat: int, code: ErrorCode, request_id: int | None,
+                   detail: str) -> None:
+        self._errors_logged[seat] += 1
+        if self._errors_logged[seat] <= MAX_LOGGED_ERRORS:
+            self.log.error(seat, code, request_id, detail)
 
     def _wrong(self, seat: int, code: ErrorCode, detail: str, now: float, out: list[Outgoing],
                *, legal: bool = False) -> None:
         self.stats[seat].errors += 1
         request = self.open.get(seat)
-        self.log.error(seat, code, request.id if request else None, detail)
+        self._log_error(seat, code, request.id if request else None, detail)
         if request is None:
             out.append(Outgoing(seat, Error(code=code.value, message=detail)))
             return
@@ -307,6 +331,7 @@ class MatchDriver:
         self.finished = True
         result = self.state.result()
         assert result is not None  # the game is over
+        self._note_unlogged_errors()
         self.log.result(result)
         end = GameEnd(game_id=self.game_id, scores=list(result.scores), ranks=list(result.ranks),
                       winners=list(result.winners), reveal=dict(result.reveal))

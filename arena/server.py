@@ -30,9 +30,9 @@ import attrs
 import trio
 
 from arena.games.base import GameSpec
-from arena.games.rng import derive_seed
+from arena.games.rng import secret_seed
 from arena.lobby import ArrivalLobby, PlannedGame, RosterEntry, RosterLobby
-from arena.match import MatchDriver, RequestCounter
+from arena.match import MatchDriver, RequestCounter, notice_for_closed
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
@@ -104,12 +104,17 @@ class Session:
         self._out_send, self.out_receive = trio.open_memory_channel[bytes](SEND_QUEUE_LIMIT)
         self.cancel_scope: trio.CancelScope | None = None
 
-    def send(self, message: Any, data: bytes | None = None) -> None:
+    def send(self, message: Any) -> None:
         """Queue a message; a full queue means the bot is not reading: drop the connection."""
         if not self.alive or self.closing:
             return
         try:
-            self._out_send.send_nowait(self.conn.send(message))
+            data = self.conn.send(message)
+        except Exception:  # our bug (a message too long to send, say): skip it, log it
+            log.exception("could not send %s to %s", message.TYPE, self.name)
+            return
+        try:
+            self._out_send.send_nowait(data)
         except trio.WouldBlock:
             self.drop(ErrorCode.SLOW_READER)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
@@ -140,6 +145,8 @@ class Table:
         self.planned = planned
         self.inbox_send, self.inbox_receive = trio.open_memory_channel[tuple](TABLE_INBOX_LIMIT)
         self.started = time.monotonic()
+        self.scope = trio.CancelScope()  # cancelled to abort the game (server shutdown)
+        self.abort_reason = ErrorCode.SERVER_SHUTDOWN
 
 
 class ArenaServer:
@@ -149,7 +156,8 @@ class ArenaServer:
         self.spec = config.spec
         self.players: int = config.options.players
         self.run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
-        self.seed = config.seed if config.seed is not None else secrets.token_hex(6)
+        # never sent, never logged: every table's seed is derived from it (secret_seed)
+        self.seed = config.seed if config.seed is not None else secrets.token_hex(16)
         self._connections = itertools.count(1)
         self._tables = itertools.count(1)
         self.sessions: set[Session] = set()
@@ -188,10 +196,7 @@ class ArenaServer:
             return
         self._shutting_down = True
         for table in list(self.tables):
-            try:
-                table.inbox_send.send_nowait(("abort", None, reason.value))
-            except (trio.WouldBlock, trio.ClosedResourceError):
-                pass
+            table.scope.cancel()
         with trio.move_on_after(SHUTDOWN_GRACE):
             while self.tables:
                 await trio.sleep(0.01)
@@ -277,6 +282,10 @@ class ArenaServer:
     def _hello(self, session: Session, hello: Hello) -> None:
         session.name = hello.name.strip()
         session.token = hello.token
+        if self._shutting_down:
+            session.finish(Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
+                               message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN]))
+            return
         if self.roster is not None:
             index, refusal = self.roster.admit(hello.token, session)
             if refusal is not None:
@@ -300,12 +309,7 @@ class ArenaServer:
         if session.table is not None:
             await self._to_table(session, ("answer", session, action))
             return
-        if session.requests.was_sent(action.id):
-            session.send(Error(code=ErrorCode.STALE_REQUEST.value, id=action.id,
-                               message=f"request {action.id} is closed; the answer was ignored"))
-        else:
-            session.send(Error(code=ErrorCode.WRONG_REQUEST_ID.value, id=action.id,
-                               message="no request is open for you"))
+        session.send(notice_for_closed(session.requests, action.id))
 
     async def _to_table(self, session: Session, item: tuple) -> None:
         table = session.table
@@ -314,8 +318,7 @@ class ArenaServer:
             await table.inbox_send.send(item)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             if item[0] == "answer":  # the game ended while the answer was on its way
-                session.send(Error(code=ErrorCode.STALE_REQUEST.value, id=item[2].id,
-                                   message="the game is over; the answer was ignored"))
+                session.send(notice_for_closed(session.requests, item[2].id))
 
     def _session_gone(self, session: Session) -> None:
         if session.table is not None:
@@ -362,6 +365,8 @@ class ArenaServer:
             self._maybe_start(self.roster.give_up_waiting())
 
     def _start_table(self, sessions: list[Session | None], planned: PlannedGame | None) -> None:
+        if self._shutting_down:
+            return
         number = next(self._tables)
         game_id = f"{self.run_id}-t{number}"
         if planned is not None and self.roster is not None:
@@ -369,7 +374,7 @@ class ArenaServer:
         else:
             names = [s.name if s is not None else "(absent)" for s in sessions]
         driver = MatchDriver(
-            self.spec, self.config.options, derive_seed(self.seed, number), names,
+            self.spec, self.config.options, secret_seed(self.seed, "table", number), names,
             game_id=game_id, table=number, move_timeout=self.config.move_timeout,
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
@@ -383,36 +388,39 @@ class ArenaServer:
 
     async def _run_table(self, table: Table) -> None:
         driver = table.driver
-        now = trio.current_time()
         try:
-            for seat, session in enumerate(table.sessions):
-                if session is None or not session.alive:
-                    driver.disconnect(seat, now)
-            self._dispatch(table, driver.start(now))
-            while not driver.finished:
-                deadline = driver.next_deadline()
-                with trio.move_on_at(math.inf if deadline is None else deadline):
-                    kind, session, payload = await table.inbox_receive.receive()
-                    self._dispatch(table, self._table_input(table, kind, session, payload))
-                    continue
-                self._dispatch(table, driver.expire(trio.current_time()))
-        except trio.Cancelled:
-            self._dispatch(table, driver.abort(ErrorCode.SERVER_SHUTDOWN.value,
-                                               trio.current_time()))
-            raise
-        except Exception:
+            with table.scope:
+                now = trio.current_time()
+                for seat, session in enumerate(table.sessions):
+                    if session is None or not session.alive:
+                        driver.disconnect(seat, now)
+                self._dispatch(table, driver.start(now))
+                while not driver.finished:
+                    deadline = driver.next_deadline()
+                    with trio.move_on_at(math.inf if deadline is None else deadline):
+                        kind, session, payload = await table.inbox_receive.receive()
+                        self._dispatch(table, self._table_input(table, kind, session, payload))
+                        continue
+                    self._dispatch(table, driver.expire(trio.current_time()))
+        except Exception:  # a bug in a game or the driver costs this table only
             log.exception("table %s failed", table.number)
-            self._dispatch(table, driver.abort("internal_error", trio.current_time()))
-        finally:
+            self._abort_table(table, ErrorCode.INTERNAL_ERROR)
+        finally:  # also when cancelled from outside: the game is logged either way
+            if not driver.finished:
+                self._abort_table(table, table.abort_reason)
             table.inbox_send.close()
             self._end_table(table)
+
+    def _abort_table(self, table: Table, reason: ErrorCode) -> None:
+        try:
+            self._dispatch(table, table.driver.abort(reason.value, trio.current_time()))
+        except Exception:
+            log.exception("table %s could not be aborted cleanly", table.number)
 
     def _table_input(self, table: Table, kind: str, session: Session | None,
                      payload: Any) -> list:
         driver = table.driver
         now = trio.current_time()
-        if kind == "abort":
-            return driver.abort(payload, now)
         if session is None or session.table is not table or session.seat is None:
             return []
         seat = session.seat
@@ -438,12 +446,15 @@ class ArenaServer:
         log_path = None
         try:
             log_path = driver.log.write(self.config.log_dir)
-        except OSError:
+        except Exception:
             log.exception("could not write the log of table %s", table.number)
         record = self._record(table, log_path)
         self.records.append(record)
         if self.on_game_over is not None:
-            self.on_game_over(record)
+            try:
+                self.on_game_over(record)
+            except Exception:
+                log.exception("on_game_over failed for table %s", table.number)
         sessions = [s for s in table.sessions if s is not None]
         for session in sessions:
             session.table = session.seat = None

@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from protocol.errors import ErrorCode, PeerError
+from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_LINE_BYTES
 from protocol.messages import CLIENT_MESSAGES, SERVER_MESSAGES
 
@@ -75,7 +75,8 @@ def _decode(line: bytes, catalogue: dict[str, type]) -> Any:
     cls = catalogue.get(kind)
     if cls is None:
         known = ", ".join(sorted(catalogue))
-        return PeerError(ErrorCode.UNKNOWN_MESSAGE, f"unknown message type {kind!r}; send {known}")
+        return PeerError(ErrorCode.UNKNOWN_MESSAGE,
+                         f"unknown message type {quote(kind)}; send {known}")
     fields = {name: obj[name] for name in _field_names(cls) if obj.get(name) is not None}
     missing = [field.name for field in attrs.fields(cls)
                if field.default is attrs.NOTHING and field.name not in fields]

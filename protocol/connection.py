@@ -23,7 +23,7 @@ import enum
 from typing import Any
 
 from protocol import codec
-from protocol.errors import ErrorCode, PeerError
+from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import (
     MAX_CONSECUTIVE_ERRORS,
     MAX_LINE_BYTES,
@@ -134,7 +134,8 @@ class ServerConnection:
                              f"not {hello.protocol}", fatal=True)
         if hello.game is not None and hello.game != self.game:
             return PeerError(ErrorCode.WRONG_GAME,
-                             f"this server hosts {self.game!r}, not {hello.game!r}", fatal=True)
+                             f"this server hosts {self.game!r}, not {quote(hello.game)}",
+                             fatal=True)
         name = hello.name.strip()
         if not name or len(name) > MAX_NAME_CHARS or not name.isprintable():
             return PeerError(ErrorCode.BAD_HELLO,

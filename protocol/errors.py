@@ -31,7 +31,21 @@ class ErrorCode(enum.StrEnum):
     TOO_MANY_ERRORS = "too_many_errors"  # MAX_CONSECUTIVE_ERRORS bad lines in a row (fatal)
     SLOW_READER = "slow_reader"  # the bot did not read its messages; connection closed
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
+    INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
     MATCH_OVER = "match_over"  # a match runner's last game is over
+
+
+#: Characters of a peer's own text quoted back to it in an error message, at most.
+MAX_QUOTE_CHARS = 60
+
+
+def quote(text: str) -> str:
+    """The peer's text, shortened, for an error message: whatever the peer sent, the error
+    line stays short."""
+    shown = repr(text)
+    if len(shown) <= MAX_QUOTE_CHARS:
+        return shown
+    return shown[:MAX_QUOTE_CHARS] + f"... ({len(text)} characters)"
 
 
 @attrs.frozen

@@ -10,6 +10,7 @@ card through would differ.
 
 from __future__ import annotations
 
+import json
 import random
 
 from hypothesis import given, settings
@@ -118,9 +119,11 @@ def test_the_property_would_catch_a_leak(monkeypatch):
 
 
 def test_requests_carry_only_the_seats_own_hand():
-    driver = new_driver(ChochlikOptions(), [list(range(1, 13)), list(range(13, 19)) +
-                                            list(range(20, 26)), list(range(26, 38))])
-    out = driver.start(0.0)
-    for o in out:
-        if isinstance(o.message, Request):
-            assert list(o.message.observation.hand) == sorted(driver.state.hands[o.seat])
+    deal = [list(range(1, 13)), list(range(13, 19)) + list(range(20, 26)), list(range(26, 38))]
+    out = new_driver(ChochlikOptions(), deal).start(0.0)
+    requests = [o for o in out if isinstance(o.message, Request)]
+    assert len(requests) == 3
+    for o in requests:
+        assert list(o.message.observation.hand) == deal[o.seat]
+        others = {card for seat, hand in enumerate(deal) if seat != o.seat for card in hand}
+        assert not others & set(json.loads(encode(o.message))["observation"]["hand"])

@@ -122,11 +122,15 @@ def test_bad_input_costs_a_try_only_when_a_request_is_open():
     d.start(0.0)
     out = d.bad_input(1, PeerError(ErrorCode.MALFORMED, "not JSON"), 0.5)
     assert only(out, 1, Error).tries_left == 2
+    # during tricks only one seat is asked: the others have no open request
     d2 = driver()
     d2.start(0.0)
-    d2.finished = True
-    assert only(d2.bad_input(1, PeerError(ErrorCode.MALFORMED, "x"), 0.5), 1,
-                Error).tries_left is None
+    while d2.state.phase.value == "pass":
+        seat, request = min(d2.open.items())
+        d2.answer(seat, request.id, request.legal[0], 0.1)
+    idle = next(seat for seat in range(3) if seat not in d2.open)
+    error = only(d2.bad_input(idle, PeerError(ErrorCode.MALFORMED, "x"), 0.5), idle, Error)
+    assert error.tries_left is None and error.id is None
 
 
 def test_a_disconnected_seat_is_played_by_the_default_policy_to_the_end():
@@ -141,7 +145,8 @@ def test_a_disconnected_seat_is_played_by_the_default_policy_to_the_end():
             assert not any(o.seat == 2 and isinstance(o.message, Request) for o in out)
     assert d.result.rounds == 2
     assert sum(d.stats[2].defaults.values()) > 0 and "disconnected" in d.stats[2].defaults
-    assert requests
+    assert requests[2].id not in [r["id"] for r in d.log.records
+                                  if r["type"] == "action" and r["by"] == "bot" and r["seat"] == 2]
 
 
 def test_when_everyone_is_gone_the_game_still_finishes_and_is_logged():
@@ -181,7 +186,30 @@ def test_game_end_reaches_every_seat_with_the_result_and_reveal():
     assert ends[0].scores == list(d.result.scores)
     assert len(ends[0].reveal["imp_piles"][0]) == 3
     assert d.log.records[-1]["type"] == "result"
-    assert d.answer(0, 12345, "play 1", 0.0)[0].message.code == "stale_request"
+    assert d.answer(0, 1, "play 1", 0.0)[0].message.code == "stale_request"
+    assert d.answer(0, 12345, "play 1", 0.0)[0].message.code == "wrong_request_id"
+
+
+def test_a_flood_of_late_answers_is_answered_but_logged_only_up_to_a_cap():
+    from arena.match import MAX_LOGGED_ERRORS
+
+    d = driver()
+    request = by_seat(d.start(0.0), Request)[0]
+    d.answer(0, request.id, request.legal[0], 0.1)
+    for _ in range(MAX_LOGGED_ERRORS + 50):
+        assert only(d.answer(0, request.id, request.legal[0], 0.2), 0, Error).code == \
+            "stale_request"
+    d.abort("server_shutdown", 1.0)
+    errors = [r for r in d.log.records if r["type"] == "error" and r["seat"] == 0]
+    assert len(errors) == MAX_LOGGED_ERRORS
+    assert {"type": "note", "seat": 0, "what": "50 more errors, not logged"} in d.log.records
+
+
+def test_a_huge_illegal_answer_is_quoted_back_short():
+    d = driver()
+    request = by_seat(d.start(0.0), Request)[0]
+    error = only(d.answer(0, request.id, "\x7f" * 60000, 0.1), 0, Error)
+    assert len(error.message) < 200 and error.code == "illegal_action"
 
 
 def test_abort_cancels_open_requests_and_logs_it():

@@ -72,6 +72,21 @@ async def test_many_tables_at_once_and_bots_reseated_after_each_game(tmp_path, n
     await server.shutdown()
 
 
+async def test_each_table_has_its_own_seed_and_the_master_seed_is_never_written(tmp_path,
+                                                                               nursery):
+    server = make_server(tmp_path, seed="master-secret")
+    await nursery.start(server.serve, False)
+    clients = await in_memory_clients(nursery, server, 6)
+    async with trio.open_nursery() as players:
+        for i, client in enumerate(clients):
+            players.start_soon(client.play_randomly, random.Random(i))
+    await server.shutdown()
+    texts = [path.read_text() for path in logs(tmp_path)]
+    seeds = {json.loads(text.splitlines()[0])["seed"] for text in texts}
+    assert len(seeds) == len(texts) >= 2
+    assert not any("master-secret" in text for text in texts)
+
+
 async def test_ctrl_c_style_shutdown_logs_running_games_as_aborted(tmp_path, nursery):
     server = make_server(tmp_path)
     await nursery.start(server.serve, False)

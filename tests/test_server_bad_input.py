@@ -155,7 +155,7 @@ async def test_a_bad_bot_does_not_touch_another_table(nursery, tmp_path):
 
     async def vandalise():
         request = await vandal.until("request")
-        for junk in ("{", '{"type":"action","id":1}', "\xff", "[]" * 10):
+        for junk in ("{", '{"type":"action","id":1}', b"\xff\xfe\n", "[]" * 10):
             await vandal.send(junk)
         await vandal.send({"type": "action", "id": request["id"], "action": request["legal"][0]})
         await vandal.play_randomly(random.Random(0))
@@ -251,3 +251,29 @@ async def test_a_bot_that_vanishes_while_being_written_to_is_not_an_error(nurser
     ends = await finish(clients)
     assert len(ends) == 2
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+async def test_an_answer_that_would_echo_back_too_long_does_not_hurt_the_table(nursery, tmp_path):
+    server, clients = await table_of_three(nursery, tmp_path)
+    request = await clients[0].until("request")
+    huge = "\x7f" * (MAX_LINE_BYTES // 8)  # JSON-escaped it fills most of a line
+    await clients[0].send({"type": "action", "id": request["id"], "action": huge})
+    error = await clients[0].until("error")
+    assert error["code"] == "illegal_action" and len(error["message"]) < 200
+    await clients[0].send({"type": "action", "id": request["id"], "action": request["legal"][0]})
+    ends = await finish(clients)
+    assert not any(end.get("aborted") for end in ends)
+
+
+async def test_no_one_is_seated_once_the_server_is_stopping(nursery, tmp_path):
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)
+    early = await in_memory_clients(nursery, server, 2)
+    late = await connect_in_memory(nursery, server)
+    await late.until("welcome")
+    async with trio.open_nursery() as stopping:
+        stopping.start_soon(server.shutdown)
+        await trio.sleep(0)
+        await late.send({"type": "hello", "name": "late"})
+    assert (await late.until("bye"))["reason"] == "server_shutdown"
+    assert not any(m["type"] == "game_start" for m in late.seen + early[0].seen)

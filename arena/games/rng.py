@@ -9,7 +9,18 @@ two tables with the same seed see the same deals even when their players act dif
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
+
+
+def secret_seed(master: object, *parts: object) -> str:
+    """A seed for one table or game that reveals nothing about ``master`` or its siblings.
+
+    Each game's seed is written to its log (replay needs it) and a finished log may be read by
+    anyone, bots included; an HMAC keeps the seeds of games still running out of reach."""
+    message = ":".join(str(part) for part in parts).encode()
+    return hmac.new(str(master).encode(), message, hashlib.sha256).hexdigest()[:24]
 
 
 def derive_seed(*parts: object) -> str:
