@@ -108,8 +108,9 @@ class GameSpec:
     """How to make tables of one game.
 
     ``parse_options`` turns a mapping of option names to values (strings from a command line are
-    fine) into the game's frozen options value, raising :class:`OptionsError`; ``new_state``
-    starts a game from options and a seed.  ``info`` is static, public reference data sent to
+    fine) into the game's frozen options value, raising :class:`OptionsError`; every game's
+    options have a ``players`` field (the seats at a table).  ``new_state`` starts a game from
+    options and a seed.  ``info`` is static, public reference data sent to
     bots at game start (a card table, say).
     """
 
