@@ -110,9 +110,8 @@ class ChochlikHeuristic:
     def unseen(self, obs: dict[str, Any]) -> list[int]:
         """Cards that may still be in other hands (or under the Imp)."""
         known = set(obs["hand"]) | set(obs["played"])
-        for key in ("imp_card",):
-            if obs.get(key) is not None:
-                known.add(obs[key])
+        if obs.get("imp_card") is not None:
+            known.add(obs["imp_card"])
         return [c for c in self.coins if c not in known]
 
     @staticmethod
