@@ -20,7 +20,8 @@ from arena.games.base import GameEvent, Result
 from protocol.codec import to_json
 from protocol.errors import ErrorCode
 
-LOG_FORMAT = 1
+#: 2: seeds draw through arena.games.chance (other deals than format 1), ``names`` header.
+LOG_FORMAT = 2
 
 
 @attrs.define

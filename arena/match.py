@@ -9,9 +9,9 @@ What happens at the edges:
 - every seat the game says must act gets one request (at most one open per seat); a request
   whose seat no longer acts, or whose legal list changed, is cancelled (``superseded``);
 - a wrong answer (malformed line, wrong id, illegal action, ...) costs one of ``max_tries``
-  tries; after the last one, or at the deadline, the driver plays a default action (uniform over
-  the legal list, from the ``default`` RNG stream), cancels the request saying what it played,
-  and logs it;
+  tries; after the last one, or at the deadline, the driver plays a default action (the game's
+  ``default_action`` for that seat, or where it names none a uniform draw from the legal list
+  with the ``default`` random stream), cancels the request saying what it played, and logs it;
 - an answer to an earlier, closed request is ignored with a ``stale_request`` notice;
 - a disconnected seat is played by the default policy to the end of the game.
 """
@@ -26,7 +26,7 @@ import attrs
 
 from arena.gamelog import GameLog
 from arena.games.base import GameSpec, GameState
-from arena.games.rng import derive_seed
+from arena.games.chance import derive_seed
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
@@ -135,7 +135,7 @@ class MatchDriver:
         self.finished = False
         self.aborted: str | None = None
         self.log = GameLog.begin(
-            game=spec.name, game_id=game_id, table=table, seed=seed, players=self.players,
+            game=spec.name, game_id=game_id, table=table, seed=seed, names=self.players,
             options=spec.options_to_dict(options), move_timeout_ms=_ms(move_timeout),
             started_at=started_at,
         )
@@ -147,7 +147,7 @@ class MatchDriver:
         options = self.spec.options_to_dict(self.options)
         out = [
             Outgoing(seat, GameStart(game_id=self.game_id, table=self.table, game=self.spec.name,
-                                     seat=seat, players=self.players, options=options, info=info))
+                                     seat=seat, names=self.players, options=options, info=info))
             for seat in range(len(self.players))
         ]
         self._advance(now, out)
@@ -276,7 +276,9 @@ class MatchDriver:
     def _apply_default(self, seat: int, request: OpenRequest | None, reason: str,
                        now: float) -> str:
         legal = request.legal if request else tuple(self.state.legal_actions(seat))
-        action = self._default_rng.choice(legal)
+        action = self.state.default_action(seat)
+        if action is None:
+            action = self._default_rng.choice(legal)
         self.stats[seat].count_default(reason)
         elapsed = _ms(now - request.issued_at) if request else 0
         self.log.action(seat, action, request.id if request else None, elapsed,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from os import PathLike
 from typing import Any
 
-from arena.gamelog import read_log
+from arena.gamelog import LOG_FORMAT, read_log
 from arena.games import IllegalAction, OptionsError, get_game
 from protocol.codec import to_json
 
@@ -54,9 +54,12 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
         spec = get_game(header["game"])
         options = spec.parse_options(header["options"])
         state = spec.new_state(options, header["seed"], record_events=True)
+        if header.get("format") != LOG_FORMAT:
+            raise ValueError(f"log format {header.get('format')!r}; this arena reads "
+                             f"{LOG_FORMAT}")
     except (ValueError, KeyError, OptionsError) as exc:
         raise ReplayError(f"cannot start the game from the header: {exc}") from None
-    players = header["players"]
+    players = header["names"]
     if show:
         show(f"{spec.title}: game {header['game_id']}, seed {header['seed']!r}, "
              f"options {header['options']}")

@@ -30,7 +30,7 @@ import attrs
 import trio
 
 from arena.games.base import GameSpec
-from arena.games.rng import secret_seed
+from arena.games.chance import secret_seed
 from arena.lobby import ArrivalLobby, PlannedGame, RosterEntry, RosterLobby
 from arena.match import MatchDriver, RequestCounter, notice_for_closed
 from protocol.connection import ENDED, ServerConnection

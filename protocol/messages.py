@@ -68,6 +68,8 @@ class Bye:
 
 @attrs.frozen
 class Welcome:
+    """``players`` is the number of seats at every table of this server."""
+
     TYPE: ClassVar[str] = "welcome"
     protocol: int
     server: str
@@ -78,12 +80,14 @@ class Welcome:
 
 @attrs.frozen
 class GameStart:
+    """``names`` are the players' names by seat (their count is ``options.players``)."""
+
     TYPE: ClassVar[str] = "game_start"
     game_id: str
     table: int
     game: str
     seat: int
-    players: list[str]
+    names: list[str]
     options: dict[str, Any]
     info: dict[str, Any]
 

@@ -36,7 +36,7 @@ def test_start_sends_game_start_and_asks_every_seat_at_once():
     out = d.start(0.0)
     starts = by_seat(out, GameStart)
     assert sorted(starts) == [0, 1, 2]
-    assert starts[1].seat == 1 and starts[1].players == ["bot0", "bot1", "bot2"]
+    assert starts[1].seat == 1 and starts[1].names == ["bot0", "bot1", "bot2"]
     assert starts[1].info["cards"][0] == {"card": 1, "colour": "yellow", "coins": 1}
     assert "seed" not in attrs.fields_dict(GameStart)  # the seed would give the deal away
     requests = by_seat(out, Request)

@@ -42,12 +42,12 @@ async def test_three_bots_over_tcp_finish_a_game_and_it_is_logged(tmp_path, nurs
             players.start_soon(play, client, i)
     assert len(ends) == 3 and ends[0]["scores"] == ends[1]["scores"] and not ends[0].get("aborted")
     starts = [m for m in clients[2].seen if m["type"] == "game_start"]
-    assert starts[0]["seat"] == 2 and starts[0]["players"] == ["a", "b", "c"]
+    assert starts[0]["seat"] == 2 and starts[0]["names"] == ["a", "b", "c"]
     await trio.sleep(0.05)
     (log,) = logs(tmp_path)
     assert replay_log(log).startswith("scores")
     # the bots stay seated: a second game starts on its own
-    assert (await clients[0].until("game_start"))["players"] == ["a", "b", "c"]
+    assert (await clients[0].until("game_start"))["names"] == ["a", "b", "c"]
     await server.shutdown()
 
 

@@ -235,7 +235,7 @@ async def test_a_roster_seats_by_token_not_by_arrival(nursery, tmp_path):
     assert (await twin.until("error"))["code"] == "token_in_use"
     for seat, name in enumerate(("north", "east", "south")):
         start = await clients[name].until("game_start")
-        assert start["seat"] == seat and start["players"] == ["north", "east", "south"]
+        assert start["seat"] == seat and start["names"] == ["north", "east", "south"]
     await finish(list(clients.values()))
     await server.all_games_done.wait()
 

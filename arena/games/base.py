@@ -3,7 +3,8 @@
 A game is a *spec* (name, seat range, options, how to start) plus a *state*, modelled on
 OpenSpiel: who must act now, each acting seat's legal actions as short text tokens, apply,
 what one seat observes, and the result.  Everything here is pure and deterministic: the only
-randomness is the :class:`~arena.games.rng.RngStreams` a state receives from its seed.
+randomness is the :class:`~arena.games.chance.Chance` a state is given (by default one derived
+from its seed), so a game is a function of (options, seed, actions).
 
 Edges:
 - ``to_act()`` is empty exactly when the game is over; several seats may act at once
@@ -13,6 +14,10 @@ Edges:
   (at most :data:`MAX_LEGAL_ACTIONS` tokens): large choices are split into small decisions.
 - ``apply`` raises :class:`IllegalAction` and leaves the state untouched when the seat may not
   act now or the token is not in its legal list.
+- ``default_action(seat)`` names what the server plays for a seat that timed out, ran out of
+  tries or left; ``None`` means a uniform draw from the legal list (the match driver's
+  ``default`` stream).  A game uses it where a random choice would be harmful (a vollewolle bid
+  that spends wool).
 - Events describe what happens; each carries its audience (``None`` = every seat), and only
   that audience may ever see it.  A state records events only when asked to
   (``record_events=True``); self-play for search or benchmarks runs without them.
@@ -24,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
+
+from arena.games.chance import Chance
 
 #: Every decision's legal list stays under this many tokens, in every game.
 MAX_LEGAL_ACTIONS = 100
@@ -94,6 +101,10 @@ class GameState(Protocol):
     def take_events(self) -> list[GameEvent]:
         """Events recorded since the last call (empty unless recording)."""
 
+    def default_action(self, seat: int) -> str | None:
+        """What the server plays for ``seat`` when its bot does not answer in time, runs out of
+        tries or has left: one of its legal actions, or ``None`` for a uniform draw."""
+
     def is_over(self) -> bool: ...
 
     def result(self) -> Result | None:
@@ -103,15 +114,43 @@ class GameState(Protocol):
         """An independent copy (RNG streams included) for search."""
 
 
+class NewState(Protocol):
+    """How a game starts: from its options and a seed, optionally with events recorded and with
+    a chance other than the seed's own (a test's scripted dice, say)."""
+
+    def __call__(self, options: Any, seed: object, *, record_events: bool = False,
+                 chance: Chance | None = None) -> GameState: ...
+
+
+@attrs.frozen
+class EventSpec:
+    """One kind of event a game emits: the fields of its ``data`` (in order) and who sees it
+    (for SPEC.md: "all", "that seat", ...)."""
+
+    fields: tuple[str, ...]
+    seen_by: str = "all"
+
+
+#: One world a seat cannot tell from another: a renaming of shuffled items (applied to every
+#: shuffle) and the action history of the original world translated into the new one.
+OtherWorld = tuple[Mapping[Any, Any], list[tuple[int, str]]]
+
+
 @attrs.frozen
 class GameSpec:
     """How to make tables of one game.
 
     ``parse_options`` turns a mapping of option names to values (strings from a command line are
-    fine) into the game's frozen options value, raising :class:`OptionsError`; every game's
-    options have a ``players`` field (the seats at a table).  ``new_state`` starts a game from
-    options and a seed.  ``info`` is static, public reference data sent to
-    bots at game start (a card table, say).
+    fine) into the game's frozen options value (an instance of ``options_type``, whose attrs
+    fields carry a ``help`` text in their metadata), raising :class:`OptionsError`; every game's
+    options have a ``players`` field (the seats at a table).  ``new_state`` starts a game.
+    ``info`` is static, public reference data sent to bots at game start (a card table, say).
+
+    What the shared test batteries need, so they run for every game without naming one:
+    ``observation_type`` (the attrs class ``observe`` returns), ``events`` (every event kind
+    with its fields), and ``other_world(state, seat, actions, rng)``: a world that ``seat``
+    cannot tell apart from the one ``state`` reached through ``actions``, with everything it
+    may not know (other hands, the deck's order, secret bids) changed at random.
     """
 
     name: str
@@ -119,9 +158,17 @@ class GameSpec:
     min_players: int
     max_players: int
     parse_options: Callable[[Mapping[str, Any]], Any]
-    new_state: Callable[..., GameState]
+    new_state: NewState
+    options_type: type
+    observation_type: type
+    events: Mapping[str, EventSpec]
+    other_world: Callable[[Any, int, Sequence[tuple[int, str]], Any], OtherWorld]
     info: Callable[[Any], Mapping[str, Any]] = lambda options: {}
     round_name: str = "round"  # what a Result's ``rounds`` counts: "hand" for card games
+
+    def option_fields(self) -> list[attrs.Attribute]:
+        """The game's options (``players`` first), each with ``metadata["help"]``."""
+        return list(attrs.fields(self.options_type))
 
     def options_to_dict(self, options: Any) -> dict[str, Any]:
         return attrs.asdict(options)

@@ -20,8 +20,16 @@ from typing import Any
 
 import attrs
 
-from arena.games.base import GameEvent, GameSpec, IllegalAction, OptionsError, Result
-from arena.games.rng import RngStreams
+from arena.games.base import (
+    EventSpec,
+    GameEvent,
+    GameSpec,
+    IllegalAction,
+    OptionsError,
+    OtherWorld,
+    Result,
+)
+from arena.games.chance import Chance, SeededChance
 
 # --- The classic card table (shared/rules/chochlik.md §1.1) -------------------------------------
 
@@ -79,12 +87,17 @@ def _positive_or_none(_instance: object, attribute: attrs.Attribute, value: int 
 
 @attrs.frozen
 class ChochlikOptions:
-    """``target``: the match ends after the hand in which some total reaches it (``None``: no
+    """``target``: the game ends after the hand in which some total reaches it (``None``: no
     target); ``hands``: or after this many hands (``None``: no limit), whichever comes first."""
 
-    players: int = attrs.field(default=3)
-    target: int | None = attrs.field(default=DEFAULT_TARGET, validator=_positive_or_none)
-    hands: int | None = attrs.field(default=None, validator=_positive_or_none)
+    players: int = attrs.field(default=3, metadata={"help": "seats at a table: 3 or 4"})
+    target: int | None = attrs.field(
+        default=DEFAULT_TARGET, validator=_positive_or_none,
+        metadata={"help": "the game ends after the hand in which a total reaches this "
+                          "(0 or none: no target)"})
+    hands: int | None = attrs.field(
+        default=None, validator=_positive_or_none,
+        metadata={"help": "the game ends after this many hands (given alone: no target)"})
 
     @players.validator
     def _check_players(self, _attribute: attrs.Attribute, value: int) -> None:
@@ -156,7 +169,10 @@ class ChochlikObservation:
 
 
 class ChochlikState:
-    """A chochlik match (many hands).  Internal lists, mutated in place; :meth:`clone` copies."""
+    """A chochlik game (many hands).  Internal lists, mutated in place; :meth:`clone` copies.
+
+    Every hand's deal is ``chance.shuffle(DECK, "deal", hand)`` cut into equal hands, seat 0's
+    first: the same seed deals the same hands whatever the players did before."""
 
     def __init__(
         self,
@@ -164,17 +180,17 @@ class ChochlikState:
         seed: object,
         *,
         record_events: bool = False,
-        first_deal: Sequence[Sequence[int]] | None = None,
+        chance: Chance | None = None,
     ) -> None:
         self.options = options
         self.n = options.players
-        self.rng = RngStreams(seed)
+        self.chance: Chance = chance if chance is not None else SeededChance(seed)
         self._events: list[GameEvent] | None = [] if record_events else None
         self.scores = [0] * self.n
         self.hand_number = 0
         self.dealer = 0
         self.imp_history: list[list[int]] = []
-        self._start_hand(first_deal)
+        self._start_hand()
 
     # -- the interface --
 
@@ -187,6 +203,9 @@ class ChochlikState:
 
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
+
+    def default_action(self, seat: int) -> str | None:
+        return None  # any card: a uniform draw is as safe as any other
 
     def legal_actions(self, seat: int) -> list[str]:
         if self.phase is Phase.PLAY:
@@ -259,7 +278,7 @@ class ChochlikState:
     def clone(self) -> ChochlikState:
         twin = object.__new__(ChochlikState)
         twin.__dict__.update(self.__dict__)
-        twin.rng = self.rng.clone()
+        twin.chance = self.chance.clone()
         twin._events = None if self._events is None else list(self._events)
         twin.scores = list(self.scores)
         twin.imp_history = [list(p) for p in self.imp_history]
@@ -279,17 +298,12 @@ class ChochlikState:
         if self._events is not None:
             self._events.append(GameEvent(kind, data, audience))
 
-    def _start_hand(self, deal: Sequence[Sequence[int]] | None = None) -> None:
+    def _start_hand(self) -> None:
         n = self.n
         self.hand_number += 1
-        if deal is None:
-            deck = list(DECK)
-            self.rng["deal"].shuffle(deck)
-            size = HAND_SIZE[n]
-            deal = [deck[i * size : (i + 1) * size] for i in range(n)]
-        else:
-            _check_deal(deal, n)
-        self.hands = [sorted(hand) for hand in deal]
+        deck = self.chance.shuffle(DECK, "deal", self.hand_number)
+        size = HAND_SIZE[n]
+        self.hands = [sorted(deck[i * size:(i + 1) * size]) for i in range(n)]
         self.pass_choice: list[list[int | None]] = [[None, None, None] for _ in range(n)]
         self.pass_step = [0] * n
         self.imp_pile: list[int] = []
@@ -427,15 +441,51 @@ class ChochlikState:
         self._start_hand()
 
 
-def _check_deal(deal: Sequence[Sequence[int]], n: int) -> None:
-    cards = sorted(card for hand in deal for card in hand)
-    if len(deal) != n or cards != list(DECK) or any(len(h) != HAND_SIZE[n] for h in deal):
-        raise ValueError(f"a deal must split the 36 cards into {n} hands of {HAND_SIZE[n]}")
-
-
 def new_state(options: ChochlikOptions, seed: object, *, record_events: bool = False,
-              first_deal: Sequence[Sequence[int]] | None = None) -> ChochlikState:
-    return ChochlikState(options, seed, record_events=record_events, first_deal=first_deal)
+              chance: Chance | None = None) -> ChochlikState:
+    return ChochlikState(options, seed, record_events=record_events, chance=chance)
+
+
+def deal_script(hands: Sequence[Sequence[int]]) -> list[int]:
+    """The shuffled deck that deals these hands (seat 0's first): for a scripted chance."""
+    return [card for hand in hands for card in hand]
+
+
+# --- What a seat cannot know (for the hidden-information test) ------------------------------
+
+
+def hidden_from(state: ChochlikState, seat: int) -> set[int]:
+    """The cards whose place ``seat`` cannot know now: other hands, the other seats' Imp cards
+    and, until delivery, their passes."""
+    hidden: set[int] = set()
+    for other in range(state.n):
+        if other != seat:
+            hidden.update(state.hands[other])
+            if state.phase is Phase.PASS:
+                hidden.update(c for c in state.pass_choice[other] if c is not None)
+    if state.phase is not Phase.PASS:
+        hidden.update(state.imp_pile)
+        hidden -= {c for c in state.pass_choice[seat] if c is not None}  # it knows where
+    return hidden
+
+
+def other_world(state: ChochlikState, seat: int, actions: Sequence[tuple[int, str]],
+                rng: Any) -> OtherWorld:
+    """The hidden cards permuted within colours (which colours a seat lacks is public: it showed
+    when it did not follow), and every other seat's actions translated to match."""
+    hidden = hidden_from(state, seat)
+    sigma: dict[int, int] = {}
+    for colour in range(len(COLOUR_NAMES)):
+        cards = sorted(c for c in hidden if COLOUR[c] == colour)
+        shuffled = cards[:]
+        rng.shuffle(shuffled)
+        sigma.update(zip(cards, shuffled))
+
+    def translate(action: str) -> str:
+        verb, card = action.split()
+        return f"{verb} {sigma.get(int(card), int(card))}"
+
+    return sigma, [(s, a if s == seat else translate(a)) for s, a in actions]
 
 
 def info(_options: ChochlikOptions) -> dict[str, Any]:
@@ -453,6 +503,20 @@ SPEC = GameSpec(
     max_players=4,
     parse_options=parse_options,
     new_state=new_state,
+    options_type=ChochlikOptions,
+    observation_type=ChochlikObservation,
+    events={
+        "hand_start": EventSpec(("hand", "dealer", "leader")),
+        "dealt": EventSpec(("seat", "cards"), "that seat only"),
+        "passed": EventSpec(("from", "to", "card"), "the giver and the receiver only"),
+        "play_start": EventSpec(("leader", "price")),
+        "card_played": EventSpec(("seat", "card")),
+        "trick_won": EventSpec(("seat", "card", "cards", "bottle", "price", "returned_card",
+                                "returned_to")),
+        "hand_end": EventSpec(("hand", "bottle_owner", "bottle_card", "imp_pile", "imp_coins",
+                               "won", "hand_scores", "scores")),
+    },
+    other_world=other_world,
     info=info,
     round_name="hand",
 )

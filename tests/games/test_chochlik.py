@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -9,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games.base import IllegalAction, OptionsError, Result
+from arena.games.chance import ScriptedChance
 from arena.games.chochlik import (
+    deal_script,
     COINS,
     COLOUR,
     DECK,
@@ -18,6 +21,7 @@ from arena.games.chochlik import (
     YELLOW,
     ChochlikOptions,
     ChochlikState,
+    SPEC,
     parse_options,
 )
 from tests.games.chochlik_positions import play, position
@@ -74,6 +78,10 @@ def test_the_whole_deck_is_dealt(players, size):
     assert sorted(card for hand in state.hands for card in hand) == list(DECK)
 
 
+def dealing(hands) -> ScriptedChance:
+    return ScriptedChance(shuffles={"deal": [deal_script(hands)]})
+
+
 def split_deck(players: int) -> list[list[int]]:
     size = 36 // players
     return [list(DECK[i * size:(i + 1) * size]) for i in range(players)]
@@ -81,7 +89,7 @@ def split_deck(players: int) -> list[list[int]]:
 
 def test_passing_is_simultaneous_and_delivered_after_everyone_chose():
     deal = split_deck(3)  # seat 0: 1..13, seat 1: 14..26, seat 2: 27..37
-    state = ChochlikState(ChochlikOptions(), "p", record_events=True, first_deal=deal)
+    state = ChochlikState(ChochlikOptions(), "p", record_events=True, chance=dealing(deal))
     assert state.to_act() == (0, 1, 2)
     assert state.legal_actions(0) == [f"imp {c}" for c in deal[0]]
     with pytest.raises(IllegalAction):
@@ -113,7 +121,7 @@ def test_passing_is_simultaneous_and_delivered_after_everyone_chose():
 
 def test_a_received_card_cannot_be_passed_on():
     deal = split_deck(4)
-    state = ChochlikState(ChochlikOptions(players=4), "p", first_deal=deal)
+    state = ChochlikState(ChochlikOptions(players=4), "p", chance=dealing(deal))
     state.apply(3, f"imp {deal[3][0]}")
     state.apply(3, f"left {deal[3][1]}")  # to seat 0
     state.apply(3, f"right {deal[3][2]}")
@@ -268,3 +276,20 @@ def test_cards_and_coins_are_conserved_every_hand(seed, players):
             assert end["hand_scores"][seat] == expected
             totals[seat] += expected
         assert end["scores"] == totals
+
+
+def test_requests_carry_only_the_seats_own_hand():
+    from arena.match import MatchDriver
+    from protocol.codec import encode
+    from protocol.messages import Request
+
+    deal = [list(range(1, 13)), list(range(13, 19)) + list(range(20, 26)), list(range(26, 38))]
+    state = ChochlikState(ChochlikOptions(), "r", record_events=True, chance=dealing(deal))
+    driver = MatchDriver(SPEC, ChochlikOptions(), "r", ["a", "b", "c"], game_id="g", table=1,
+                         move_timeout=5.0, state=state)
+    requests = [o for o in driver.start(0.0) if isinstance(o.message, Request)]
+    assert len(requests) == 3
+    for o in requests:
+        assert list(o.message.observation.hand) == deal[o.seat]
+        others = {card for seat, hand in enumerate(deal) if seat != o.seat for card in hand}
+        assert not others & set(json.loads(encode(o.message))["observation"]["hand"])

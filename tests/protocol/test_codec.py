@@ -36,10 +36,10 @@ SERVER_CASES = [
              limits={"max_line_bytes": 65536}),
      '{"type":"welcome","protocol":1,"server":"arena","game":"chochlik","players":3,'
      '"limits":{"max_line_bytes":65536}}'),
-    (GameStart(game_id="g1", table=1, game="chochlik", seat=2, players=["a", "b", "c"],
+    (GameStart(game_id="g1", table=1, game="chochlik", seat=2, names=["a", "b", "c"],
                options={"players": 3}, info={}),
      '{"type":"game_start","game_id":"g1","table":1,"game":"chochlik","seat":2,'
-     '"players":["a","b","c"],"options":{"players":3},"info":{}}'),
+     '"names":["a","b","c"],"options":{"players":3},"info":{}}'),
     (Request(id=3, legal=["play 1", "play 2"], time_left_ms=5000, observation={"hand": [1, 2]}),
      '{"type":"request","id":3,"legal":["play 1","play 2"],"time_left_ms":5000,'
      '"observation":{"hand":[1,2]}}'),
