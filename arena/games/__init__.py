@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from arena.games import chochlik
+from arena.games import chochlik, vollewolle
 from arena.games.base import GameEvent, GameSpec, GameState, IllegalAction, OptionsError, Result
 
-GAMES: dict[str, GameSpec] = {spec.name: spec for spec in (chochlik.SPEC,)}
+GAMES: dict[str, GameSpec] = {spec.name: spec for spec in (chochlik.SPEC, vollewolle.SPEC)}
 
 
 def get_game(name: str) -> GameSpec:

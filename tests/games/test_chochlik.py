@@ -12,16 +12,16 @@ from hypothesis import strategies as st
 from arena.games.base import IllegalAction, OptionsError, Result
 from arena.games.chance import ScriptedChance
 from arena.games.chochlik import (
-    deal_script,
     COINS,
     COLOUR,
     DECK,
     RED,
+    SPEC,
     START_PRICE,
     YELLOW,
     ChochlikOptions,
     ChochlikState,
-    SPEC,
+    deal_script,
     parse_options,
 )
 from tests.games.chochlik_positions import play, position

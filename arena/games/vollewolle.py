@@ -1,0 +1,587 @@
+"""vollewolle: Volle Wolle (Zoch 2007, Alessandro Zucchini), for 2 to 6 players.
+
+Rules as implemented are in SPEC.md ("vollewolle"); the sources are ``shared/rules/vollewolle.md``
+and the Hungarian rules text.  In short: every round lays out players + 1 cards; everyone bids
+secretly at once (14..25, or 26+ for a wool chip); from the highest bid down, each player but the
+last rolls D12+D10+D8 up to three times, setting one die aside after each failure, and takes 3, 2
+or 1 cards on success (a failure gives a wool chip, and a total below 14 takes every black sheep
+shown); the last player takes what is left.  Taken sheep go on top of the taker's flock, whose
+top card's bonus (optional) or malus (mandatory) changes later rolls.
+
+Every choice is a small decision: ``bid 14`` .. ``bid 25``, ``bid 26+``; ``keep d12|d10|d8``;
+``reach`` / ``decline`` (reach the target with the bonus and wool, fewest chips); ``roll`` /
+``take all`` (the last of two players); ``take <card id>`` (one card at a time, which is also the
+order they go onto the flock).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from arena.games.base import (
+    EventSpec,
+    GameEvent,
+    GameSpec,
+    IllegalAction,
+    OptionsError,
+    OtherWorld,
+    Result,
+)
+from arena.games.chance import Chance, SeededChance
+from arena.games.vollewolle_cards import KIND_NAMES, Kind, load_deck, score_table
+
+CARDS = load_deck()
+CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)
+INDEX = {card_id: i for i, card_id in enumerate(CARD_IDS)}
+IS_SHEEP = tuple(card.is_sheep for card in CARDS)
+IS_BLACK = tuple(card.kind is Kind.BLACK for card in CARDS)
+
+DICE = ("d12", "d10", "d8")
+SIDES = (12, 10, 8)
+ATTEMPTS = 3
+#: The lowest bid; also the total under which a failed roller takes the black sheep shown.
+MIN_BID = 14
+HIGH_BID = 26  # the "26+" bid: costs a wool chip, its target is 26
+BID_BACKS = (1, 2, 3, 4, 5, 6)  # sheep numbers on the backs of the bid cards
+STARTING_WOOL = 2
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+
+BID_TOKENS: tuple[str, ...] = tuple(f"bid {v}" for v in range(MIN_BID, HIGH_BID)) + ("bid 26+",)
+BID_VALUE = {token: MIN_BID + i for i, token in enumerate(BID_TOKENS)}
+KEEP_TOKENS = tuple(f"keep {die}" for die in DICE)
+TAKE_TOKENS = tuple(f"take {card_id}" for card_id in CARD_IDS)
+TAKE_CARD = {token: i for i, token in enumerate(TAKE_TOKENS)}
+REACH, DECLINE, ROLL, TAKE_ALL = "reach", "decline", "roll", "take all"
+
+
+class Decision(enum.Enum):
+    """What the acting seat(s) decide now."""
+
+    BID = "bid"
+    KEEP = "keep"
+    REACH = "reach"
+    ROLL_OR_TAKE = "roll_or_take"
+    TAKE = "take"
+    OVER = "over"
+
+
+# --- Options and observation ---------------------------------------------------------------------
+
+
+@attrs.frozen
+class VolleWolleOptions:
+    players: int = attrs.field(default=4, metadata={"help": "seats at a table: 2 to 6"})
+
+    @players.validator
+    def _check_players(self, _attribute: attrs.Attribute, value: int) -> None:
+        if not isinstance(value, int) or not MIN_PLAYERS <= value <= MAX_PLAYERS:
+            raise OptionsError(f"vollewolle is for 2 to 6 players, not {value!r}")
+
+
+def parse_options(raw: Mapping[str, Any]) -> VolleWolleOptions:
+    unknown = set(raw) - {"players"}
+    if unknown:
+        raise OptionsError(f"unknown vollewolle option(s): {', '.join(sorted(unknown))}")
+    if "players" not in raw:
+        return VolleWolleOptions()
+    try:
+        return VolleWolleOptions(players=int(raw["players"]))
+    except (TypeError, ValueError):
+        raise OptionsError(f"players must be a whole number, not {raw['players']!r}") from None
+
+
+@attrs.frozen
+class VolleWolleObservation:
+    """Everything one seat may know now.  Cards are ids; ``game_start.info.cards`` and SPEC.md
+    give each card's kind, points, modifier, bone symbol and sheep number."""
+
+    seat: int
+    round: int
+    decision: str | None  # what this seat must decide now, else None
+    display: tuple[str, ...]
+    deck_left: int
+    wool: tuple[int, ...]
+    flocks: tuple[tuple[str, ...], ...]  # by seat, top card first
+    dogs: tuple[int, ...]
+    bone_holder: int | None
+    sheep_numbers: tuple[int, ...]
+    bids: tuple[int | None, ...]  # 26 is the 26+ bid; others' stay None until revealed
+    order: tuple[int, ...]
+    turn: int | None
+    attempt: int | None
+    dice: tuple[int, ...] | None
+    kept: tuple[str, ...]
+    target: int | None
+    modifier: int
+    to_take: int
+    take_from: str | None
+
+
+# --- The state -----------------------------------------------------------------------------------
+
+
+class VolleWolleState:
+    """A game of Volle Wolle.  Internal lists of card indices, mutated in place.
+
+    Chance: the deck is ``chance.shuffle(card ids, "deck")``, bid-card backs
+    ``chance.shuffle(BID_BACKS, "bid_backs")``, the start player (the last tie-break)
+    ``chance.roll((players,), "start_player")``, and each roll ``chance.roll(sides of the dice
+    rolled, "dice", round, turn position, attempt)``: the same seed gives the same cards and the
+    same dice for the same situation, whatever the players did before."""
+
+    def __init__(self, options: VolleWolleOptions, seed: object, *, record_events: bool = False,
+                 chance: Chance | None = None) -> None:
+        n = self.n = options.players
+        self.options = options
+        self.chance: Chance = chance if chance is not None else SeededChance(seed)
+        self._events: list[GameEvent] | None = [] if record_events else None
+        self.deck = [INDEX[card_id] for card_id in self.chance.shuffle(CARD_IDS, "deck")]
+        self.drawn = 0
+        self.bid_backs = self.chance.shuffle(BID_BACKS, "bid_backs")[:n]
+        self.start_player = self.chance.roll((n,), "start_player")[0] - 1
+        self.display: list[int] = []
+        self.flocks: list[list[int]] = [[] for _ in range(n)]
+        self.dogs = [0] * n
+        self.bone_holder: int | None = None
+        self.wool = [STARTING_WOOL] * n
+        self.round = 0
+        self.bids: list[int | None] = [None] * n
+        self.order: list[int] = []
+        self.position = 0
+        self.decision = Decision.BID
+        self._acting: tuple[int, ...] = ()
+        self.dice = [0, 0, 0]
+        self.kept: list[int] = []
+        self.attempt = 0
+        self.target = 0  # what the open REACH decision reaches: the bid, or MIN_BID
+        self.reaching_bid = True  # False: the REACH decision lifts a failed roll to 14
+        self.taker: int | None = None
+        self.take_left = 0
+        self.black_only = False
+        self.scoring: list[Any] | None = None
+        self._start_round()
+
+    # -- the interface --
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def to_act(self) -> tuple[int, ...]:
+        return self._acting
+
+    def is_over(self) -> bool:
+        return self.decision is Decision.OVER
+
+    def legal_actions(self, seat: int) -> list[str]:
+        if seat not in self._acting:
+            return []
+        decision = self.decision
+        if decision is Decision.BID:
+            return self.legal_bids(seat)
+        if decision is Decision.TAKE:
+            return [TAKE_TOKENS[card] for card in self._candidates()]
+        if decision is Decision.KEEP:
+            return [KEEP_TOKENS[die] for die in range(3) if die not in self.kept]
+        if decision is Decision.REACH:
+            return [REACH, DECLINE]
+        return [ROLL, TAKE_ALL]
+
+    def legal_bids(self, seat: int) -> list[str]:
+        """The bids ``seat`` may make: 26+ only with a wool chip to pay for it."""
+        return list(BID_TOKENS if self.wool[seat] else BID_TOKENS[:-1])
+
+    def default_action(self, seat: int) -> str | None:
+        """The lowest bid; never spend wool; the last of two players takes the rest; any die
+        and any card otherwise."""
+        decision = self.decision
+        if decision is Decision.BID:
+            return BID_TOKENS[0]
+        if decision is Decision.REACH:
+            return DECLINE
+        if decision is Decision.ROLL_OR_TAKE:
+            return TAKE_ALL
+        return None
+
+    def apply(self, seat: int, action: str) -> None:
+        if seat not in self._acting:
+            raise IllegalAction(f"seat {seat} has nothing to decide now")
+        decision = self.decision
+        if decision is Decision.BID:
+            self._bid(seat, action)
+        elif decision is Decision.TAKE:
+            card = TAKE_CARD.get(action)
+            if card is None or card not in self._candidates():
+                raise IllegalAction(f"{action!r} is not a card you may take now")
+            self._take(seat, card)
+            self.take_left -= 1
+            self._continue_taking()
+        elif decision is Decision.KEEP:
+            if action not in KEEP_TOKENS or KEEP_TOKENS.index(action) in self.kept:
+                raise IllegalAction(f"{action!r}: keep one of the dice you just rolled")
+            self.kept.append(KEEP_TOKENS.index(action))
+            self.attempt += 1
+            self._roll()
+        elif decision is Decision.REACH:
+            if action == REACH:
+                self._reach()
+            elif action == DECLINE:
+                self._decline()
+            else:
+                raise IllegalAction(f"{action!r}: answer {REACH} or {DECLINE}")
+        elif action == ROLL:
+            self._start_roll(seat)
+        elif action == TAKE_ALL:
+            self._start_taking(seat, len(self.display))
+        else:
+            raise IllegalAction(f"{action!r}: answer {ROLL} or {TAKE_ALL}")
+
+    def take_events(self) -> list[GameEvent]:
+        if not self._events:
+            return []
+        events, self._events = self._events, []
+        return events
+
+    def result(self) -> Result | None:
+        if self.scoring is None:
+            return None
+        return Result.from_scores([s.total for s in self.scoring], rounds=self.round)
+
+    def observe(self, seat: int) -> VolleWolleObservation:
+        revealed = self.decision is not Decision.BID
+        rolling = self.attempt > 0
+        turn = (self.taker if self.taker is not None
+                else self.order[self.position] if self.order else None)
+        return VolleWolleObservation(
+            seat=seat,
+            round=self.round,
+            decision=self.decision.value if seat in self._acting else None,
+            display=tuple(CARD_IDS[card] for card in self.display),
+            deck_left=len(self.deck) - self.drawn,
+            wool=tuple(self.wool),
+            flocks=tuple(tuple(CARD_IDS[card] for card in reversed(flock))
+                         for flock in self.flocks),
+            dogs=tuple(self.dogs),
+            bone_holder=self.bone_holder,
+            sheep_numbers=tuple(self._sheep_number(s) for s in range(self.n)),
+            bids=tuple(self.bids) if revealed else tuple(
+                bid if s == seat else None for s, bid in enumerate(self.bids)),
+            order=tuple(self.order),
+            turn=turn,
+            attempt=self.attempt if rolling else None,
+            dice=tuple(self.dice) if rolling else None,
+            kept=tuple(DICE[die] for die in self.kept),
+            target=(self.target if self.decision is Decision.REACH
+                    else self._bid_of(turn) if rolling and turn is not None else None),
+            modifier=self._modifier(turn) if turn is not None else 0,
+            to_take=self.take_left,
+            take_from=(None if self.taker is None
+                       else "black_sheep" if self.black_only else "display"),
+        )
+
+    def clone(self) -> VolleWolleState:
+        twin = object.__new__(VolleWolleState)
+        twin.__dict__.update(self.__dict__)
+        twin.chance = self.chance.clone()
+        twin._events = None if self._events is None else list(self._events)
+        for name in ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
+                     "kept"):
+            setattr(twin, name, list(getattr(self, name)))
+        twin.flocks = [list(flock) for flock in self.flocks]
+        return twin
+
+    # -- helpers --
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        if self._events is not None:
+            self._events.append(GameEvent(kind, data))
+
+    def _sheep_number(self, seat: int) -> int:
+        flock = self.flocks[seat]
+        number = CARDS[flock[-1]].sheep_number if flock else None
+        return number if number is not None else self.bid_backs[seat]
+
+    def _modifier(self, seat: int) -> int:
+        flock = self.flocks[seat]
+        return CARDS[flock[-1]].modifier if flock else 0
+
+    def _bid_of(self, seat: int) -> int:
+        bid = self.bids[seat]
+        assert bid is not None
+        return bid
+
+    def _ask(self, decision: Decision, seat: int) -> None:
+        self.decision = decision
+        self._acting = (seat,)
+
+    # -- a round: lay out, bid, reveal --
+
+    def _start_round(self) -> None:
+        n = self.n
+        if self.drawn >= len(self.deck):
+            self._finish_game()
+            return
+        self.round += 1
+        count = min(n + 1, len(self.deck) - self.drawn)
+        self.display = self.deck[self.drawn:self.drawn + count]
+        self.drawn += count
+        self.bids = [None] * n
+        self.order = []
+        self.position = 0
+        self.decision = Decision.BID
+        self._acting = tuple(range(n))
+        self._emit("round_start", {"round": self.round,
+                                   "display": [CARD_IDS[c] for c in self.display],
+                                   "deck_left": len(self.deck) - self.drawn})
+
+    def _bid(self, seat: int, action: str) -> None:
+        value = BID_VALUE.get(action)
+        if value is None:
+            raise IllegalAction(f"{action!r} is not a bid (bid 14 .. bid 25, bid 26+)")
+        if value == HIGH_BID and not self.wool[seat]:
+            raise IllegalAction("bid 26+ costs a wool chip and you have none")
+        self.bids[seat] = value
+        self._acting = tuple(s for s in self._acting if s != seat)
+        if not self._acting:
+            self._reveal()
+
+    def _reveal(self) -> None:
+        n = self.n
+        paid = [seat for seat in range(n) if self.bids[seat] == HIGH_BID]
+        for seat in paid:
+            self.wool[seat] -= 1
+        numbers = [self._sheep_number(seat) for seat in range(n)]
+        self.order = sorted(range(n), key=lambda s: (-self._bid_of(s), numbers[s],
+                                                      (s - self.start_player) % n))
+        self._emit("bids_revealed", {"bids": list(self.bids), "paid": paid,
+                                     "sheep_numbers": numbers, "order": list(self.order)})
+        self.position = 0
+        self._next_turn()
+
+    # -- turns --
+
+    def _next_turn(self) -> None:
+        if not self.display:  # nothing left: nobody else rolls or gets wool this round
+            self._end_round()
+            return
+        seat = self.order[self.position]
+        if self.position < self.n - 1:
+            self._start_roll(seat)
+        elif self.n == 2:
+            self._ask(Decision.ROLL_OR_TAKE, seat)
+        else:
+            self._start_taking(seat, len(self.display))
+
+    def _end_turn(self) -> None:
+        self.attempt = 0
+        self.kept = []
+        self.taker = None
+        if self.position < self.n - 1:
+            self.position += 1
+            self._next_turn()
+        elif self.display:  # two players: what the last roller left goes to the other one
+            self._start_taking(self.order[0], len(self.display))
+        else:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        self._emit("round_end", {"round": self.round, "wool": list(self.wool)})
+        self._start_round()
+
+    # -- rolling --
+
+    def _start_roll(self, seat: int) -> None:
+        self.attempt = 1
+        self.kept = []
+        self._roll()
+
+    def _roll(self) -> None:
+        seat = self.order[self.position]
+        rolling = [die for die in range(3) if die not in self.kept]
+        faces = self.chance.roll([SIDES[die] for die in rolling], "dice", self.round,
+                                 self.position, self.attempt)
+        for die, face in zip(rolling, faces):
+            self.dice[die] = face
+        modifier = self._modifier(seat)
+        total = sum(self.dice) + min(modifier, 0)
+        self._emit("rolled", {"seat": seat, "attempt": self.attempt,
+                              "kept": [DICE[d] for d in self.kept], "dice": list(self.dice),
+                              "modifier": modifier, "total": total})
+        bid = self._bid_of(seat)
+        if total >= bid:  # reached without bonus or wool: the cards must be taken
+            self._succeed(seat, total, 0, 0)
+        elif total + max(modifier, 0) + self.wool[seat] >= bid:
+            self.target, self.reaching_bid = bid, True
+            self._ask(Decision.REACH, seat)
+        else:
+            self._after_failed_attempt(seat)
+
+    def _after_failed_attempt(self, seat: int) -> None:
+        if self.attempt < ATTEMPTS:
+            self._ask(Decision.KEEP, seat)
+            return
+        total = sum(self.dice) + min(self._modifier(seat), 0)
+        if total >= MIN_BID or not any(IS_BLACK[card] for card in self.display):
+            self._fail(seat, total, 0, 0, black_sheep=False)
+        elif (self._bid_of(seat) > MIN_BID  # with a bid of 14, reaching 14 was the bid itself
+              and total + max(self._modifier(seat), 0) + self.wool[seat] >= MIN_BID):
+            self.target, self.reaching_bid = MIN_BID, False
+            self._ask(Decision.REACH, seat)
+        else:
+            self._fail(seat, total, 0, 0, black_sheep=True)
+
+    def _reach(self) -> None:
+        """Spend the free bonus first, then as few wool chips as reach the target."""
+        seat = self.order[self.position]
+        total = sum(self.dice) + min(self._modifier(seat), 0)
+        missing = self.target - total
+        bonus = min(max(self._modifier(seat), 0), missing)
+        wool = missing - bonus
+        self.wool[seat] -= wool
+        if self.reaching_bid:
+            self._succeed(seat, self.target, bonus, wool)
+        else:  # lifted to 14: the bid is still failed, but no black sheep
+            self._fail(seat, self.target, bonus, wool, black_sheep=False)
+
+    def _decline(self) -> None:
+        seat = self.order[self.position]
+        if self.reaching_bid:
+            self._after_failed_attempt(seat)
+        else:
+            total = sum(self.dice) + min(self._modifier(seat), 0)
+            self._fail(seat, total, 0, 0, black_sheep=True)
+
+    def _succeed(self, seat: int, total: int, bonus: int, wool: int) -> None:
+        cards = min(ATTEMPTS + 1 - self.attempt, len(self.display))
+        self._emit("succeeded", {"seat": seat, "attempt": self.attempt, "total": total,
+                                 "bonus": bonus, "wool": wool, "cards": cards})
+        self._start_taking(seat, cards)
+
+    def _fail(self, seat: int, total: int, bonus: int, wool: int, *, black_sheep: bool) -> None:
+        self.wool[seat] += 1  # the failure chip (one, also under the 14 rule)
+        self._emit("failed", {"seat": seat, "total": total, "bonus": bonus, "wool": wool,
+                              "black_sheep": black_sheep})
+        if black_sheep:
+            self.black_only = True
+            self._start_taking(seat, sum(IS_BLACK[card] for card in self.display))
+        else:
+            self._end_turn()
+
+    # -- taking cards --
+
+    def _candidates(self) -> list[int]:
+        if self.black_only:
+            return [card for card in self.display if IS_BLACK[card]]
+        return self.display
+
+    def _start_taking(self, seat: int, count: int) -> None:
+        self.taker = seat
+        self.take_left = count
+        self._continue_taking()
+
+    def _continue_taking(self) -> None:
+        """Ask for the next card, unless the choice cannot matter: every card left will be
+        taken and at most one of them goes onto the flock."""
+        seat = self.taker
+        assert seat is not None
+        while self.take_left > 0:
+            candidates = self._candidates()
+            if not candidates:
+                break
+            if self.take_left >= len(candidates) and sum(IS_SHEEP[c] for c in candidates) <= 1:
+                for card in list(candidates):
+                    self._take(seat, card)
+                break
+            self._ask(Decision.TAKE, seat)
+            return
+        self.take_left = 0
+        self.black_only = False
+        self._end_turn()
+
+    def _take(self, seat: int, card: int) -> None:
+        self.display.remove(card)
+        info = CARDS[card]
+        bone_from = None
+        if info.kind is Kind.DOG:
+            self.dogs[seat] += 1
+        elif info.kind is Kind.BONE:
+            self.bone_holder = seat
+        else:
+            self.flocks[seat].append(card)
+            if info.bone_symbol and self.bone_holder is not None and self.bone_holder != seat:
+                bone_from, self.bone_holder = self.bone_holder, seat
+        self._emit("took", {"seat": seat, "card": info.id, "bone_from": bone_from})
+
+    # -- the end --
+
+    def _finish_game(self) -> None:
+        self.decision = Decision.OVER
+        self._acting = ()
+        self.scoring = score_table([[CARDS[c] for c in flock] for flock in self.flocks],
+                                   self.dogs, self.bone_holder, self.wool)
+        self._emit("final_scoring", {"scores": [
+            {**attrs.asdict(s, recurse=False), "returned": list(s.returned), "total": s.total}
+            for s in self.scoring]})
+
+
+def new_state(options: VolleWolleOptions, seed: object, *, record_events: bool = False,
+              chance: Chance | None = None) -> VolleWolleState:
+    return VolleWolleState(options, seed, record_events=record_events, chance=chance)
+
+
+def info(_options: VolleWolleOptions) -> dict[str, Any]:
+    """The public card table and the dice, sent to bots at game start."""
+    return {
+        "dice": dict(zip(DICE, SIDES)),
+        "cards": [{"id": card.id, "kind": KIND_NAMES[card.kind], "points": card.points,
+                   "modifier": card.modifier, "bone_symbol": card.bone_symbol,
+                   "sheep_number": card.sheep_number} for card in CARDS],
+    }
+
+
+def other_world(state: VolleWolleState, seat: int, actions: Sequence[tuple[int, str]],
+                rng: Any) -> OtherWorld:
+    """What ``seat`` cannot know: the order of the cards still in the deck (permuted), and the
+    other seats' bids of a bidding round not yet revealed (each changed to another bid it was
+    allowed to make)."""
+    undrawn = [CARD_IDS[card] for card in state.deck[state.drawn:]]
+    shuffled = undrawn[:]
+    rng.shuffle(shuffled)
+    sigma = dict(zip(undrawn, shuffled))
+    script = list(actions)
+    if state.decision is Decision.BID:
+        for other in range(state.n):
+            if other == seat or state.bids[other] is None:
+                continue
+            index = max(i for i, (s, _) in enumerate(script) if s == other)
+            allowed = [t for t in state.legal_bids(other) if t != script[index][1]]
+            script[index] = (other, rng.choice(allowed))
+    return sigma, script
+
+
+SPEC = GameSpec(
+    name="vollewolle",
+    title="Volle Wolle",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    parse_options=parse_options,
+    new_state=new_state,
+    options_type=VolleWolleOptions,
+    observation_type=VolleWolleObservation,
+    events={
+        "round_start": EventSpec(("round", "display", "deck_left")),
+        "bids_revealed": EventSpec(("bids", "paid", "sheep_numbers", "order")),
+        "rolled": EventSpec(("seat", "attempt", "kept", "dice", "modifier", "total")),
+        "succeeded": EventSpec(("seat", "attempt", "total", "bonus", "wool", "cards")),
+        "failed": EventSpec(("seat", "total", "bonus", "wool", "black_sheep")),
+        "took": EventSpec(("seat", "card", "bone_from")),
+        "round_end": EventSpec(("round", "wool")),
+        "final_scoring": EventSpec(("scores",)),
+    },
+    other_world=other_world,
+    info=info,
+)
