@@ -89,20 +89,24 @@ class SeededChance:
 
 
 class ScriptedChance:
-    """Draws set by a test: ``shuffles[name]`` lists the orders to return, in turn, for shuffles
-    whose place starts with ``name``; ``dice`` lists die faces in the order the game rolls them.
-    Anything not scripted (or once a script runs out) comes from ``SeededChance(seed)``.
+    """Draws set by a test.  ``shuffles[name]`` lists the orders to return, in turn, for the
+    shuffles whose place starts with ``name``; ``rolls[name]`` lists die faces, in the order the
+    game rolls them, for the rolls whose place starts with ``name`` (``dice=`` is short for
+    ``rolls={"dice": ...}``).  Anything not scripted, or once a script runs out, comes from
+    ``SeededChance(seed)``.
 
     A scripted order must be a permutation of the items shuffled and a face must fit its die;
     otherwise :class:`ValueError` (the test, not the game, is wrong)."""
 
     def __init__(self, seed: object = "scripted", *,
                  shuffles: Mapping[str, Iterable[Sequence[Any]]] | None = None,
+                 rolls: Mapping[str, Iterable[int]] | None = None,
                  dice: Iterable[int] = ()) -> None:
         self.fallback = SeededChance(seed)
         self.shuffles = {name: deque(list(order) for order in orders)
                          for name, orders in (shuffles or {}).items()}
-        self.dice: deque[int] = deque(dice)
+        self.rolls = {name: deque(faces) for name, faces in (rolls or {}).items()}
+        self.rolls.setdefault("dice", deque()).extend(dice)
 
     def shuffle(self, items: Sequence[T], *where: object) -> list[T]:
         queue = self.shuffles.get(str(where[0])) if where else None
@@ -114,13 +118,14 @@ class ScriptedChance:
         return list(order)
 
     def roll(self, sides: Sequence[int], *where: object) -> tuple[int, ...]:
-        if not self.dice:
+        queue = self.rolls.get(str(where[0])) if where else None
+        if not queue:
             return self.fallback.roll(sides, *where)
         faces = []
         for n in sides:
-            if not self.dice:
+            if not queue:
                 raise ValueError(f"the dice script ran out in the middle of a roll at {where}")
-            face = self.dice.popleft()
+            face = queue.popleft()
             if not 1 <= face <= n:
                 raise ValueError(f"scripted face {face} does not fit a D{n} at {where}")
             faces.append(face)
@@ -130,7 +135,7 @@ class ScriptedChance:
         twin = ScriptedChance(self.fallback.seed)
         twin.shuffles = {name: deque(list(o) for o in orders)
                          for name, orders in self.shuffles.items()}
-        twin.dice = deque(self.dice)
+        twin.rolls = {name: deque(faces) for name, faces in self.rolls.items()}
         return twin
 
 
