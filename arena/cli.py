@@ -18,24 +18,43 @@ import trio
 from arena.games import GAMES, OptionsError, get_game
 
 DEFAULT_LOG_DIR = "arena-logs"
+#: The built-in bots (arena.runner.BUILTIN_BOTS), named here so help needs no trio import.
+BUILTIN_BOT_NAMES = ("random", "chochlik-heuristic", "vollewolle-heuristic")
 DEFAULT_MOVE_TIMEOUT = 5.0
 
 
+def _option_flags() -> dict[str, list[str]]:
+    """Every game option but ``players`` becomes a flag; the games that have it, by name."""
+    flags: dict[str, list[str]] = {}
+    for spec in GAMES.values():
+        for field in spec.option_fields()[1:]:
+            flags.setdefault(field.name, []).append(spec.name)
+    return flags
+
+
+OPTION_FLAGS = _option_flags()
+
+
+def _flag_help(name: str) -> str:
+    parts = []
+    for game in OPTION_FLAGS[name]:
+        field = next(f for f in GAMES[game].option_fields() if f.name == name)
+        parts.append(f"{game}: {field.metadata.get('help', '')} (default {field.default})")
+    return "; ".join(parts)
+
+
 def game_options(function: Any) -> Any:
-    """Options shared by every command that starts games; declared once."""
+    """Options shared by every command that starts games; declared once.  Each game's own
+    options (``arena games`` lists them) are flags too, refused for a game without them."""
     decorators = [
         click.option("--game", "game_name", type=click.Choice(sorted(GAMES)), required=True,
                      help="Which game to host."),
         click.option("--players", type=int, default=None,
                      help="Seats per table (default: the game's)."),
-        click.option("--target", default=None,
-                     help="Score that ends a match, checked after full hands (chochlik: 200; "
-                          "0 = none)."),
-        click.option("--hands", default=None,
-                     help="Number of hands that ends a match (default: no limit; given "
-                          "alone, there is no target)."),
+        *[click.option(f"--{name.replace('_', '-')}", f"flag_{name}", default=None,
+                       help=_flag_help(name)) for name in sorted(OPTION_FLAGS)],
         click.option("--option", "-o", "extra", multiple=True, metavar="NAME=VALUE",
-                     help="Any other game option, repeatable."),
+                     help="A game option (see `arena games`), repeatable."),
         click.option("--seed", default=None, help="Seed for the deals (default: random)."),
         click.option("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT,
                      show_default=True, help="Seconds a bot gets per decision."),
@@ -48,21 +67,37 @@ def game_options(function: Any) -> Any:
     return function
 
 
-def parse_game_options(game_name: str, players: int | None, target: str | None,
-                       hands: str | None, extra: tuple[str, ...]) -> tuple[Any, Any]:
+def parse_game_options(game_name: str, players: int | None, extra: tuple[str, ...],
+                       flags: dict[str, Any]) -> tuple[Any, Any]:
+    """The game and its options from ``--players``, the game's flags and ``-o NAME=VALUE``;
+    a usage error (exit 2) names what is wrong and what the game accepts."""
     spec = get_game(game_name)
+    known = [field.name for field in spec.option_fields()]
+    accepted = ", ".join(known)
     raw: dict[str, Any] = {}
     for item in extra:
         name, sep, value = item.partition("=")
         if not sep:
             raise click.BadParameter(f"{item!r} is not NAME=VALUE", param_hint="--option")
-        raw[name.strip()] = value.strip()
-    flags: dict[str, Any] = {"players": players, "target": target, "hands": hands}
-    raw.update((flag, given) for flag, given in flags.items() if given is not None)
+        name = name.strip().replace("-", "_")
+        if name not in known:
+            raise click.UsageError(f"{spec.name} has no option {name!r}; its options: "
+                                   f"{accepted}")
+        raw[name] = value.strip()
+    for key, value in flags.items():
+        name = key.removeprefix("flag_")
+        if value is None:
+            continue
+        if name not in known:
+            raise click.UsageError(f"--{name.replace('_', '-')} is not a {spec.name} option; "
+                                   f"its options: {accepted}")
+        raw[name] = value
+    if players is not None:
+        raw["players"] = players
     try:
         return spec, spec.parse_options(raw)
     except OptionsError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(f"{exc} (see `arena games`)") from None
 
 
 @click.group()
@@ -77,14 +112,13 @@ def main(verbose: bool) -> None:
 @game_options
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=7777, show_default=True, help="Port (0: any free).")
-def serve(game_name: str, players: int | None, target: str | None, hands: str | None,
-          extra: tuple[str, ...], seed: str | None, move_timeout: float, log_dir: Path,
-          host: str, port: int) -> None:
+def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
+          move_timeout: float, log_dir: Path, host: str, port: int, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.server import ArenaServer, ServerConfig
 
-    spec, options = parse_game_options(game_name, players, target, hands, extra)
+    spec, options = parse_game_options(game_name, players, extra, flags)
     config = ServerConfig(spec=spec, options=options, host=host, port=port,
                           move_timeout=move_timeout, log_dir=log_dir, seed=seed)
 
@@ -114,21 +148,22 @@ def serve(game_name: str, players: int | None, target: str | None, hands: str | 
 @main.command()
 @game_options
 @click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
-              help="A bot command (one per seat), or a built-in bot: random, "
-                   "chochlik-heuristic.  {host} {port} {name} {token} are replaced.")
+              help="A bot command (one per seat), or a built-in bot: "
+                   f"{', '.join(BUILTIN_BOT_NAMES)}.  {{host}} {{port}} {{name}} {{token}} are "
+                   "replaced.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play with the same bots (seats rotate each game).")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot to connect.")
-def match(game_name: str, players: int | None, target: str | None, hands: str | None,
-          extra: tuple[str, ...], seed: str | None, move_timeout: float, log_dir: Path,
-          bot_commands: tuple[str, ...], games: int, connect_timeout: float) -> None:
-    """Play GAMES games between bot programs and print a result table."""
+def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
+          move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...], games: int,
+          connect_timeout: float, **flags: Any) -> None:
+    """Play a series of GAMES games between bot programs and print a result table."""
     from arena.runner import plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
         raise click.UsageError(f"--players {players} but {len(bot_commands)} --bot given")
-    spec, options = parse_game_options(game_name, len(bot_commands), target, hands, extra)
+    spec, options = parse_game_options(game_name, len(bot_commands), extra, flags)
     try:
         bots = plan_bots(list(bot_commands))
     except ValueError as exc:
@@ -172,9 +207,13 @@ def replay(log_file: Path, show: bool, seat: int | None) -> None:
 
 @main.command(name="games")
 def list_games() -> None:
-    """List the games this arena hosts."""
+    """List the games this arena hosts, each with its options (flags or -o NAME=VALUE)."""
     for name, spec in sorted(GAMES.items()):
         click.echo(f"{name:12} {spec.title} ({spec.min_players}-{spec.max_players} players)")
+        for field in spec.option_fields():
+            default = "none" if field.default is None else field.default
+            click.echo(f"    --{field.name.replace('_', '-'):<10} {field.metadata['help']} "
+                       f"[default: {default}]")
 
 
 if __name__ == "__main__":

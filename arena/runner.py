@@ -36,6 +36,7 @@ _BOT_ARGS = "--host {host} --port {port} --name {name} --token {token}"
 BUILTIN_BOTS = {
     "random": f"{{python}} -m reference_bots.random {_BOT_ARGS}",
     "chochlik-heuristic": f"{{python}} -m reference_bots.chochlik_heuristic {_BOT_ARGS}",
+    "vollewolle-heuristic": f"{{python}} -m reference_bots.vollewolle_heuristic {_BOT_ARGS}",
 }
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0

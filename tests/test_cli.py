@@ -21,9 +21,40 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_games_lists_chochlik():
+def test_games_lists_every_game_with_its_options():
     code, out = run("games")
-    assert code == 0 and "chochlik" in out
+    assert code == 0
+    assert re.search(r"chochlik .*\(3-4 players\)", out)
+    assert re.search(r"vollewolle .*\(2-6 players\)", out)
+    assert "--target" in out and "--hands" in out and "[default: 200]" in out
+
+
+def test_a_game_does_not_inherit_another_games_options():
+    code, out = run("serve", "--game", "vollewolle", "--target", "100")
+    assert code == 2 and "--target is not a vollewolle option; its options: players" in out
+    code, out = run("serve", "--game", "vollewolle", "-o", "hands=3")
+    assert code == 2 and "vollewolle has no option 'hands'" in out
+    code, out = run("serve", "--game", "vollewolle", "-o", "players=9")
+    assert code == 2 and "2 to 6 players" in out
+
+
+def test_the_built_in_bot_names_in_help_are_the_runners():
+    from arena.cli import BUILTIN_BOT_NAMES
+    from arena.runner import BUILTIN_BOTS
+
+    assert set(BUILTIN_BOT_NAMES) == set(BUILTIN_BOTS)
+
+
+def test_a_vollewolle_series_for_two_and_four_players_replays(tmp_path: Path):
+    for bots in (["random"] * 2, ["random"] * 4):
+        log_dir = tmp_path / str(len(bots))
+        args = [arg for bot in bots for arg in ("--bot", bot)]
+        code, out = run("match", "--game", "vollewolle", *args, "--games", "2", "--seed", "vw",
+                        "--log-dir", str(log_dir))
+        assert code == 0, out
+        assert f"2 game(s), {2 * 60 // (len(bots) + 1)} round(s)" in out
+        for log in sorted(log_dir.glob("vollewolle-*.jsonl")):
+            assert run("replay", str(log))[0] == 0
 
 
 def test_match_prints_a_result_table_and_replay_checks_the_logs(tmp_path: Path):

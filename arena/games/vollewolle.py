@@ -89,9 +89,10 @@ def parse_options(raw: Mapping[str, Any]) -> VolleWolleOptions:
     if "players" not in raw:
         return VolleWolleOptions()
     try:
-        return VolleWolleOptions(players=int(raw["players"]))
+        players = int(raw["players"])
     except (TypeError, ValueError):
         raise OptionsError(f"players must be a whole number, not {raw['players']!r}") from None
+    return VolleWolleOptions(players=players)
 
 
 @attrs.frozen

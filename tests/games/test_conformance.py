@@ -74,6 +74,8 @@ def test_random_self_play_keeps_the_promises(name, players):
         json.loads(to_json(result.reveal))
         for event in events:
             json.loads(to_json(event.data))
+            assert event.kind in spec.events, f"{name} emits undeclared event {event.kind!r}"
+            assert tuple(event.data) == spec.events[event.kind].fields, event.kind
             assert event.audience is None or (
                 event.audience and all(0 <= s < players for s in event.audience))
 
@@ -192,13 +194,37 @@ def test_observations_are_json_values_every_step(name, players):
     playout(spec, small_options(spec, players), 1, random.Random(1), check=check)
 
 
-def test_games_and_protocol_import_no_io_libraries():
+def imported_by(modules: str) -> set[str]:
     import subprocess
     import sys
 
-    code = ("import sys, arena.games, arena.match, arena.gamelog, arena.lobby, arena.replay,"
-            " protocol.connection;"
-            "bad = [m for m in ('trio', 'click', 'socket', 'asyncio') if m in sys.modules];"
-            "print(','.join(bad))")
+    code = f"import sys, {modules}; print(' '.join(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    return {name.split(".")[0] for name in out.stdout.split()}
+
+
+def test_games_and_protocol_import_no_io_libraries():
+    loaded = imported_by("arena.games, arena.match, arena.gamelog, arena.lobby, arena.replay, "
+                         "protocol.connection")
+    assert not loaded & {"trio", "click", "socket", "asyncio"}
+
+
+def test_games_never_import_the_protocol():
+    """A game knows nothing of the wire: the same engine could be driven by anything."""
+    assert "protocol" not in imported_by("arena.games")
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_game_declares_its_options_with_players_and_help(name):
+    import attrs
+
+    spec = GAMES[name]
+    fields = spec.option_fields()
+    assert fields[0].name == "players"
+    assert all(field.metadata.get("help") for field in fields)
+    default = spec.parse_options({})
+    assert isinstance(default, spec.options_type)
+    assert spec.min_players <= default.players <= spec.max_players
+    assert attrs.has(spec.observation_type)
+    state = spec.new_state(default, 0)
+    assert isinstance(state.observe(0), spec.observation_type)

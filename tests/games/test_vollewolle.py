@@ -15,7 +15,7 @@ from arena.games.vollewolle import (
     parse_options,
 )
 from arena.match import MatchDriver
-from tests.games.vollewolle_positions import bid_all, kinds, position
+from tests.games.vollewolle_positions import bid_all, position
 
 # Cards of the shipped (placeholder) deck used below:
 # s39, s40: white 5 points, -3;  s33: white 4, -2;  s11: white 1, +1;  s07: white 1, +2;
