@@ -221,7 +221,7 @@ async def run_match(
             for index, run in enumerate(runs):
                 run.connected = index in server.roster.ever_connected
                 run.left_early = index in server.roster.left_early
-            await server.shutdown(ErrorCode.MATCH_OVER)
+            await server.shutdown(ErrorCode.SERIES_OVER)
             for run, process in zip(runs, processes):
                 if not run.connected and process.returncode is None:
                     process.kill()  # it was never told anything: it will not leave by itself

@@ -32,7 +32,7 @@ class ErrorCode(enum.StrEnum):
     SLOW_READER = "slow_reader"  # the bot did not read its messages; connection closed
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
     INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
-    MATCH_OVER = "match_over"  # a match runner's last game is over
+    SERIES_OVER = "series_over"  # the last game of an `arena match` series is over
 
 
 #: Characters of a peer's own text quoted back to it in an error message, at most.

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import get_game
-from arena.games.chochlik import ChochlikObservation
+import attrs
+
+from arena.games import GAMES, get_game
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
 from protocol.codec import decode_client, decode_server
 from protocol.errors import ErrorCode, PeerError
@@ -28,17 +29,42 @@ def test_every_reason_code_is_documented():
         assert f"| `{code.value}` |" in SPEC_TEXT, code
 
 
-def test_every_observation_field_is_documented():
-    import attrs
+def game_section(name: str) -> str:
+    """The text of SPEC.md's section on one game (from its heading to the next one)."""
+    match = re.search(rf"^## \d+\. Game: {name}\b.*?(?=^## )", SPEC_TEXT, re.S | re.M)
+    assert match, f"SPEC.md has no section '## N. Game: {name}'"
+    return match.group(0)
 
-    for field in attrs.fields(ChochlikObservation):
-        assert f"`{field.name}`" in SPEC_TEXT, field.name
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_observation_field_is_documented(name):
+    section = game_section(name)
+    for field in attrs.fields(GAMES[name].observation_type):
+        assert f"`{field.name}`" in section, field.name
 
 
-@pytest.mark.parametrize("kind", ["hand_start", "dealt", "passed", "play_start", "card_played",
-                                  "trick_won", "hand_end"])
-def test_every_chochlik_event_is_documented(kind):
-    assert f"| `{kind}` |" in SPEC_TEXT
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_event_and_its_fields_are_documented(name):
+    section = game_section(name)
+    for kind, event in GAMES[name].events.items():
+        row = re.search(rf"^\| `{kind}` \|.*$", section, re.M)
+        assert row, f"{name}: event {kind!r} is not in SPEC.md"
+        for field in event.fields:
+            assert f"`{field}`" in row.group(0), f"{name}: {kind}.{field}"
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_option_is_documented(name):
+    section = game_section(name)
+    for field in GAMES[name].option_fields():
+        assert f"| `{field.name}` |" in section, field.name
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_says_how_its_defaults_are_chosen(name):
+    defaults = re.search(r"\*\*How defaults are chosen\.\*\*.*?(?=\n- |\n## )", SPEC_TEXT,
+                         re.S)
+    assert defaults and f"| {name} |" in defaults.group(0)
 
 
 def test_the_message_examples_parse():
