@@ -2,7 +2,8 @@
 
     python benchmarks/engine_speed.py [--seconds 3]
 
-A decision is one legal_actions + apply for one seat, with the random choice between them.
+A decision is one observe + legal_actions + apply for one acting seat, with the random choice
+between them (the acting seat's observation is built, as a server or a search bot needs it).
 Figures are printed side by side for quiet self-play and with events recorded (as the server
 runs games); compare them within one run, as the machine may be shared.
 """
@@ -28,6 +29,7 @@ def self_play(spec, players: int, seconds: float, record: bool) -> tuple[int, fl
             if not acting:
                 break
             seat = acting[0] if len(acting) == 1 else rng.choice(acting)
+            state.observe(seat)
             state.apply(seat, rng.choice(state.legal_actions(seat)))
             if record:
                 state.take_events()
@@ -39,9 +41,13 @@ def self_play(spec, players: int, seconds: float, record: bool) -> tuple[int, fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--game", choices=sorted(GAMES), action="append",
+                        help="only these games (repeatable; default: all)")
     args = parser.parse_args()
     print(f"{'game':<12} {'players':>7} {'events':>7} {'decisions/s':>12} {'games':>6}")
     for name, spec in sorted(GAMES.items()):
+        if args.game and name not in args.game:
+            continue
         for players in range(spec.min_players, spec.max_players + 1):
             for record in (False, True):
                 decisions, seconds, games = self_play(spec, players, args.seconds, record)

@@ -146,6 +146,7 @@ class VolleWolleState:
         self.start_player = self.chance.roll((n,), "start_player")[0] - 1
         self.display: list[int] = []
         self.flocks: list[list[int]] = [[] for _ in range(n)]
+        self._rebuild_views()
         self.dogs = [0] * n
         self.bone_holder: int | None = None
         self.wool = [STARTING_WOOL] * n
@@ -264,11 +265,10 @@ class VolleWolleState:
             display=tuple(CARD_IDS[card] for card in self.display),
             deck_left=len(self.deck) - self.drawn,
             wool=tuple(self.wool),
-            flocks=tuple(tuple(CARD_IDS[card] for card in reversed(flock))
-                         for flock in self.flocks),
+            flocks=tuple(self._flock_views),
             dogs=tuple(self.dogs),
             bone_holder=self.bone_holder,
-            sheep_numbers=tuple(self._sheep_number(s) for s in range(self.n)),
+            sheep_numbers=tuple(self._sheep_numbers),
             bids=tuple(self.bids) if revealed else tuple(
                 bid if s == seat else None for s, bid in enumerate(self.bids)),
             order=tuple(self.order),
@@ -290,7 +290,7 @@ class VolleWolleState:
         twin.chance = self.chance.clone()
         twin._events = None if self._events is None else list(self._events)
         for name in ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
-                     "kept"):
+                     "kept", "_flock_views", "_sheep_numbers"):
             setattr(twin, name, list(getattr(self, name)))
         twin.flocks = [list(flock) for flock in self.flocks]
         return twin
@@ -301,10 +301,14 @@ class VolleWolleState:
         if self._events is not None:
             self._events.append(GameEvent(kind, data))
 
-    def _sheep_number(self, seat: int) -> int:
-        flock = self.flocks[seat]
-        number = CARDS[flock[-1]].sheep_number if flock else None
-        return number if number is not None else self.bid_backs[seat]
+    def _rebuild_views(self) -> None:
+        """What observations show of the flocks, kept up to date as cards are taken (observe is
+        the hot path): ids top first, and each seat's tie-breaking sheep number."""
+        self._flock_views = [tuple(CARD_IDS[card] for card in reversed(flock))
+                             for flock in self.flocks]
+        self._sheep_numbers = [
+            next((n for n in (CARDS[c].sheep_number for c in reversed(flock)) if n is not None),
+                 back) for flock, back in zip(self.flocks, self.bid_backs)]
 
     def _modifier(self, seat: int) -> int:
         flock = self.flocks[seat]
@@ -355,7 +359,7 @@ class VolleWolleState:
         paid = [seat for seat in range(n) if self.bids[seat] == HIGH_BID]
         for seat in paid:
             self.wool[seat] -= 1
-        numbers = [self._sheep_number(seat) for seat in range(n)]
+        numbers = list(self._sheep_numbers)
         self.order = sorted(range(n), key=lambda s: (-self._bid_of(s), numbers[s],
                                                       (s - self.start_player) % n))
         self._emit("bids_revealed", {"bids": list(self.bids), "paid": paid,
@@ -513,6 +517,9 @@ class VolleWolleState:
             self.bone_holder = seat
         else:
             self.flocks[seat].append(card)
+            self._flock_views[seat] = (info.id, *self._flock_views[seat])
+            if info.sheep_number is not None:
+                self._sheep_numbers[seat] = info.sheep_number
             if info.bone_symbol and self.bone_holder is not None and self.bone_holder != seat:
                 bone_from, self.bone_holder = self.bone_holder, seat
         self._emit("took", {"seat": seat, "card": info.id, "bone_from": bone_from})

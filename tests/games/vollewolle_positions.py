@@ -49,6 +49,7 @@ def position(
     state.bone_holder = bone_holder
     if bid_backs is not None:
         state.bid_backs = list(bid_backs)
+    state._rebuild_views()
     state.take_events()
     return state
 
