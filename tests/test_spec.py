@@ -8,9 +8,8 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
-
 import attrs
+import pytest
 
 from arena.games import GAMES, get_game
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
