@@ -293,3 +293,16 @@ def test_requests_carry_only_the_seats_own_hand():
         assert list(o.message.observation.hand) == deal[o.seat]
         others = {card for seat, hand in enumerate(deal) if seat != o.seat for card in hand}
         assert not others & set(json.loads(encode(o.message))["observation"]["hand"])
+
+
+def test_same_seed_same_deal_every_hand_whatever_the_players_did():
+    """Duplicate play: each hand's deal depends on the seed and the hand number only."""
+    def deals(rng_seed):
+        state = ChochlikState(ChochlikOptions(target=None, hands=3), "dup", record_events=True)
+        random_playout(state, random.Random(rng_seed))
+        return [e.data for e in state.take_events() if e.kind == "dealt"]
+
+    first, second = deals(1), deals(2)
+    assert len(first) == 9 and first == second
+    other = ChochlikState(ChochlikOptions(target=None, hands=3), "other", record_events=True)
+    assert [e.data for e in other.take_events() if e.kind == "dealt"] != first[:3]

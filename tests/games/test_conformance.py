@@ -60,6 +60,8 @@ def test_random_self_play_keeps_the_promises(name, players):
         assert 0 < len(legal) < MAX_LEGAL_ACTIONS
         assert len(set(legal)) == len(legal)
         assert all(token and "\n" not in token and len(token) <= 100 for token in legal)
+        default = state.default_action(seat)
+        assert default is None or default in legal, (default, legal)
         for other in range(players):
             if other not in acting:
                 assert not state.legal_actions(other)
