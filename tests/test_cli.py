@@ -45,16 +45,22 @@ def test_the_built_in_bot_names_in_help_are_the_runners():
     assert set(BUILTIN_BOT_NAMES) == set(BUILTIN_BOTS)
 
 
-def test_a_vollewolle_series_for_two_and_four_players_replays(tmp_path: Path):
-    for bots in (["random"] * 2, ["random"] * 4):
+def test_vollewolle_over_tcp_for_two_and_four_players_with_the_reference_bots(tmp_path: Path):
+    """The heuristic and random bots play real games over TCP; replay verifies every log."""
+    for bots, games in ((["vollewolle-heuristic", "random"], 2),
+                        (["vollewolle-heuristic"] + ["random"] * 3, 1)):
         log_dir = tmp_path / str(len(bots))
         args = [arg for bot in bots for arg in ("--bot", bot)]
-        code, out = run("match", "--game", "vollewolle", *args, "--games", "2", "--seed", "vw",
-                        "--log-dir", str(log_dir))
+        code, out = run("match", "--game", "vollewolle", *args, "--games", str(games),
+                        "--seed", "vw", "--log-dir", str(log_dir))
         assert code == 0, out
-        assert f"2 game(s), {2 * 60 // (len(bots) + 1)} round(s)" in out
-        for log in sorted(log_dir.glob("vollewolle-*.jsonl")):
-            assert run("replay", str(log))[0] == 0
+        assert f"{games} game(s), {games * 60 // (len(bots) + 1)} round(s)" in out
+        assert re.search(r"vollewolle-heuristic\s+%d\s.*\s0\s+0\s+ok" % games, out), out
+        logs = sorted(log_dir.glob("vollewolle-*.jsonl"))
+        assert len(logs) == games
+        for log in logs:
+            code, replayed = run("replay", str(log))
+            assert code == 0 and "reproduces" in replayed
 
 
 def test_match_prints_a_result_table_and_replay_checks_the_logs(tmp_path: Path):

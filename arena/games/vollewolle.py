@@ -110,6 +110,8 @@ class VolleWolleObservation:
     dogs: tuple[int, ...]
     bone_holder: int | None
     sheep_numbers: tuple[int, ...]
+    modifiers: tuple[int, ...]  # by seat: the modifier of its flock's top card (0 if none)
+    start_player: int  # the last tie-break of equal bids and sheep numbers
     bids: tuple[int | None, ...]  # 26 is the 26+ bid; others' stay None until revealed
     order: tuple[int, ...]
     turn: int | None
@@ -117,7 +119,8 @@ class VolleWolleObservation:
     dice: tuple[int, ...] | None
     kept: tuple[str, ...]
     target: int | None
-    modifier: int
+    reach_for: str | None  # in a reach decision: "bid", or "black_sheep" (lift to 14)
+    wool_needed: int | None  # in a reach decision: the chips "reach" spends
     to_take: int
     take_from: str | None
 
@@ -256,6 +259,7 @@ class VolleWolleState:
     def observe(self, seat: int) -> VolleWolleObservation:
         revealed = self.decision is not Decision.BID
         rolling = self.attempt > 0
+        reaching = self.decision is Decision.REACH
         turn = (self.taker if self.taker is not None
                 else self.order[self.position] if self.order else None)
         return VolleWolleObservation(
@@ -269,6 +273,8 @@ class VolleWolleState:
             dogs=tuple(self.dogs),
             bone_holder=self.bone_holder,
             sheep_numbers=tuple(self._sheep_numbers),
+            modifiers=tuple(CARDS[flock[-1]].modifier if flock else 0 for flock in self.flocks),
+            start_player=self.start_player,
             bids=tuple(self.bids) if revealed else tuple(
                 bid if s == seat else None for s, bid in enumerate(self.bids)),
             order=tuple(self.order),
@@ -276,9 +282,10 @@ class VolleWolleState:
             attempt=self.attempt if rolling else None,
             dice=tuple(self.dice) if rolling else None,
             kept=tuple(DICE[die] for die in self.kept),
-            target=(self.target if self.decision is Decision.REACH
+            target=(self.target if reaching
                     else self._bid_of(turn) if rolling and turn is not None else None),
-            modifier=self._modifier(turn) if turn is not None else 0,
+            reach_for=("bid" if self.reaching_bid else "black_sheep") if reaching else None,
+            wool_needed=self._reach_cost()[1] if reaching else None,
             to_take=self.take_left,
             take_from=(None if self.taker is None
                        else "black_sheep" if self.black_only else "display"),
@@ -439,13 +446,17 @@ class VolleWolleState:
         else:
             self._fail(seat, total, 0, 0, black_sheep=True)
 
-    def _reach(self) -> None:
-        """Spend the free bonus first, then as few wool chips as reach the target."""
+    def _reach_cost(self) -> tuple[int, int]:
+        """(bonus, wool) that reach the open REACH target: the free bonus first, then as few
+        wool chips as needed."""
         seat = self.order[self.position]
-        total = sum(self.dice) + min(self._modifier(seat), 0)
-        missing = self.target - total
+        missing = self.target - (sum(self.dice) + min(self._modifier(seat), 0))
         bonus = min(max(self._modifier(seat), 0), missing)
-        wool = missing - bonus
+        return bonus, missing - bonus
+
+    def _reach(self) -> None:
+        seat = self.order[self.position]
+        bonus, wool = self._reach_cost()
         self.wool[seat] -= wool
         if self.reaching_bid:
             self._succeed(seat, self.target, bonus, wool)

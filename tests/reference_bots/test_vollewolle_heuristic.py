@@ -33,8 +33,9 @@ def observation(**fields: Any) -> dict[str, Any]:
     obs: dict[str, Any] = {
         "seat": 0, "round": 3, "decision": "bid", "display": GOOD, "deck_left": 40,
         "wool": [2, 2, 2], "flocks": [["s50"], [], []], "dogs": [0, 0, 0], "bone_holder": None,
-        "sheep_numbers": [50, 2, 3], "bids": [None, None, None], "order": [], "turn": None,
-        "attempt": None, "dice": None, "kept": [], "target": None, "modifier": 0, "to_take": 0,
+        "sheep_numbers": [50, 2, 3], "modifiers": [0, 0, 0], "start_player": 0,
+        "bids": [None, None, None], "order": [], "turn": None, "attempt": None, "dice": None,
+        "kept": [], "target": None, "reach_for": None, "wool_needed": None, "to_take": 0,
         "take_from": None}
     obs.update(fields)
     return obs
@@ -90,16 +91,18 @@ def test_it_misses_on_purpose_when_only_black_sheep_are_shown():
 
 def test_it_spends_wool_only_for_cards_worth_it():
     # 12 + 9 + 2 = 23 against 24: one wool chip reaches it on the first attempt (3 cards)
-    assert ask(bot(), ["reach", "decline"], rolling("reach", attempt=1, dice=[12, 9, 2])) == \
-        "reach"
-    obs = rolling("reach", display=BLACK, attempt=1, dice=[12, 9, 2])
+    obs = rolling("reach", attempt=1, dice=[12, 9, 2], reach_for="bid", wool_needed=1)
+    assert ask(bot(), ["reach", "decline"], obs) == "reach"
+    obs = rolling("reach", display=BLACK, attempt=1, dice=[12, 9, 2], reach_for="bid",
+                  wool_needed=1)
     assert ask(bot(), ["reach", "decline"], obs) == "decline"
 
 
 def test_it_lifts_a_failed_roll_to_14_only_when_the_black_sheep_cost_more_than_the_wool():
     def lift(display: list[str]) -> str:
         obs = rolling("reach", display=display, attempt=3, dice=[5, 4, 3], kept=["d12", "d10"],
-                      target=14)  # 12 < 14: two chips avoid the black sheep
+                      target=14, reach_for="black_sheep",
+                      wool_needed=2)  # 12 < 14: two chips avoid the black sheep
         return ask(bot(), ["reach", "decline"], obs)
 
     assert lift(["s49", "s11"]) == "reach"  # -5 is worse than two chips
@@ -132,6 +135,17 @@ def test_it_avoids_a_second_dog_unless_it_holds_the_bone():
     assert ask(bot(), ["take dog2", "take s22"], obs) == "take s22"
     obs.update(dogs=[3, 0, 0], bone_holder=0)  # a fourth dog is worth 4 with the bone
     assert ask(bot(), ["take dog2", "take s22"], obs) == "take dog2"
+
+
+def test_the_last_of_two_takes_good_cards_and_rolls_to_leave_bad_ones():
+    def choice(display: list[str]) -> str:
+        obs = observation(decision="roll_or_take", display=display, wool=[2, 2],
+                          flocks=[["s50"], []], dogs=[0, 0], sheep_numbers=[50, 2],
+                          bids=[18, 20], order=[1, 0], turn=0)
+        return ask(bot(players=2), ["roll", "take all"], obs)
+
+    assert choice(["dog1", "s51", "s39"]) == "take all"
+    assert choice(["s49", "s48", "s47"]) == "roll"  # what it leaves goes to the other player
 
 
 def test_the_roll_plan_counts_the_dice_exactly():
