@@ -213,10 +213,10 @@ class VolleWolleHeuristic:
             for seat in range(players):
                 if seat == me:
                     continue
-                p = sum(self.bid_counts[b - MIN_BID] for b in range(bid + 1, HIGH_BID + 1))
+                higher = sum(self.bid_counts[b - MIN_BID] for b in range(bid + 1, HIGH_BID + 1))
                 if obs["sheep_numbers"][seat] < obs["sheep_numbers"][me]:
-                    p += self.bid_counts[bid - MIN_BID]
-                p /= total
+                    higher += self.bid_counts[bid - MIN_BID]
+                p = higher / total
                 ahead = [a * (1 - p) + b * p for a, b in zip(ahead + [0.0], [0.0] + ahead)]
             wool = obs["wool"][me] - (bid == HIGH_BID)
             value = -float(bid == HIGH_BID)

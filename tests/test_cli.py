@@ -55,7 +55,7 @@ def test_vollewolle_over_tcp_for_two_and_four_players_with_the_reference_bots(tm
                         "--seed", "vw", "--log-dir", str(log_dir))
         assert code == 0, out
         assert f"{games} game(s), {games * 60 // (len(bots) + 1)} round(s)" in out
-        assert re.search(r"vollewolle-heuristic\s+%d\s.*\s0\s+0\s+ok" % games, out), out
+        assert re.search(rf"vollewolle-heuristic\s+{games}\s.*\s0\s+0\s+ok", out), out
         logs = sorted(log_dir.glob("vollewolle-*.jsonl"))
         assert len(logs) == games
         for log in logs:
