@@ -16,10 +16,9 @@ import click
 import trio
 
 from arena.games import GAMES, OptionsError, get_game
+from arena.runner import BUILTIN_BOTS
 
 DEFAULT_LOG_DIR = "arena-logs"
-#: The built-in bots (arena.runner.BUILTIN_BOTS), named here so help needs no trio import.
-BUILTIN_BOT_NAMES = ("random", "chochlik-heuristic", "vollewolle-heuristic")
 DEFAULT_MOVE_TIMEOUT = 5.0
 
 
@@ -149,7 +148,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 @game_options
 @click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
               help="A bot command (one per seat), or a built-in bot: "
-                   f"{', '.join(BUILTIN_BOT_NAMES)}.  {{host}} {{port}} {{name}} {{token}} are "
+                   f"{', '.join(BUILTIN_BOTS)}.  {{host}} {{port}} {{name}} {{token}} are "
                    "replaced.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play with the same bots (seats rotate each game).")
