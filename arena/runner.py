@@ -27,8 +27,9 @@ import attrs
 import trio
 
 from arena.games.base import GameSpec
-from arena.lobby import RosterEntry
-from arena.server import ArenaServer, GameRecord, ServerConfig
+from arena.records import GameRecord
+from arena.seating import RosterEntry, RosterSeating
+from arena.server import ArenaServer, ServerConfig
 from protocol.errors import ErrorCode
 
 _BOT_ARGS = "--host {host} --port {port} --name {name} --token {token}"
@@ -195,9 +196,9 @@ async def run_match(
     tokens = [secrets.token_hex(12) for _ in bots]
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
     config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
-                          move_timeout=move_timeout, log_dir=log_dir, seed=seed,
-                          roster=roster, games=games)
-    server = ArenaServer(config, on_game_over=on_game_over)
+                          move_timeout=move_timeout, log_dir=log_dir, seed=seed)
+    seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
+    server = ArenaServer(config, seating=seating, on_game_over=on_game_over)
     output_dir = log_dir / "bots"
     output_dir.mkdir(parents=True, exist_ok=True)
     runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
@@ -210,17 +211,11 @@ async def run_match(
             for index, run in enumerate(runs):
                 processes.append(await _launch(run, port))
                 nursery.start_soon(_watch, server, runs, index, processes[-1])
-
-            async def connect_deadline() -> None:
-                await trio.sleep(connect_timeout)
-                server.give_up_waiting()
-
-            nursery.start_soon(connect_deadline)
             await server.all_games_done.wait()
-            assert server.roster is not None
-            for index, run in enumerate(runs):
-                run.connected = index in server.roster.ever_connected
-                run.left_early = index in server.roster.left_early
+            seated = server.statistics().seating
+            for run in runs:
+                run.connected = run.token in seated.ever_connected
+                run.left_early = run.token in seated.left_early
             await server.shutdown(ErrorCode.SERIES_OVER)
             for run, process in zip(runs, processes):
                 if not run.connected and process.returncode is None:
@@ -260,4 +255,4 @@ async def _watch(server: ArenaServer, runs: list[BotRun], index: int,
     code = await process.wait()
     if not server.all_games_done.is_set():  # it ended on its own, before the match did
         runs[index].exit_code = code
-        server.forget_bot(index)
+        server.withdraw(runs[index].token)

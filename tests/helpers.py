@@ -10,6 +10,7 @@ import trio
 import trio.testing
 
 from arena.games import get_game
+from arena.seating import RosterSeating
 from arena.server import ArenaServer, ServerConfig
 from protocol.linebuffer import LineBuffer
 
@@ -86,9 +87,9 @@ def make_server(tmp_path: Path, *, roster: Any = None, games: int = 1, seed: str
     spec = get_game("chochlik")
     options.setdefault("hands", 1)
     config = ServerConfig(spec=spec, options=spec.parse_options(options), port=0,
-                          move_timeout=5.0, log_dir=tmp_path / "logs", seed=seed,
-                          roster=roster, games=games)
-    return ArenaServer(config)
+                          move_timeout=5.0, log_dir=tmp_path / "logs", seed=seed)
+    seating = RosterSeating(roster, games) if roster is not None else None
+    return ArenaServer(config, seating=seating)
 
 
 async def in_memory_clients(nursery: trio.Nursery, server: ArenaServer,

@@ -11,10 +11,10 @@ import pytest
 import trio
 import trio.testing
 
-from arena import server as server_module
+from arena import session as session_module
 from arena.games import get_game
-from arena.lobby import RosterEntry
 from arena.replay import replay_log
+from arena.seating import RosterEntry
 from protocol.limits import MAX_LINE_BYTES
 from tests.helpers import LineClient, connect_in_memory, in_memory_clients, make_server
 
@@ -179,7 +179,7 @@ async def test_a_bad_bot_does_not_touch_another_table(nursery, tmp_path):
 
 async def test_a_bot_that_stops_reading_is_dropped_and_its_seat_played_for_it(
         nursery, tmp_path, monkeypatch, autojump_clock):
-    monkeypatch.setattr(server_module, "SEND_QUEUE_LIMIT", 8)
+    monkeypatch.setattr(session_module, "SEND_QUEUE_LIMIT", 8)
     server = make_server(tmp_path, hands=2)
     await nursery.start(server.serve, False)
     clients = []

@@ -206,8 +206,8 @@ def imported_by(modules: str) -> set[str]:
 
 
 def test_games_and_protocol_import_no_io_libraries():
-    loaded = imported_by("arena.games, arena.match, arena.gamelog, arena.lobby, arena.replay, "
-                         "protocol.connection")
+    loaded = imported_by("arena.games, arena.match, arena.gamelog, arena.seating, "
+                         "arena.records, arena.replay, protocol.connection")
     assert not loaded & {"trio", "click", "socket", "asyncio"}
 
 

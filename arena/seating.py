@@ -1,0 +1,284 @@
+"""Who sits where, and when a table starts: seating policies, pure (no I/O, time as an input).
+
+The server tells a policy what happens to sessions (a connection said hello, is idle and ready
+for a seat, has gone, a table's game is over, time has passed) and the policy answers with the
+tables that start now: :class:`SeatedTable`, each naming which session holds each seat, the
+names shown, the entrant per seat (for results), and the game's seed and options when the
+policy chooses them.  The server never branches on which policy it runs:
+
+- :class:`ArrivalSeating` (``arena serve``): sessions wait in arrival order; whenever enough
+  are waiting, the first ones make a table.  After a game a bot waits again at the back.
+- :class:`RosterSeating` (``arena match``): a fixed list of bots, known by their tokens, plays a
+  series of games one after another; seats rotate each game (in game g, bot i sits at seat
+  (i + g) mod n) so every bot deals first in turn.  A bot that is not there when a game starts
+  (never connected by the deadline, crashed) is absent from it: the default policy plays its
+  seat.
+- ``arena.tournament.ScheduledSeating`` (``arena tournament``): a schedule's tables, each
+  with its seats, seed and duplicate set, run K at a time by instances of each entrant.
+
+Sessions are opaque hashable values here; the server passes its own.  A seat is first-class:
+reconnection and spectators will be a rebinding of a seat, not a branch in the server.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable, Sequence
+from typing import Any, Protocol
+
+import attrs
+
+from protocol.errors import ErrorCode
+
+
+@attrs.frozen
+class SeatedTable:
+    """A table to start now.  ``sessions[seat]`` holds the seat (``None``: absent, played by
+    the default policy); ``entrants[seat]`` is who that is in the policy's own list (``None``
+    without one); ``seed`` and ``options`` are ``None`` where the server's own apply."""
+
+    number: int
+    sessions: tuple[Any, ...]
+    names: tuple[str, ...]
+    entrants: tuple[int | None, ...]
+    seed: str | None = None
+    options: Any = None
+    tag: Any = None  # the policy's own note on the table (a schedule's planned table)
+
+
+@attrs.frozen
+class Admission:
+    """A session's hello, answered: the name to show for it, or why it is refused."""
+
+    name: str | None = None
+    refusal: ErrorCode | None = None
+
+
+@attrs.frozen
+class SeatingStatistics:
+    """A snapshot for the runners: which tokens ever connected, which left before the end, how
+    many tables started and are running, and whether the policy will start no more."""
+
+    ever_connected: frozenset[str] = frozenset()
+    left_early: frozenset[str] = frozenset()
+    tables_started: int = 0
+    tables_running: int = 0
+    done: bool = False
+
+
+class Seating(Protocol):
+    """Every method is pure bookkeeping; each returns the tables that start now."""
+
+    def start(self, now: float) -> list[SeatedTable]:
+        """The server starts serving."""
+
+    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        """A session said hello: the name to show, or a refusal (the connection is closed)."""
+
+    def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
+        """An admitted session is idle and waiting for a seat."""
+
+    def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
+        """The session's connection ended (seated or not)."""
+
+    def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
+        """The game at ``table`` ended (finished or aborted); its sessions are not ready until
+        :meth:`ready` says so."""
+
+    def withdraw(self, token: str, now: float) -> list[SeatedTable]:
+        """The bot with this token will not come (its process ended): stop waiting for it."""
+
+    def expire(self, now: float) -> list[SeatedTable]:
+        """Time passed: act on deadlines up to ``now``."""
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`expire` should be called next, if ever."""
+
+    def statistics(self) -> SeatingStatistics: ...
+
+
+class ArrivalSeating:
+    """First come, first seated, ``players`` to a table; tables start as soon as they fill."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.waiting: deque[Hashable] = deque()
+        self.started = 0
+        self.running = 0
+
+    def start(self, now: float) -> list[SeatedTable]:
+        return []
+
+    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        return Admission(name=name)
+
+    def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
+        self.waiting.append(session)
+        tables = []
+        while len(self.waiting) >= self.players:
+            sessions = tuple(self.waiting.popleft() for _ in range(self.players))
+            self.started += 1
+            self.running += 1
+            tables.append(SeatedTable(self.started, sessions, tuple(map(_name, sessions)),
+                                      (None,) * self.players))
+        return tables
+
+    def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
+        try:
+            self.waiting.remove(session)
+        except ValueError:
+            pass
+        return []
+
+    def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
+        self.running -= 1
+        return []
+
+    def withdraw(self, token: str, now: float) -> list[SeatedTable]:
+        return []
+
+    def expire(self, now: float) -> list[SeatedTable]:
+        return []
+
+    def next_deadline(self) -> float | None:
+        return None
+
+    def statistics(self) -> SeatingStatistics:
+        return SeatingStatistics(tables_started=self.started, tables_running=self.running)
+
+
+def _name(session: Any) -> str:
+    return str(getattr(session, "name", session))
+
+
+@attrs.frozen
+class RosterEntry:
+    name: str
+    token: str
+
+
+class TokenBook:
+    """Which token each live session holds, for policies that seat by token: one live session
+    per token; a token not in the book is refused."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        self.index = {token: i for i, token in enumerate(tokens)}
+        self.tokens = list(tokens)
+        self.live: dict[int, Hashable] = {}  # token index -> its live session
+        self.of_session: dict[Hashable, int] = {}
+        self.ever_connected: set[int] = set()
+
+    def admit(self, session: Hashable, token: str | None) -> tuple[int | None, ErrorCode | None]:
+        index = self.index.get(token) if token is not None else None
+        if index is None:
+            return None, ErrorCode.UNKNOWN_TOKEN
+        if index in self.live:
+            return None, ErrorCode.TOKEN_IN_USE
+        self.live[index] = session
+        self.of_session[session] = index
+        self.ever_connected.add(index)
+        return index, None
+
+    def release(self, session: Hashable) -> int | None:
+        """The session is gone; the index of the token it held, if any."""
+        index = self.of_session.pop(session, None)
+        if index is not None:
+            self.live.pop(index, None)
+        return index
+
+
+class RosterSeating:
+    """A series of ``games`` games between the roster's bots, one game at a time, seats
+    rotating every game.  A game starts once every bot is connected and idle, or has been given
+    up on: it left, its process ended (:meth:`withdraw`), or it had not connected
+    ``connect_timeout`` seconds after :meth:`start`."""
+
+    def __init__(self, roster: Sequence[RosterEntry], games: int,
+                 connect_timeout: float | None = None) -> None:
+        if not roster:
+            raise ValueError("a roster needs at least one bot")
+        self.roster = list(roster)
+        self.games = games
+        self.connect_timeout = connect_timeout
+        self.book = TokenBook([entry.token for entry in roster])
+        self.present: dict[int, Hashable] = {}  # roster index -> its idle session
+        self.gave_up: set[int] = set()
+        self.left_early: set[int] = set()
+        self.games_started = 0
+        self.playing = False
+        self.deadline: float | None = None
+
+    def start(self, now: float) -> list[SeatedTable]:
+        if self.connect_timeout is not None:
+            self.deadline = now + self.connect_timeout
+        return []
+
+    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        index, refusal = self.book.admit(session, token)
+        if refusal is not None or index is None:
+            return Admission(refusal=refusal)
+        self.gave_up.discard(index)
+        return Admission(name=self.roster[index].name)
+
+    def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
+        index = self.book.of_session.get(session)
+        if index is not None:
+            self.present[index] = session
+        return self._next()
+
+    def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
+        index = self.book.release(session)
+        if index is None:
+            return []
+        self.present.pop(index, None)
+        if not self.done:
+            self.left_early.add(index)
+        self.gave_up.add(index)
+        return self._next()
+
+    def withdraw(self, token: str, now: float) -> list[SeatedTable]:
+        index = self.book.index.get(token)
+        if index is None or index in self.book.live:
+            return []
+        self.gave_up.add(index)
+        return self._next()
+
+    def expire(self, now: float) -> list[SeatedTable]:
+        if self.deadline is None or now < self.deadline:
+            return []
+        self.deadline = None
+        self.gave_up.update(i for i in range(len(self.roster)) if i not in self.book.live)
+        return self._next()
+
+    def next_deadline(self) -> float | None:
+        return self.deadline
+
+    def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
+        self.playing = False
+        return self._next()
+
+    @property
+    def done(self) -> bool:
+        return self.games_started >= self.games and not self.playing
+
+    def statistics(self) -> SeatingStatistics:
+        tokens = self.book.tokens
+        return SeatingStatistics(
+            ever_connected=frozenset(tokens[i] for i in self.book.ever_connected),
+            left_early=frozenset(tokens[i] for i in self.left_early),
+            tables_started=self.games_started, tables_running=int(self.playing),
+            done=self.done)
+
+    def _next(self) -> list[SeatedTable]:
+        if self.playing or self.games_started >= self.games:
+            return []
+        everyone = range(len(self.roster))
+        if any(i not in self.present and i not in self.gave_up for i in everyone):
+            return []  # still waiting for someone
+        n = len(self.roster)
+        number = self.games_started
+        bots = tuple((seat - number) % n for seat in range(n))  # bot i sits at (i + number) % n
+        self.games_started += 1
+        self.playing = True
+        sessions = tuple(self.present.pop(i, None) for i in bots)
+        return [SeatedTable(number, sessions, tuple(self.roster[i].name for i in bots), bots)]

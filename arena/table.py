@@ -1,0 +1,162 @@
+"""One table: one game's task, fed typed inputs, writing its log when the game ends.
+
+The table owns a :class:`~arena.match.MatchDriver` (pure) and the clock: it feeds it answers,
+bad lines and departures from its inbox, and deadlines from trio's clock, and sends what the
+driver returns to the sessions holding the seats.  A bug in a game or the driver costs this
+table only: it is logged as aborted (``internal_error``) and the others go on.  A table
+cancelled from outside (server shutdown) is logged as aborted too: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+
+import attrs
+import trio
+
+from arena.match import MatchDriver, Outgoing, notice_for_closed
+from arena.records import GameRecord
+from arena.seating import SeatedTable
+from arena.session import Session
+from protocol.errors import ErrorCode, PeerError
+from protocol.messages import Action
+
+log = logging.getLogger("arena.server")
+
+#: Inputs queued for one table before readers wait (back-pressure on the sending bots only).
+TABLE_INBOX_LIMIT = 256
+
+
+@attrs.frozen
+class Answer:
+    """A session answered a request."""
+
+    session: Session
+    action: Action
+
+
+@attrs.frozen
+class BadLine:
+    """A session sent a line that is not a usable message (it may cost a try)."""
+
+    session: Session
+    error: PeerError
+
+
+@attrs.frozen
+class Gone:
+    """A session's connection ended: the default policy plays its seat from now on."""
+
+    session: Session
+
+
+TableInput = Answer | BadLine | Gone
+
+
+class Table:
+    def __init__(self, seated: SeatedTable, driver: MatchDriver,
+                 sessions: Sequence[Session | None]) -> None:
+        self.seated = seated
+        self.number = driver.table
+        self.driver = driver
+        self.sessions: list[Session | None] = list(sessions)
+        self.inbox_send, self.inbox_receive = trio.open_memory_channel[TableInput](
+            TABLE_INBOX_LIMIT)
+        self.started = time.monotonic()
+        self.scope = trio.CancelScope()  # cancelled to abort the game (server shutdown)
+        self.abort_reason = ErrorCode.SERVER_SHUTDOWN
+        for seat, session in enumerate(self.sessions):
+            if session is not None:
+                session.table, session.seat = self, seat
+
+    async def put(self, item: TableInput) -> None:
+        """Hand an input to the table; an answer that arrives after the game ended gets its
+        ``stale_request`` notice here."""
+        try:
+            await self.inbox_send.send(item)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            if isinstance(item, Answer):
+                item.session.send(notice_for_closed(item.session.requests, item.action.id))
+
+    def put_nowait(self, item: TableInput) -> bool:
+        try:
+            self.inbox_send.send_nowait(item)
+            return True
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+
+    async def run(self) -> None:
+        """Play the game to its end (or abort it); never raises for what a bot does."""
+        driver = self.driver
+        try:
+            with self.scope:
+                now = trio.current_time()
+                for seat, session in enumerate(self.sessions):
+                    if session is None or not session.alive:
+                        driver.disconnect(seat, now)
+                self._dispatch(driver.start(now))
+                while not driver.finished:
+                    deadline = driver.next_deadline()
+                    with trio.move_on_at(math.inf if deadline is None else deadline):
+                        item = await self.inbox_receive.receive()
+                        self._dispatch(self._feed(item))
+                        continue
+                    self._dispatch(driver.expire(trio.current_time()))
+        except Exception:  # a bug in a game or the driver costs this table only
+            log.exception("table %s failed", self.number)
+            self._abort(ErrorCode.INTERNAL_ERROR)
+        finally:  # also when cancelled from outside: the game is logged either way
+            if not driver.finished:
+                self._abort(self.abort_reason)
+            self.inbox_send.close()
+
+    def release(self) -> list[Session]:
+        """The game is over: the sessions still seated here leave their seats."""
+        sessions = [s for s in self.sessions if s is not None]
+        for session in sessions:
+            session.table = session.seat = None
+        return sessions
+
+    def record(self, log_path: object) -> GameRecord:
+        driver, seated = self.driver, self.seated
+        result = driver.result
+        return GameRecord(
+            number=seated.number, game_id=driver.game_id, entrants=seated.entrants,
+            names=tuple(driver.players), seed=driver.seed,
+            scores=tuple(result.scores) if result else (),
+            ranks=tuple(result.ranks) if result else (),
+            winners=tuple(result.winners) if result else (),
+            aborted=driver.aborted,
+            defaults=tuple(sum(s.defaults.values()) for s in driver.stats),
+            errors=tuple(s.errors for s in driver.stats),
+            rounds=result.rounds if result else None,
+            log_path=log_path,  # type: ignore[arg-type]
+            seconds=time.monotonic() - self.started, tag=seated.tag)
+
+    def _abort(self, reason: ErrorCode) -> None:
+        try:
+            self._dispatch(self.driver.abort(reason.value, trio.current_time()))
+        except Exception:
+            log.exception("table %s could not be aborted cleanly", self.number)
+
+    def _feed(self, item: TableInput) -> list[Outgoing]:
+        session = item.session
+        if session.table is not self or session.seat is None:
+            return []
+        seat, now, driver = session.seat, trio.current_time(), self.driver
+        if isinstance(item, Answer):
+            return driver.answer(seat, item.action.id, item.action.action, now)
+        if isinstance(item, BadLine):
+            return driver.bad_input(seat, item.error, now)
+        self.sessions[seat] = None
+        session.table = session.seat = None
+        return driver.disconnect(seat, now)
+
+    def _dispatch(self, outgoing: list[Outgoing]) -> None:
+        for item in outgoing:
+            session = self.sessions[item.seat]
+            if session is not None:
+                session.send(item.message)
