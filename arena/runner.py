@@ -208,9 +208,9 @@ async def run_match(
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
-            for index, run in enumerate(runs):
-                processes.append(await _launch(run, port))
-                nursery.start_soon(_watch, server, runs, index, processes[-1])
+            for run in runs:
+                processes.append(await launch(run, port))
+                nursery.start_soon(watch, server, run, processes[-1])
             await server.all_games_done.wait()
             seated = server.statistics().seating
             for run in runs:
@@ -233,7 +233,9 @@ async def run_match(
                        log_dir)
 
 
-async def _launch(run: BotRun, port: int) -> trio.Process:
+async def launch(run: BotRun, port: int) -> trio.Process:
+    """Start the bot's process, its output going to ``run.output``; a command that cannot be
+    started becomes a process that exits with 127 (reported, never raised)."""
     argv = bot_argv(run.spec.command, host="127.0.0.1", port=port, name=run.spec.name,
                     token=run.token)
     env = dict(os.environ, ARENA_HOST="127.0.0.1", ARENA_PORT=str(port),
@@ -250,9 +252,9 @@ async def _launch(run: BotRun, port: int) -> trio.Process:
         output.close()
 
 
-async def _watch(server: ArenaServer, runs: list[BotRun], index: int,
-                 process: trio.Process) -> None:
+async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None:
+    """Note a bot that ends before the server is done with it, and stop waiting for it."""
     code = await process.wait()
-    if not server.all_games_done.is_set():  # it ended on its own, before the match did
-        runs[index].exit_code = code
-        server.withdraw(runs[index].token)
+    if not server.all_games_done.is_set():  # it ended on its own, before the games did
+        run.exit_code = code
+        server.withdraw(run.token)

@@ -13,8 +13,8 @@ policy chooses them.  The server never branches on which policy it runs:
   (i + g) mod n) so every bot deals first in turn.  A bot that is not there when a game starts
   (never connected by the deadline, crashed) is absent from it: the default policy plays its
   seat.
-- ``arena.tournament.ScheduledSeating`` (``arena tournament``): a schedule's tables, each
-  with its seats, seed and duplicate set, run K at a time by instances of each entrant.
+- :class:`ScheduledSeating` (``arena tournament``): a schedule's tables, each with its seats,
+  seed and duplicate set, run K at a time by instances of each entrant.
 
 Sessions are opaque hashable values here; the server passes its own.  A seat is first-class:
 reconnection and spectators will be a rebinding of a seat, not a branch in the server.
@@ -22,7 +22,7 @@ reconnection and spectators will be a rebinding of a seat, not a branch in the s
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
 
@@ -282,3 +282,129 @@ class RosterSeating:
         self.playing = True
         sessions = tuple(self.present.pop(i, None) for i in bots)
         return [SeatedTable(number, sessions, tuple(self.roster[i].name for i in bots), bots)]
+
+
+@attrs.frozen
+class Instance:
+    """One running copy of an entrant's bot, known by its token."""
+
+    entrant: int
+    token: str
+
+
+class ScheduledSeating:
+    """A tournament's planned tables (``arena.schedule``), at most ``concurrency`` at once, each
+    seat held by an idle instance of its entrant.  Tables start in schedule order where they can;
+    a table waits while one of its entrants has no idle instance, unless that entrant has none
+    alive and is given up on (its instances left, their processes ended, or none connected
+    ``connect_timeout`` seconds after :meth:`start`): then the default policy plays its seats."""
+
+    def __init__(self, planned: Sequence[Any], names: Sequence[str],
+                 instances: Sequence[Instance], concurrency: int,
+                 connect_timeout: float | None = None) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.pending: list[Any] = list(planned)
+        self.names = list(names)
+        self.instances = list(instances)
+        self.concurrency = concurrency
+        self.connect_timeout = connect_timeout
+        self.book = TokenBook([instance.token for instance in instances])
+        self.idle: dict[int, list[Hashable]] = {e: [] for e in range(len(names))}
+        self.withdrawn: set[int] = set()  # instance indices that will never (re)connect
+        self.left_early: set[int] = set()
+        self.running = 0
+        self.started = 0
+        self.deadline: float | None = None
+        self.draining = False
+
+    def start(self, now: float) -> list[SeatedTable]:
+        if self.connect_timeout is not None:
+            self.deadline = now + self.connect_timeout
+        return self._next()
+
+    def drain(self) -> None:
+        """Start no more tables; the running ones finish."""
+        self.draining = True
+
+    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        index, refusal = self.book.admit(session, token)
+        if refusal is not None or index is None:
+            return Admission(refusal=refusal)
+        self.withdrawn.discard(index)
+        return Admission(name=self.names[self.instances[index].entrant])
+
+    def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
+        index = self.book.of_session.get(session)
+        if index is not None:
+            self.idle[self.instances[index].entrant].append(session)
+        return self._next()
+
+    def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
+        index = self.book.release(session)
+        if index is None:
+            return []
+        idle = self.idle[self.instances[index].entrant]
+        if session in idle:
+            idle.remove(session)
+        if not self.done:
+            self.left_early.add(index)
+        self.withdrawn.add(index)
+        return self._next()
+
+    def withdraw(self, token: str, now: float) -> list[SeatedTable]:
+        index = self.book.index.get(token)
+        if index is None or index in self.book.live:
+            return []
+        self.withdrawn.add(index)
+        return self._next()
+
+    def expire(self, now: float) -> list[SeatedTable]:
+        if self.deadline is None or now < self.deadline:
+            return []
+        self.deadline = None
+        self.withdrawn.update(i for i in range(len(self.instances)) if i not in self.book.live)
+        return self._next()
+
+    def next_deadline(self) -> float | None:
+        return self.deadline
+
+    def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
+        self.running -= 1
+        return self._next()
+
+    @property
+    def done(self) -> bool:
+        return self.running == 0 and (not self.pending or self.draining)
+
+    def statistics(self) -> SeatingStatistics:
+        tokens = self.book.tokens
+        return SeatingStatistics(
+            ever_connected=frozenset(tokens[i] for i in self.book.ever_connected),
+            left_early=frozenset(tokens[i] for i in self.left_early),
+            tables_started=self.started, tables_running=self.running, done=self.done)
+
+    def _given_up(self, entrant: int) -> bool:
+        """No instance of the entrant is alive or still expected."""
+        return all(i in self.withdrawn for i, instance in enumerate(self.instances)
+                   if instance.entrant == entrant)
+
+    def _next(self) -> list[SeatedTable]:
+        tables: list[SeatedTable] = []
+        position = 0
+        while (not self.draining and self.running < self.concurrency
+               and position < len(self.pending)):
+            planned = self.pending[position]
+            need = Counter(planned.entrants)
+            if any(len(self.idle[e]) < k and not self._given_up(e) for e, k in need.items()):
+                position += 1  # waiting for an instance; a later table may start meanwhile
+                continue
+            self.pending.pop(position)
+            sessions = tuple(self.idle[e].pop(0) if self.idle[e] else None
+                             for e in planned.entrants)
+            self.running += 1
+            self.started += 1
+            tables.append(SeatedTable(
+                planned.index, sessions, tuple(self.names[e] for e in planned.entrants),
+                tuple(planned.entrants), seed=planned.seed, tag=planned))
+        return tables

@@ -47,7 +47,8 @@ RECEIVE_CHUNK = 65536
 FLUSH_GRACE = 2.0
 #: What ``bye`` says, by reason.
 BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
-                ErrorCode.SERIES_OVER: "the series is over: thank you for playing"}
+                ErrorCode.SERIES_OVER: "the series is over: thank you for playing",
+                ErrorCode.EVENT_OVER: "the tournament is over: thank you for playing"}
 #: Seconds running games get to be logged as aborted at shutdown.
 SHUTDOWN_GRACE = 5.0
 #: What the refusals of a seating policy say.

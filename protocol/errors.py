@@ -33,6 +33,7 @@ class ErrorCode(enum.StrEnum):
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
     INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
     SERIES_OVER = "series_over"  # the last game of an `arena match` series is over
+    EVENT_OVER = "event_over"  # `arena tournament` has no more games for this bot
 
 
 #: Characters of a peer's own text quoted back to it in an error message, at most.

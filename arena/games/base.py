@@ -165,6 +165,9 @@ class GameSpec:
     other_world: Callable[[Any, int, Sequence[tuple[int, str]], Any], OtherWorld]
     info: Callable[[Any], Mapping[str, Any]] = lambda options: {}
     round_name: str = "round"  # what a Result's ``rounds`` counts: "hand" for card games
+    #: Options a tournament game takes unless the organiser sets them, by table size (chochlik:
+    #: as many hands as players, so every seat deals once).
+    tournament_options: Callable[[int], Mapping[str, Any]] = lambda players: {}
 
     def option_fields(self) -> list[attrs.Attribute]:
         """The game's options (``players`` first), each with ``metadata["help"]``."""

@@ -519,4 +519,5 @@ SPEC = GameSpec(
     other_world=other_world,
     info=info,
     round_name="hand",
+    tournament_options=lambda players: {"hands": players, "target": 0},
 )

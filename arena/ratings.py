@@ -1,0 +1,106 @@
+"""Ratings on the Elo scale from finished tables: pure arithmetic, no I/O.
+
+**The model.** Bradley-Terry on the pairwise results of each table: at a table of n, every
+pair of seats is one comparison, won by the better rank, half-won by each on equal ranks.  P(i
+beats j) = p_i / (p_i + p_j).  Pairwise Bradley-Terry is chosen over a Plackett-Luce fit of
+each table's ranking because ties (shared ranks) are common in these games and it handles them
+as half-wins with no extra model, and it needs only the matrix of pairwise wins, so a bootstrap
+resample costs a sum of matrices.  The comparisons of one table are correlated; the intervals
+account for that by resampling whole duplicate sets (``arena.ratings_bootstrap``).
+
+**The fit.** The maximum-likelihood strengths, by Hunter's MM iteration
+``p_i <- W_i / sum_j N_ij / (p_i + p_j)``, with a weak prior: every entrant is also credited
+one draw (half a win, half a loss) against a virtual entrant of strength 1, so a bot that never
+lost still gets a finite rating.  **The scale.** Elo = 400 log10 p, shifted so the pool average
+is 1500 (or so a named entrant is fixed at 1500): a 400-point gap means 10:1 odds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import attrs
+
+#: Elo of the pool's average (or of the anchor entrant).
+ANCHOR_ELO = 1500.0
+ELO_PER_LOG10 = 400.0
+#: Virtual draws each entrant is credited against a strength-1 opponent (the prior).
+PRIOR_DRAWS = 1.0
+MAX_ITERATIONS = 10_000
+TOLERANCE = 1e-10
+
+
+@attrs.frozen
+class TableResult:
+    """One finished table: the entrant at each seat and each seat's rank (1 = best)."""
+
+    entrants: tuple[int, ...]
+    ranks: tuple[int, ...]
+
+
+Matrix = list[list[float]]
+
+
+def pairwise_wins(results: Iterable[TableResult], entrants: int) -> Matrix:
+    """``wins[i][j]``: how many times i beat j (a shared rank is half a win each).  Two seats
+    held by the same entrant do not compare."""
+    wins = [[0.0] * entrants for _ in range(entrants)]
+    for result in results:
+        seats = range(len(result.entrants))
+        for a in seats:
+            for b in seats:
+                i, j = result.entrants[a], result.entrants[b]
+                if a >= b or i == j:
+                    continue
+                if result.ranks[a] < result.ranks[b]:
+                    wins[i][j] += 1.0
+                elif result.ranks[a] > result.ranks[b]:
+                    wins[j][i] += 1.0
+                else:
+                    wins[i][j] += 0.5
+                    wins[j][i] += 0.5
+    return wins
+
+
+def add(first: Matrix, second: Matrix) -> Matrix:
+    return [[x + y for x, y in zip(row_a, row_b)] for row_a, row_b in zip(first, second)]
+
+
+def fit_strengths(wins: Matrix, prior_draws: float = PRIOR_DRAWS,
+                  tolerance: float = TOLERANCE,
+                  start: Sequence[float] | None = None) -> list[float]:
+    """Bradley-Terry strengths (maximum likelihood with the prior), by MM iteration from
+    ``start`` until no log-strength moves by more than ``tolerance``."""
+    n = len(wins)
+    total_wins = [sum(row) + prior_draws / 2 for row in wins]
+    games = [[wins[i][j] + wins[j][i] for j in range(n)] for i in range(n)]
+    p = list(start) if start is not None else [1.0] * n
+    for _ in range(MAX_ITERATIONS):
+        new = []
+        for i in range(n):
+            denominator = prior_draws / (p[i] + 1.0) + sum(
+                games[i][j] / (p[i] + p[j]) for j in range(n) if j != i and games[i][j])
+            new.append(total_wins[i] / denominator)
+        change = max(abs(math.log(a / b)) for a, b in zip(new, p))
+        p = new
+        if change < tolerance:
+            break
+    return p
+
+
+def to_elo(strengths: Sequence[float], anchor: int | None = None) -> list[float]:
+    """Elo numbers: the pool average at 1500, or ``anchor``'s entrant at 1500."""
+    logs = [ELO_PER_LOG10 * math.log10(p) for p in strengths]
+    shift = logs[anchor] if anchor is not None else sum(logs) / len(logs)
+    return [ANCHOR_ELO + value - shift for value in logs]
+
+
+def elo_ratings(results: Iterable[TableResult], entrants: int,
+                anchor: int | None = None) -> list[float]:
+    return to_elo(fit_strengths(pairwise_wins(results, entrants)), anchor)
+
+
+def expected_score(elo_a: float, elo_b: float) -> float:
+    """P(a beats b) on the Elo scale."""
+    return 1.0 / (1.0 + 10 ** ((elo_b - elo_a) / ELO_PER_LOG10))

@@ -1,0 +1,114 @@
+"""An event's results in SQLite (standard library), one file per event, behind a small
+interface so that another store (PostgreSQL, for several hosts) can take its place.
+
+Each finished game is written when it ends, in one transaction, keyed by its index in the
+schedule: a game is stored at most once, so a resumed event never counts a game twice.  Games
+aborted by a shutdown are not stored (a resumed event plays them again); a game aborted by a
+server bug is stored as aborted and left out of the ratings.  The per-game JSON Lines logs lie
+beside the database.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants (
+    entrant INTEGER PRIMARY KEY, name TEXT NOT NULL, command TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    planned INTEGER PRIMARY KEY, set_index INTEGER NOT NULL, rotation INTEGER NOT NULL,
+    seed TEXT NOT NULL, entrants TEXT NOT NULL, scores TEXT NOT NULL, ranks TEXT NOT NULL,
+    aborted TEXT, defaults TEXT NOT NULL, errors TEXT NOT NULL, rounds INTEGER,
+    game_id TEXT NOT NULL, log_path TEXT, seconds REAL NOT NULL, finished_at TEXT NOT NULL);
+"""
+
+
+@attrs.frozen
+class StoredGame:
+    planned: int
+    set_index: int
+    rotation: int
+    seed: str
+    entrants: tuple[int, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    aborted: str | None
+    defaults: tuple[int, ...]
+    errors: tuple[int, ...]
+    rounds: int | None
+    game_id: str
+    log_path: str | None
+    seconds: float
+
+
+class Storage(Protocol):
+    def write_event(self, meta: Mapping[str, Any], entrants: Sequence[tuple[str, str]]) -> None:
+        """Record what the event is (game, options, schedule settings) and its entrants."""
+
+    def meta(self) -> dict[str, Any]: ...
+
+    def entrants(self) -> list[tuple[str, str]]:
+        """(name, command) by entrant number."""
+
+    def add_game(self, game: StoredGame) -> bool:
+        """Store a finished game; False if that planned table was stored already."""
+
+    def games(self) -> list[StoredGame]: ...
+
+    def close(self) -> None: ...
+
+
+class SqliteStorage:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=30)
+        self.db.executescript(SCHEMA)
+
+    def write_event(self, meta: Mapping[str, Any], entrants: Sequence[tuple[str, str]]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                [(key, json.dumps(value)) for key, value in meta.items()])
+            self.db.executemany("INSERT OR REPLACE INTO entrants VALUES (?, ?, ?)",
+                                [(i, name, command) for i, (name, command) in enumerate(entrants)])
+
+    def meta(self) -> dict[str, Any]:
+        return {key: json.loads(value)
+                for key, value in self.db.execute("SELECT key, value FROM meta")}
+
+    def entrants(self) -> list[tuple[str, str]]:
+        return [(name, command) for name, command in
+                self.db.execute("SELECT name, command FROM entrants ORDER BY entrant")]
+
+    def add_game(self, game: StoredGame) -> bool:
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (game.planned, game.set_index, game.rotation, game.seed,
+                 json.dumps(game.entrants), json.dumps(game.scores), json.dumps(game.ranks),
+                 game.aborted, json.dumps(game.defaults), json.dumps(game.errors), game.rounds,
+                 game.game_id, game.log_path, game.seconds,
+                 time.strftime("%Y-%m-%dT%H:%M:%S%z")))
+            return cursor.rowcount == 1
+
+    def games(self) -> list[StoredGame]:
+        rows = self.db.execute(
+            "SELECT planned, set_index, rotation, seed, entrants, scores, ranks, aborted, "
+            "defaults, errors, rounds, game_id, log_path, seconds FROM games ORDER BY planned")
+        return [StoredGame(planned, set_index, rotation, seed, tuple(json.loads(entrants)),
+                           tuple(json.loads(scores)), tuple(json.loads(ranks)), aborted,
+                           tuple(json.loads(defaults)), tuple(json.loads(errors)), rounds,
+                           game_id, log_path, seconds)
+                for (planned, set_index, rotation, seed, entrants, scores, ranks, aborted,
+                     defaults, errors, rounds, game_id, log_path, seconds) in rows]
+
+    def close(self) -> None:
+        self.db.close()

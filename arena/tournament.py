@@ -1,0 +1,183 @@
+"""``arena tournament``: a whole event on one machine, stored in SQLite as it goes.
+
+The runner starts a server whose seating policy is the schedule (``ScheduledSeating``),
+launches each entrant's bot as subprocesses (as many instances as ``concurrency`` tables can
+need at once, each with its own token), stores every finished game in the event's database
+(one transaction per game, keyed by its place in the schedule), and stops the bots at the end.
+
+Resume: the schedule is a pure function of the event's settings, so a resumed event rebuilds
+it, skips the games the database already holds, and plays the rest; with deterministic bots the
+stored games equal an uninterrupted run's.  Draining: :meth:`Tournament.drain` starts no more
+tables and lets the running ones finish (the first Ctrl-C); cancelling stops at once (the
+second), and the games already finished are stored either way.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from arena.games.base import GameSpec
+from arena.records import GameRecord
+from arena.runner import EXIT_GRACE, BotRun, BotSpec, launch, watch
+from arena.schedule import Format, PlannedTable, plan, set_size
+from arena.seating import Instance, ScheduledSeating
+from arena.server import ArenaServer, ServerConfig
+from arena.storage import Storage, StoredGame
+from protocol.errors import ErrorCode
+
+#: Games aborted for these reasons are played again on resume (the others are stored).
+REPLAYED_ABORTS = frozenset({ErrorCode.SERVER_SHUTDOWN.value})
+#: Sets a round robin plays by default: every combination once, but no more than this.
+DEFAULT_MAX_SETS = 100
+
+
+@attrs.frozen
+class EventSettings:
+    """What defines an event, stored in its database so that ``--resume`` needs nothing else:
+    the schedule is rebuilt from these exactly."""
+
+    game: str
+    options: dict[str, Any]
+    format: str
+    duplicate: bool
+    sets: int
+    seed: str
+    move_timeout: float
+
+    def to_meta(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, Any]) -> EventSettings:
+        return cls(**{field.name: meta[field.name] for field in attrs.fields(cls)})
+
+    def planned(self, entrants: int) -> list[PlannedTable]:
+        return list(plan(entrants, self.options["players"], sets=self.sets,
+                         duplicate=self.duplicate, fmt=Format(self.format), seed=self.seed))
+
+
+def sets_for(entrants: int, players: int, fmt: Format, duplicate: bool, *,
+             games: int | None = None, sets: int | None = None) -> int:
+    """How many sets an event plays: as asked (``games`` rounds up to whole sets), else one
+    round robin (every combination once; the gauntlet: every field once), at most
+    :data:`DEFAULT_MAX_SETS`."""
+    if sets is not None:
+        return sets
+    if games is not None:
+        return max(1, math.ceil(games / set_size(players, duplicate)))
+    pool = entrants - 1 if fmt is Format.GAUNTLET else entrants
+    seats = players - 1 if fmt is Format.GAUNTLET else players
+    return max(1, min(DEFAULT_MAX_SETS, math.comb(pool, seats) if pool >= seats else 1))
+
+
+def instances_needed(planned: Sequence[PlannedTable], entrants: int,
+                     concurrency: int) -> list[int]:
+    """Bot processes per entrant: enough for ``concurrency`` tables at once."""
+    most = [0] * entrants
+    for table in planned:
+        for entrant, count in Counter(table.entrants).items():
+            most[entrant] = max(most[entrant], count)
+    tables_with = Counter(e for table in planned for e in set(table.entrants))
+    return [min(concurrency, tables_with[e]) * most[e] for e in range(entrants)]
+
+
+def stored_game(record: GameRecord) -> StoredGame:
+    planned: PlannedTable = record.tag
+    return StoredGame(
+        planned=planned.index, set_index=planned.set_index, rotation=planned.rotation,
+        seed=record.seed, entrants=planned.entrants, scores=record.scores, ranks=record.ranks,
+        aborted=record.aborted, defaults=record.defaults, errors=record.errors,
+        rounds=record.rounds, game_id=record.game_id,
+        log_path=str(record.log_path) if record.log_path else None, seconds=record.seconds)
+
+
+@attrs.define
+class TournamentReport:
+    runs: list[BotRun]
+    played: int  # games finished and stored by this run
+    remaining: int  # planned games not stored yet (after a drain or a failure)
+    seconds: float
+
+
+class Tournament:
+    def __init__(self, spec: GameSpec, options: Any, bots: Sequence[BotSpec],
+                 planned: Sequence[PlannedTable], storage: Storage, *, log_dir: Path,
+                 concurrency: int = 1, move_timeout: float = 5.0,
+                 connect_timeout: float = 10.0,
+                 on_game_over: Callable[[StoredGame], None] | None = None) -> None:
+        self.spec, self.options, self.bots = spec, options, list(bots)
+        self.storage = storage
+        self.log_dir = log_dir
+        done = {game.planned for game in storage.games()}
+        self.todo = [table for table in planned if table.index not in done]
+        self.on_game_over = on_game_over
+        counts = instances_needed(self.todo, len(self.bots), concurrency)
+        self.instances = [Instance(e, secrets.token_hex(12))
+                          for e, count in enumerate(counts) for _ in range(count)]
+        self.seating = ScheduledSeating(self.todo, [bot.name for bot in self.bots],
+                                        self.instances, concurrency,
+                                        connect_timeout=connect_timeout)
+        config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
+                              move_timeout=move_timeout, log_dir=log_dir)
+        self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
+        self.played = 0
+
+    def drain(self) -> None:
+        """Start no more games; the running ones finish and are stored."""
+        self.seating.drain()
+        if self.seating.done:
+            self.server.all_games_done.set()
+
+    def _game_over(self, record: GameRecord) -> None:
+        if record.aborted in REPLAYED_ABORTS:
+            return
+        game = stored_game(record)
+        if self.storage.add_game(game):
+            self.played += 1
+            if self.on_game_over is not None:
+                self.on_game_over(game)
+
+    async def run(self) -> TournamentReport:
+        started = time.monotonic()
+        output_dir = self.log_dir / "bots"
+        output_dir.mkdir(parents=True, exist_ok=True)
+        runs = [BotRun(self.bots[instance.entrant], instance.token,
+                       output_dir / f"{self.server.run_id}-{self.bots[instance.entrant].name}"
+                                    f"-{i}.txt")
+                for i, instance in enumerate(self.instances)]
+        processes: list[trio.Process] = []
+        try:
+            async with trio.open_nursery() as nursery:
+                port = await nursery.start(self.server.serve)
+                for run in runs:
+                    processes.append(await launch(run, port))
+                    nursery.start_soon(watch, self.server, run, processes[-1])
+                await self.server.all_games_done.wait()
+                seated = self.server.statistics().seating
+                for run in runs:
+                    run.connected = run.token in seated.ever_connected
+                    run.left_early = run.token in seated.left_early
+                await self.server.shutdown(ErrorCode.EVENT_OVER)
+                for run, process in zip(runs, processes):
+                    if not run.connected and process.returncode is None:
+                        process.kill()  # never told anything: it will not leave by itself
+                with trio.move_on_after(EXIT_GRACE):
+                    for process in processes:
+                        await process.wait()
+                nursery.cancel_scope.cancel()
+        finally:  # whatever happened (Ctrl-C included), no bot outlives the event
+            for process in processes:
+                if process.returncode is None:
+                    process.kill()
+        stored = {game.planned for game in self.storage.games()}
+        remaining = sum(table.index not in stored for table in self.todo)
+        return TournamentReport(runs, self.played, remaining, time.monotonic() - started)

@@ -1,0 +1,122 @@
+"""Seating policies as plain values: sessions are strings, time is a number."""
+
+from __future__ import annotations
+
+from arena.schedule import plan
+from arena.seating import (
+    ArrivalSeating,
+    Instance,
+    RosterEntry,
+    RosterSeating,
+    ScheduledSeating,
+)
+from protocol.errors import ErrorCode
+
+
+def test_arrival_seats_the_first_comers_and_reseats_them_at_the_back():
+    seating = ArrivalSeating(3)
+    assert seating.ready("a", 0) == [] and seating.ready("b", 0) == []
+    seating.gone("b", 0)
+    assert seating.ready("c", 0) == []
+    (table,) = seating.ready("d", 0)
+    assert table.sessions == ("a", "c", "d") and seating.statistics().tables_running == 1
+    assert seating.ready("e", 0) == []
+    assert seating.game_over(table, 1) == []
+    (again,) = seating.ready("a", 1) + seating.ready("f", 1)
+    assert again.sessions == ("e", "a", "f")
+
+
+def roster(games=2, timeout=None):
+    entries = [RosterEntry(name, f"t-{name}") for name in ("n", "e", "s")]
+    return RosterSeating(entries, games, connect_timeout=timeout)
+
+
+def test_a_roster_seats_by_token_and_rotates_seats_every_game():
+    seating = roster()
+    assert seating.admit("x", "who", "t-x").refusal is ErrorCode.UNKNOWN_TOKEN
+    assert seating.admit("S", "anything", "t-s").name == "s"
+    assert seating.admit("S2", "copy", "t-s").refusal is ErrorCode.TOKEN_IN_USE
+    seating.admit("N", "", "t-n")
+    seating.admit("E", "", "t-e")
+    assert seating.ready("S", 0) + seating.ready("N", 0) == []
+    (first,) = seating.ready("E", 0)
+    assert first.sessions == ("N", "E", "S") and first.entrants == (0, 1, 2)
+    assert seating.game_over(first, 1) == []
+    (second,) = seating.ready("N", 1) + seating.ready("E", 1) + seating.ready("S", 1)
+    assert second.entrants == (2, 0, 1) and second.names == ("s", "n", "e")
+    seating.game_over(second, 2)
+    assert seating.statistics().done
+
+
+def test_a_roster_gives_up_on_absent_bots_at_the_connect_deadline():
+    seating = roster(games=1, timeout=10)
+    seating.start(100.0)
+    assert seating.next_deadline() == 110.0
+    seating.admit("N", "", "t-n")
+    assert seating.ready("N", 101) == [] and seating.expire(109.9) == []
+    (table,) = seating.expire(110.0)
+    assert table.sessions == ("N", None, None)
+    assert seating.statistics().ever_connected == frozenset({"t-n"})
+
+
+def test_a_roster_stops_waiting_for_a_withdrawn_or_departed_bot():
+    seating = roster(games=2)
+    for session, token in (("N", "t-n"), ("E", "t-e")):
+        seating.admit(session, "", token)
+        seating.ready(session, 0)
+    (table,) = seating.withdraw("t-s", 1)  # its process ended before it connected
+    assert table.sessions == ("N", "E", None)
+    seating.gone("E", 2)
+    assert seating.game_over(table, 3) == []
+    (second,) = seating.ready("N", 3)
+    assert second.sessions == (None, "N", None)
+    assert seating.statistics().left_early == frozenset({"t-e"})
+
+
+def scheduled(concurrency=2, instances_each=2, timeout=None):
+    planned = list(plan(3, 3, sets=2, seed="s"))  # 12 tables of entrants 0, 1, 2
+    instances = [Instance(e, f"{e}.{k}") for e in range(3) for k in range(instances_each)]
+    return planned, ScheduledSeating(planned, ["a", "b", "c"], instances, concurrency,
+                                     connect_timeout=timeout)
+
+
+def test_a_schedule_runs_k_tables_at_once_with_one_idle_instance_per_seat():
+    planned, seating = scheduled()
+    started = []
+    for e in range(3):
+        for k in range(2):
+            assert seating.admit(f"s{e}{k}", "x", f"{e}.{k}").name == "abc"[e]
+            started += seating.ready(f"s{e}{k}", 0)
+    assert [t.number for t in started] == [0, 1]
+    first = started[0]
+    assert first.seed == planned[0].seed and first.tag == planned[0]
+    assert [int(s[1]) for s in first.sessions] == list(planned[0].entrants)
+    assert seating.ready("s00", 1) == []  # no table may start: two are running
+    more = seating.game_over(first, 2)
+    assert more == []  # the freed sessions are not ready yet
+    for session in first.sessions:
+        more += seating.ready(session, 2)
+    assert [t.number for t in more] == [2]
+    assert seating.statistics().tables_running == 2
+
+
+def test_a_schedule_plays_an_entrant_with_no_instance_left_by_default():
+    planned, seating = scheduled(concurrency=1, instances_each=1, timeout=5)
+    seating.start(0)
+    for e in (0, 1):
+        seating.admit(f"s{e}", "", f"{e}.0")
+        seating.ready(f"s{e}", 0)
+    (table,) = seating.expire(5)  # entrant 2 never connected
+    assert table.sessions[table.entrants.index(2)] is None
+
+
+def test_draining_starts_no_more_tables_and_ends_when_the_running_ones_do():
+    planned, seating = scheduled(concurrency=1, instances_each=1)
+    for e in range(3):
+        seating.admit(f"s{e}", "", f"{e}.0")
+        started = seating.ready(f"s{e}", 0)
+    (table,) = started
+    seating.drain()
+    assert not seating.statistics().done
+    seating.game_over(table, 1)
+    assert seating.ready("s0", 1) == [] and seating.statistics().done
