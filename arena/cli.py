@@ -46,12 +46,14 @@ def _flag_help(name: str) -> str:
     return "; ".join(parts)
 
 
-def game_options(function: Any) -> Any:
+def game_options(function: Any = None, *, game_required: bool = True) -> Any:
     """Options shared by every command that starts games; declared once.  Each game's own
     options (``arena games`` lists them) are flags too, refused for a game without them."""
+    if function is None:
+        return lambda f: game_options(f, game_required=game_required)
     decorators = [
-        click.option("--game", "game_name", type=click.Choice(sorted(GAMES)), required=True,
-                     help="Which game to host."),
+        click.option("--game", "game_name", type=click.Choice(sorted(GAMES)),
+                     required=game_required, help="Which game to play."),
         click.option("--players", type=int, default=None,
                      help="Seats per table (default: the game's)."),
         *[click.option(f"--{name.replace('_', '-')}", f"flag_{name}", default=None,
@@ -227,7 +229,7 @@ def list_games() -> None:
 
 
 @main.command()
-@game_options
+@game_options(game_required=False)
 @click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
               help="An entrant: a bot command or a built-in bot, optionally named "
                    "(NAME=CMD); at least two.  {host} {port} {name} {token} are replaced.")
@@ -252,7 +254,7 @@ def list_games() -> None:
               help="Seconds to wait for every bot instance to connect.")
 @click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Bootstrap resamples for the final leaderboard's intervals.")
-def tournament(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
+def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...], seed: str | None,
                move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
                concurrency: int, db: Path, resume: bool, connect_timeout: float,
@@ -275,6 +277,8 @@ def tournament(game_name: str, players: int | None, extra: tuple[str, ...], seed
         if storage.meta():
             raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
                                    "another --db")
+        if game_name is None:
+            raise click.UsageError("Missing option '--game' (or --resume an event)")
         if games is not None and sets is not None:
             raise click.UsageError("give --games or --sets, not both")
         try:

@@ -12,7 +12,7 @@ from tests.test_storage import game
 def three_way_sets(sets, winner_ranks):
     games, planned = [], 0
     for set_index in range(sets):
-        for rotation, entrants in enumerate([(0, 1, 2), (1, 2, 0), (2, 0, 1)]):
+        for entrants in [(0, 1, 2), (1, 2, 0), (2, 0, 1)]:
             ranks = tuple(winner_ranks[e] for e in entrants)
             games.append(game(planned, entrants, ranks, set_index))
             planned += 1

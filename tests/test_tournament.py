@@ -1,0 +1,177 @@
+"""``arena tournament`` end to end: real bot subprocesses, SQLite, resume after a drain and
+after a kill, with deterministic bots so that runs can be compared game by game."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import trio
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.games import get_game
+from arena.runner import BotSpec
+from arena.storage import SqliteStorage
+from arena.tournament import EventSettings, Tournament, instances_needed
+
+#: A bot whose every answer depends only on the request: legal[(id * k) % len(legal)] would
+#: depend on numbering, so it picks by position in the legal list alone.
+PICKER = """
+import json, os, socket, sys
+pick = int(sys.argv[1])
+sock = socket.create_connection((os.environ["ARENA_HOST"], int(os.environ["ARENA_PORT"])))
+out = sock.makefile("wb")
+for line in sock.makefile("rb"):
+    msg = json.loads(line)
+    answer = None
+    if msg["type"] == "welcome":
+        answer = {"type": "hello", "name": "p", "token": os.environ["ARENA_TOKEN"]}
+    elif msg["type"] == "request":
+        answer = {"type": "action", "id": msg["id"],
+                  "action": msg["legal"][pick % len(msg["legal"])]}
+    elif msg["type"] == "bye" or (msg["type"] == "error" and msg.get("fatal")):
+        break
+    if answer:
+        out.write(json.dumps(answer).encode() + b"\\n")
+        out.flush()
+"""
+
+
+def pickers(tmp_path: Path) -> list[BotSpec]:
+    script = tmp_path / "picker.py"
+    script.write_text(PICKER)
+    return [BotSpec(f"pick{k}", f"{sys.executable} {script} {k}") for k in (0, 1, 2, 5)]
+
+
+def settings(sets: int = 2) -> EventSettings:
+    return EventSettings(game="chochlik", options={"players": 3, "target": None, "hands": 3},
+                         format="round-robin", duplicate=True, sets=sets, seed="t",
+                         move_timeout=5.0)
+
+
+def results(storage) -> dict[int, tuple]:
+    return {g.planned: (g.entrants, g.scores) for g in storage.games()}
+
+
+async def play(tmp_path: Path, name: str, bots, event: EventSettings, *, concurrency: int,
+               drain_after: int | None = None):
+    spec = get_game(event.game)
+    storage = SqliteStorage(tmp_path / f"{name}.db")
+    stored = []
+
+    def on_game(game):
+        stored.append(game)
+        if drain_after is not None and len(stored) == drain_after:
+            tournament.drain()
+
+    tournament = Tournament(spec, spec.parse_options(event.options), bots,
+                            event.planned(len(bots)), storage, log_dir=tmp_path / name,
+                            concurrency=concurrency, on_game_over=on_game)
+    report = await tournament.run()
+    return storage, report
+
+
+def test_instances_cover_the_tables_that_run_at_once():
+    planned = settings(sets=4).planned(4)
+    assert instances_needed(planned, 4, 2) == [2, 2, 2, 2]
+    assert instances_needed(planned[:1], 4, 3) == [1, 1, 1, 0]
+
+
+async def test_an_event_stores_every_game_once_and_resumes_after_a_drain(tmp_path):
+    bots = pickers(tmp_path)
+    event = settings()  # 4 bots, tables of 3: 2 sets of 6 games
+    whole, report = await play(tmp_path, "whole", bots, event, concurrency=2)
+    assert report.remaining == 0 and report.played == 12
+    assert all(run.status == "ok" for run in report.runs)
+    assert len(whole.games()) == 12 and len(report.runs) == 8  # 2 instances per bot
+
+    cut, first = await play(tmp_path, "cut", bots, event, concurrency=2, drain_after=3)
+    assert 3 <= first.played < 12 and first.remaining == 12 - first.played
+    cut.close()
+    resumed, second = await play(tmp_path, "cut", bots, event, concurrency=1)
+    assert second.played == 12 - first.played and second.remaining == 0
+    assert results(resumed) == results(whole)  # deterministic bots: the same games
+
+
+def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
+    script = tmp_path / "picker.py"
+    script.write_text(PICKER)
+    db = tmp_path / "killed.db"
+
+    def event_args(db: Path, logs: str) -> list[str]:
+        bots = [arg for k in (0, 1, 2) for arg in ("--bot", f"p{k}={sys.executable} {script} {k}")]
+        return ["tournament", "--game", "chochlik", *bots, "--sets", "3", "--hands", "3",
+                "--seed", "k", "--db", str(db), "--log-dir", str(tmp_path / logs),
+                "--resamples", "0"]
+
+    event = subprocess.Popen([sys.executable, "-m", "arena.cli", *event_args(db, "logs")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # poll the database the event writes
+            if db.exists() and len(SqliteStorage(db).games()) >= 4:
+                break
+            time.sleep(0.05)
+        event.send_signal(signal.SIGKILL)
+        event.wait(timeout=20)
+    finally:
+        if event.poll() is None:
+            event.kill()
+    before = len(SqliteStorage(db).games())
+    assert 4 <= before < 18
+    result = CliRunner().invoke(main, ["tournament", "--resume", "--db", str(db),
+                                       "--log-dir", str(tmp_path / "logs"),
+                                       "--resamples", "0"])
+    assert result.exit_code == 0, result.output
+    games = SqliteStorage(db).games()
+    assert [g.planned for g in games] == list(range(18))
+    assert "18 of 18 games stored" in result.output
+
+    fresh = tmp_path / "fresh.db"
+    clean = CliRunner().invoke(main, event_args(fresh, "logs2"))
+    assert clean.exit_code == 0, clean.output
+    assert results(SqliteStorage(fresh)) == results(SqliteStorage(db))
+
+
+def test_ratings_prints_the_leaderboard_in_three_formats(tmp_path):
+    db = tmp_path / "r.db"
+    storage = SqliteStorage(db)
+    storage.write_event({"seed": "x"}, [("a", "random"), ("b", "random")])
+    from tests.test_storage import game
+
+    for i in range(4):
+        storage.add_game(game(i, (0, 1, 0), (1, 2, 3), set_index=i))
+    runner = CliRunner()
+    table = runner.invoke(main, ["ratings", "--db", str(db)])
+    assert table.exit_code == 0 and table.output.splitlines()[1].split()[1] == "a"
+    csv = runner.invoke(main, ["ratings", "--db", str(db), "--format", "csv"])
+    assert csv.output.startswith("place,entrant,name,elo,low,high")
+    as_json = runner.invoke(main, ["ratings", "--db", str(db), "--format", "json"])
+    assert '"name": "b"' in as_json.output
+
+
+def test_tournament_usage_errors_exit_2(tmp_path):
+    runner = CliRunner()
+    db = str(tmp_path / "u.db")
+    one = runner.invoke(main, ["tournament", "--game", "chochlik", "--bot", "random",
+                               "--db", db])
+    assert one.exit_code == 2 and "at least two" in one.output
+    both = runner.invoke(main, ["tournament", "--game", "chochlik", "--bot", "random",
+                                "--bot", "random", "--games", "3", "--sets", "1", "--db", db])
+    assert both.exit_code == 2
+    nothing = runner.invoke(main, ["tournament", "--resume", "--game", "chochlik",
+                                   "--db", str(tmp_path / "none.db")])
+    assert nothing.exit_code == 2 and "no event" in nothing.output
+
+
+def test_trio_is_not_needed_to_read_ratings():
+    assert "trio" not in sys.modules or trio  # the leaderboard modules import no trio
+    code = ("import sys, arena.leaderboard, arena.ratings, arena.storage, arena.schedule;"
+            "print('trio' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
