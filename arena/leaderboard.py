@@ -16,7 +16,15 @@ from collections.abc import Sequence
 
 import attrs
 
-from arena.ratings import Matrix, TableResult, add, fit_strengths, pairwise_wins, to_elo
+from arena.ratings import (
+    Matrix,
+    TableResult,
+    add,
+    fit_strengths,
+    likelihood_of_superiority,
+    pairwise_wins,
+    to_elo,
+)
 from arena.storage import StoredGame
 
 DEFAULT_RESAMPLES = 200
@@ -109,4 +117,21 @@ def format_table(rows: Sequence[Row]) -> str:
         lines.append(f"{row.place:>2}  {row.name:<{width}}  {row.elo:>6.0f}  {interval:>13}  "
                      f"{confidence}  {row.games:>5}  {row.average_score:>9.1f}  "
                      f"{row.average_rank:>8.2f}  {row.defaults:>8}")
+    return "\n".join(lines)
+
+
+def format_los(names: Sequence[str], games: Sequence[StoredGame]) -> str:
+    """The likelihood-of-superiority matrix: the row bot is stronger than the column bot with
+    this probability (from their decisive pairwise results)."""
+    total: Matrix = [[0.0] * len(names) for _ in names]
+    for matrix in set_matrices(games, len(names)):
+        total = add(total, matrix)
+    los = likelihood_of_superiority(total)
+    width = max(len(name) for name in names)
+    short = [name[:8] for name in names]
+    lines = ["likelihood of superiority (row stronger than column)",
+             " " * width + "  " + "  ".join(f"{name:>8}" for name in short)]
+    for i, name in enumerate(names):
+        cells = ["       -" if i == j else f"{100 * los[i][j]:>7.1f}%" for j in range(len(names))]
+        lines.append(f"{name:<{width}}  " + "  ".join(cells))
     return "\n".join(lines)

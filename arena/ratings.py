@@ -104,3 +104,40 @@ def elo_ratings(results: Iterable[TableResult], entrants: int,
 def expected_score(elo_a: float, elo_b: float) -> float:
     """P(a beats b) on the Elo scale."""
     return 1.0 / (1.0 + 10 ** ((elo_b - elo_a) / ELO_PER_LOG10))
+
+
+#: Points a result moves the online rating by (per pairwise comparison).
+ONLINE_K = 16.0
+
+
+def online_update(elo: list[float], result: TableResult, k: float = ONLINE_K) -> None:
+    """Classic Elo after one table, on its pairwise results (in place): quick and rough, for
+    the live view while an event runs; the published leaderboard is the batch fit."""
+    deltas = [0.0] * len(elo)
+    seats = range(len(result.entrants))
+    for a in seats:
+        for b in seats:
+            i, j = result.entrants[a], result.entrants[b]
+            if a >= b or i == j:
+                continue
+            actual = 1.0 if result.ranks[a] < result.ranks[b] else (
+                0.0 if result.ranks[a] > result.ranks[b] else 0.5)
+            change = k * (actual - expected_score(elo[i], elo[j]))
+            deltas[i] += change
+            deltas[j] -= change
+    for i, delta in enumerate(deltas):
+        elo[i] += delta
+
+
+def likelihood_of_superiority(wins: Matrix) -> Matrix:
+    """``los[i][j]``: the probability that i is stronger than j, from their decisive pairwise
+    results alone (draws carry no information): Phi((W_ij - W_ji) / sqrt(W_ij + W_ji))."""
+    n = len(wins)
+    los = [[0.5] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            decisive = wins[i][j] + wins[j][i]
+            if i != j and decisive:
+                z = (wins[i][j] - wins[j][i]) / math.sqrt(decisive)
+                los[i][j] = 0.5 * (1 + math.erf(z / math.sqrt(2)))
+    return los

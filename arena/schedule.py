@@ -2,8 +2,10 @@
 
 - **Groups** (who meets whom): round robin takes every combination of entrants for the table
   size while there are no more of them than the event's sets; otherwise it builds a balanced
-  list greedily, each new group made of the entrants that have played least and met each other
-  least.  A gauntlet puts entrant 0 at every table, against a field of the others.
+  list: greedily (each new group made of the entrants that have played least and, among those,
+  have met the group's members least), then evened out by swaps between groups.  A gauntlet
+  puts entrant 0 at every table, against a field of the others; a duel puts entrants 0 and 1 at
+  every table and fills the other seats with entrant 2 (for SPRT).
 - **Duplicate sets** (on by default): one seed, played once per seating of the group (every
   order for 2 or 3 players, the cyclic rotations for 4 to 6), so every entrant holds every
   seat with the same cards and dice.  The group's base order is shuffled per set, so relative
@@ -32,6 +34,7 @@ MAX_COMBINATIONS = 100_000
 class Format(enum.Enum):
     ROUND_ROBIN = "round-robin"
     GAUNTLET = "gauntlet"
+    DUEL = "duel"  # entrants 0 and 1 at every table, entrant 2 (the field) in the other seats
 
 
 @attrs.frozen
@@ -64,6 +67,10 @@ def groups(entrants: int, size: int, count: int, fmt: Format,
     (or the gauntlet's field) when it is small enough, else balanced greedily."""
     if entrants < 2:
         raise ValueError("a tournament needs at least two entrants")
+    if fmt is Format.DUEL:
+        if entrants != 3 and not (entrants == 2 and size == 2):
+            raise ValueError("a duel has two entrants and a field (one more entrant)")
+        return [(0, 1, *(2,) * (size - 2)) for _ in range(count)]
     if fmt is Format.GAUNTLET:
         field_size = size - 1
         if entrants - 1 < field_size:

@@ -11,6 +11,8 @@ from arena.ratings import (
     elo_ratings,
     expected_score,
     fit_strengths,
+    likelihood_of_superiority,
+    online_update,
     pairwise_wins,
     to_elo,
 )
@@ -59,3 +61,19 @@ def test_an_anchor_fixes_one_entrant_at_1500():
 def test_expected_score_on_the_elo_scale():
     assert expected_score(1500, 1500) == 0.5
     assert expected_score(1900, 1500) == pytest.approx(10 / 11)
+
+
+def test_online_elo_moves_by_k_times_the_surprise():
+    elo = [1500.0, 1500.0, 1500.0]
+    online_update(elo, TableResult((0, 1, 2), (1, 2, 2)))
+    # 0 beat both (+8 each); 1 and 2 drew each other (0) and lost to 0 (-8 each)
+    assert elo == pytest.approx([1516, 1492, 1492])
+    assert sum(elo) == pytest.approx(4500)
+
+
+def test_likelihood_of_superiority_from_decisive_results():
+    los = likelihood_of_superiority([[0, 9, 5], [1, 0, 5], [5, 5, 0]])
+    # 9 wins to 1: z = 8 / sqrt(10) = 2.53, Phi = 0.9943
+    assert los[0][1] == pytest.approx(0.99429, abs=1e-4)
+    assert los[1][0] == pytest.approx(1 - los[0][1])
+    assert los[0][2] == 0.5 and los[2][2] == 0.5

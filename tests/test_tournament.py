@@ -175,3 +175,29 @@ def test_trio_is_not_needed_to_read_ratings():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_sprt_accepts_that_the_heuristic_beats_random_and_stops_early(tmp_path):
+    result = CliRunner().invoke(main, [
+        "sprt", "--game", "chochlik", "--bot", "chochlik-heuristic", "--bot", "random",
+        "--field", "random", "--seed", "1", "--concurrency", "2", "--max-sets", "40",
+        "--db", str(tmp_path / "s.db"), "--log-dir", str(tmp_path / "logs")])
+    assert result.exit_code == 0, result.output
+    assert "H1 accepted" in result.output
+    sets = len({g.set_index for g in SqliteStorage(tmp_path / "s.db").games()})
+    assert sets < 40  # it stopped as soon as the evidence allowed
+
+
+async def test_the_same_runner_plays_a_vollewolle_event(tmp_path):
+    spec = get_game("vollewolle")
+    event = EventSettings(game="vollewolle", options={"players": 2}, format="round-robin",
+                          duplicate=True, sets=3, seed="v", move_timeout=5.0)
+    bots = pickers(tmp_path)[:3]
+    storage = SqliteStorage(tmp_path / "v.db")
+    tournament = Tournament(spec, spec.parse_options(event.options), bots,
+                            event.planned(len(bots)), storage, log_dir=tmp_path / "v",
+                            concurrency=2)
+    report = await tournament.run()
+    assert report.remaining == 0 and len(storage.games()) == 6  # 3 pairs x 2 seatings
+    for game in storage.games():
+        assert game.aborted is None and sum(game.defaults) == 0

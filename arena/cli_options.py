@@ -1,0 +1,102 @@
+"""Options shared by the commands that start games, declared once: the game, its seats, each
+game's own options (as flags, refused for a game without them, or ``-o NAME=VALUE``), the seed,
+the move timeout and the log folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.games import GAMES, OptionsError, get_game
+
+DEFAULT_LOG_DIR = "arena-logs"
+DEFAULT_MOVE_TIMEOUT = 5.0
+
+
+def _option_flags() -> dict[str, list[str]]:
+    """Every game option but ``players`` becomes a flag; the games that have it, by name."""
+    flags: dict[str, list[str]] = {}
+    for spec in GAMES.values():
+        for field in spec.option_fields()[1:]:
+            flags.setdefault(field.name, []).append(spec.name)
+    return flags
+
+
+OPTION_FLAGS = _option_flags()
+
+
+def _flag_help(name: str) -> str:
+    parts = []
+    for game in OPTION_FLAGS[name]:
+        field = next(f for f in GAMES[game].option_fields() if f.name == name)
+        parts.append(f"{game}: {field.metadata.get('help', '')} (default {field.default})")
+    return "; ".join(parts)
+
+
+def game_options(function: Any = None, *, game_required: bool = True) -> Any:
+    """Options shared by every command that starts games; declared once.  Each game's own
+    options (``arena games`` lists them) are flags too, refused for a game without them."""
+    if function is None:
+        return lambda f: game_options(f, game_required=game_required)
+    decorators = [
+        click.option("--game", "game_name", type=click.Choice(sorted(GAMES)),
+                     required=game_required, help="Which game to play."),
+        click.option("--players", type=int, default=None,
+                     help="Seats per table (default: the game's)."),
+        *[click.option(f"--{name.replace('_', '-')}", f"flag_{name}", default=None,
+                       help=_flag_help(name)) for name in sorted(OPTION_FLAGS)],
+        click.option("--option", "-o", "extra", multiple=True, metavar="NAME=VALUE",
+                     help="A game option (see `arena games`), repeatable."),
+        click.option("--seed", default=None, help="Seed for the deals (default: random)."),
+        click.option("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT,
+                     show_default=True, help="Seconds a bot gets per decision."),
+        click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
+                     default=DEFAULT_LOG_DIR, show_default=True,
+                     help="Folder for game logs (JSON Lines, one file per game)."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def parse_game_options(game_name: str, players: int | None, extra: tuple[str, ...],
+                       flags: dict[str, Any], *,
+                       defaults: Callable[[int], Mapping[str, Any]] | None = None
+                       ) -> tuple[Any, Any]:
+    """The game and its options from ``--players``, the game's flags and ``-o NAME=VALUE``,
+    over ``defaults(players)`` where given; a usage error (exit 2) names what is wrong and what
+    the game accepts."""
+    spec = get_game(game_name)
+    known = [field.name for field in spec.option_fields()]
+    accepted = ", ".join(known)
+    raw: dict[str, Any] = {}
+    for item in extra:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{item!r} is not NAME=VALUE", param_hint="--option")
+        name = name.strip().replace("-", "_")
+        if name not in known:
+            raise click.UsageError(f"{spec.name} has no option {name!r}; its options: "
+                                   f"{accepted}")
+        raw[name] = value.strip()
+    for key, value in flags.items():
+        name = key.removeprefix("flag_")
+        if value is None:
+            continue
+        if name not in known:
+            raise click.UsageError(f"--{name.replace('_', '-')} is not a {spec.name} option; "
+                                   f"its options: {accepted}")
+        raw[name] = value
+    if players is not None:
+        raw["players"] = players
+    if defaults is not None:
+        seats = int(raw.get("players", spec.parse_options({}).players))
+        given = set(raw)
+        raw.update((k, v) for k, v in defaults(seats).items() if k not in given)
+    try:
+        return spec, spec.parse_options(raw)
+    except OptionsError as exc:
+        raise click.UsageError(f"{exc} (see `arena games`)") from None

@@ -1,0 +1,292 @@
+"""The event commands: ``arena tournament``, ``arena sprt`` and ``arena ratings``, a thin click
+layer over ``arena.tournament`` (the runner), ``arena.leaderboard`` and ``arena.sprt``."""
+
+from __future__ import annotations
+
+import secrets
+import signal
+import sys
+from pathlib import Path
+from time import monotonic as time_now
+from typing import Any
+
+import click
+import trio
+
+from arena.cli_options import game_options, parse_game_options
+from arena.games import get_game
+from arena.schedule import Format
+
+
+@click.command()
+@game_options(game_required=False)
+@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
+              help="An entrant: a bot command or a built-in bot, optionally named "
+                   "(NAME=CMD); at least two.  {host} {port} {name} {token} are replaced.")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Games to play (rounded up to whole duplicate sets).")
+@click.option("--sets", type=click.IntRange(min=1), default=None,
+              help="Duplicate sets to play (default: one round robin, at most 100).")
+@click.option("--format", "fmt",
+              type=click.Choice([f.value for f in Format if f is not Format.DUEL]),
+              default=Format.ROUND_ROBIN.value, show_default=True,
+              help="round-robin: everybody meets everybody; gauntlet: the first bot against "
+                   "the others.")
+@click.option("--duplicate/--no-duplicate", default=True, show_default=True,
+              help="Play each seed once per seating of its table (same cards and dice).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Tables played at once.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("arena-tournament.db"), show_default=True,
+              help="The event's SQLite database (results are written as games end).")
+@click.option("--resume", is_flag=True,
+              help="Continue the event stored in --db (its settings and bots are read from it).")
+@click.option("--connect-timeout", type=float, default=10.0, show_default=True,
+              help="Seconds to wait for every bot instance to connect.")
+@click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Bootstrap resamples for the final leaderboard's intervals.")
+def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...], seed: str | None,
+               move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...],
+               games: int | None, sets: int | None, fmt: str, duplicate: bool,
+               concurrency: int, db: Path, resume: bool, connect_timeout: float,
+               resamples: int, **flags: Any) -> None:
+    """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
+    leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
+    stops (resume with --resume); a second stops at once."""
+    from arena.runner import BotSpec, plan_bots
+    from arena.storage import SqliteStorage
+    from arena.tournament import EventSettings, sets_for
+
+    storage = SqliteStorage(db)
+    if resume:
+        meta = storage.meta()
+        if not meta:
+            raise click.UsageError(f"{db} holds no event to resume")
+        settings = EventSettings.from_meta(meta)
+        bots = [BotSpec(name, command) for name, command in storage.entrants()]
+    else:
+        if storage.meta():
+            raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
+                                   "another --db")
+        if game_name is None:
+            raise click.UsageError("Missing option '--game' (or --resume an event)")
+        if games is not None and sets is not None:
+            raise click.UsageError("give --games or --sets, not both")
+        try:
+            bots = plan_bots(list(bot_commands))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        if len(bots) < 2:
+            raise click.UsageError("a tournament needs at least two --bot")
+        spec, options = parse_game_options(game_name, players, extra, flags,
+                                           defaults=get_game(game_name).tournament_options)
+        table = options.players
+        settings = EventSettings(
+            game=spec.name, options=spec.options_to_dict(options), format=fmt,
+            duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
+                                               games=games, sets=sets),
+            seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout)
+        try:
+            settings.planned(len(bots))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        storage.write_event(settings.to_meta(), [(b.name, b.command) for b in bots])
+    run_event(settings, bots, storage, log_dir=log_dir, concurrency=concurrency,
+              connect_timeout=connect_timeout, resamples=resamples)
+
+
+def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
+              concurrency: int, connect_timeout: float, resamples: int) -> None:
+    from arena.leaderboard import format_table, leaderboard
+    from arena.tournament import Tournament
+
+    spec = get_game(settings.game)
+    options = spec.parse_options(settings.options)
+    planned = settings.planned(len(bots))
+    names = [bot.name for bot in bots]
+    started = time_now()
+    stored_before = len(storage.games())
+
+    def progress(_game: Any) -> None:
+        """One line per finished game: how far, how fast, who leads (a quick fit)."""
+        stored = storage.games()
+        per_minute = (len(stored) - stored_before) / max(time_now() - started, 1e-9) * 60
+        eta = (len(planned) - len(stored)) / per_minute if per_minute else 0.0
+        top = leaderboard(names, stored, resamples=0)[:3]
+        click.echo(f"[{len(stored)}/{len(planned)}] {per_minute:.1f} games/min, "
+                   f"ETA {eta:.1f} min | "
+                   + ", ".join(f"{row.name} {row.elo:.0f}" for row in top))
+
+    event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
+                       concurrency=concurrency, move_timeout=settings.move_timeout,
+                       connect_timeout=connect_timeout, on_game_over=progress)
+    click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
+               f"in {settings.sets} set(s) ({settings.format}"
+               f"{', duplicate' if settings.duplicate else ''}), {len(event.todo)} to play, "
+               f"{concurrency} at a time; results in {storage.path}")
+
+    async def run() -> Any:
+        report = None
+        async with trio.open_nursery() as nursery:
+            async def on_signals() -> None:
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    count = 0
+                    async for _ in signals:
+                        count += 1
+                        if count == 1:
+                            click.echo("arena: finishing the running games, then stopping "
+                                       "(Ctrl-C again stops at once)")
+                            event.drain()
+                        else:
+                            click.echo("arena: stopping now")
+                            nursery.cancel_scope.cancel()
+
+            nursery.start_soon(on_signals)
+            report = await event.run()
+            nursery.cancel_scope.cancel()
+        return report
+
+    report = trio.run(run)  # None when a second Ctrl-C stopped it at once
+    stored = storage.games()
+    click.echo()
+    click.echo(format_table(leaderboard(names, stored, resamples=resamples,
+                                        seed=settings.seed)))
+    remaining = len(planned) - len(stored)
+    click.echo(f"{len(stored)} of {len(planned)} games stored in {storage.path}"
+               + (f"; {remaining} left: continue with --resume --db {storage.path}"
+                  if remaining else ""))
+    bot_runs = report.runs if report is not None else []
+    for bot_run in bot_runs:
+        if bot_run.status != "ok":
+            click.echo(f"{bot_run.spec.name}: {bot_run.status}; its output is in "
+                       f"{bot_run.output}", err=True)
+    failed = remaining or report is None or any(r.status != "ok" for r in bot_runs)
+    sys.exit(1 if failed else 0)
+
+
+@click.command()
+@click.option("--db", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="An event's SQLite database.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True)
+@click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Bootstrap resamples for the 95 % intervals (0: none).")
+@click.option("--los", is_flag=True,
+              help="Also print the likelihood-of-superiority matrix (table format).")
+def ratings(db: Path, fmt: str, resamples: int, los: bool) -> None:
+    """Print the leaderboard of a stored event (also while it runs)."""
+    import csv
+    import io
+    import json
+
+    import attrs
+
+    from arena.leaderboard import format_los, format_table, leaderboard
+    from arena.storage import SqliteStorage
+
+    storage = SqliteStorage(db)
+    names = [name for name, _ in storage.entrants()]
+    if not names:
+        raise click.UsageError(f"{db} holds no event")
+    rows = leaderboard(names, storage.games(), resamples=resamples,
+                       seed=storage.meta().get("seed", 0))
+    if fmt == "table":
+        click.echo(format_table(rows))
+        if los:
+            click.echo()
+            click.echo(format_los(names, storage.games()))
+    elif fmt == "json":
+        click.echo(json.dumps([attrs.asdict(row) for row in rows], indent=2))
+    else:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=[f.name for f in attrs.fields(type(rows[0]))])
+        writer.writeheader()
+        writer.writerows(attrs.asdict(row) for row in rows)
+        click.echo(out.getvalue().rstrip("\n"))
+
+
+@click.command()
+@game_options
+@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
+              help="Exactly two: A (tested) and B (the baseline).")
+@click.option("--field", "field_command", required=True, metavar="NAME=CMD",
+              help="The bot that fills the other seats (tables of 3 or more).")
+@click.option("--elo0", type=float, default=0.0, show_default=True,
+              help="H0: A is stronger than B by this many Elo (or less).")
+@click.option("--elo1", type=float, default=20.0, show_default=True,
+              help="H1: A is stronger than B by this many Elo.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Chance of accepting H1 when H0 holds.")
+@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Chance of accepting H0 when H1 holds.")
+@click.option("--max-sets", type=click.IntRange(min=2), default=1000, show_default=True,
+              help="Stop undecided after this many duplicate sets.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("arena-sprt.db"), show_default=True)
+def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
+         move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...], field_command: str,
+         elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
+         db: Path, **flags: Any) -> None:
+    """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
+    (A, B and the field at every table, every seating of one seed); stop as soon as the
+    evidence allows.  Exit status 0 when H1 is accepted, 1 otherwise."""
+    from arena.runner import plan_bots
+    from arena.sprt import set_outcome, sprt_state
+    from arena.storage import SqliteStorage
+    from arena.tournament import EventSettings, Tournament
+
+    if len(bot_commands) != 2:
+        raise click.UsageError("give exactly two --bot: A, then B")
+    storage = SqliteStorage(db)
+    if storage.meta():
+        raise click.UsageError(f"{db} already holds an event: choose another --db")
+    try:
+        bots = plan_bots([*bot_commands, field_command])
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    spec, options = parse_game_options(game_name, players, extra, flags,
+                                       defaults=get_game(game_name).tournament_options)
+    settings = EventSettings(
+        game=spec.name, options=spec.options_to_dict(options), format=Format.DUEL.value,
+        duplicate=True, sets=max_sets, seed=seed if seed is not None else secrets.token_hex(8),
+        move_timeout=move_timeout)
+    try:
+        planned = settings.planned(len(bots))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    storage.write_event({**settings.to_meta(), "sprt": [elo0, elo1, alpha, beta]},
+                        [(b.name, b.command) for b in bots])
+    per_set = len(planned) // max_sets
+    verdict: dict[str, Any] = {}
+
+    def progress(_game: Any) -> None:
+        by_set: dict[int, list[tuple[Any, Any]]] = {}
+        for game in storage.games():
+            if game.aborted is None:
+                by_set.setdefault(game.set_index, []).append((game.entrants, game.ranks))
+        outcomes = [set_outcome(games) for games in by_set.values() if len(games) == per_set]
+        if not outcomes or len(outcomes) == verdict.get("sets"):
+            return  # report once per finished set
+        verdict["sets"] = len(outcomes)
+        state = sprt_state(outcomes, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+        verdict["state"] = state
+        click.echo(f"sets {state.sets}: {bots[0].name} scores {state.mean:.3f} against "
+                   f"{bots[1].name}; LLR {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})")
+        if state.decision:
+            event.drain()
+
+    event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
+                       concurrency=concurrency, move_timeout=move_timeout,
+                       on_game_over=progress)
+    trio.run(event.run)
+    state = verdict.get("state")
+    if state is None or state.decision is None:
+        click.echo(f"undecided after {state.sets if state else 0} set(s)")
+        sys.exit(1)
+    if state.decision == "H1":
+        click.echo(f"H1 accepted: {bots[0].name} is stronger than {bots[1].name} "
+                   f"(by {elo1:g} Elo or more is likelier than {elo0:g})")
+        sys.exit(0)
+    click.echo(f"H0 accepted: {bots[0].name} is not shown to be stronger than {bots[1].name}")
+    sys.exit(1)
