@@ -98,24 +98,24 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
 def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
               concurrency: int, connect_timeout: float, resamples: int) -> None:
     from arena.leaderboard import format_table, leaderboard
+    from arena.progress import LiveView
+    from arena.ratings import TableResult
     from arena.tournament import Tournament
 
     spec = get_game(settings.game)
     options = spec.parse_options(settings.options)
     planned = settings.planned(len(bots))
     names = [bot.name for bot in bots]
-    started = time_now()
-    stored_before = len(storage.games())
+    earlier = storage.games()
+    view = LiveView(names, len(planned), len(earlier), time_now(),
+                    [TableResult(g.entrants, g.ranks) for g in earlier if g.aborted is None])
+    on_terminal = sys.stdout.isatty()
 
-    def progress(_game: Any) -> None:
-        """One line per finished game: how far, how fast, who leads (a quick fit)."""
-        stored = storage.games()
-        per_minute = (len(stored) - stored_before) / max(time_now() - started, 1e-9) * 60
-        eta = (len(planned) - len(stored)) / per_minute if per_minute else 0.0
-        top = leaderboard(names, stored, resamples=0)[:3]
-        click.echo(f"[{len(stored)}/{len(planned)}] {per_minute:.1f} games/min, "
-                   f"ETA {eta:.1f} min | "
-                   + ", ".join(f"{row.name} {row.elo:.0f}" for row in top))
+    def progress(game: Any) -> None:
+        """The live view after every game: in place on a terminal, a line each elsewhere."""
+        view.game_over(TableResult(game.entrants, game.ranks) if game.aborted is None else None)
+        click.echo(("\r\x1b[2K" if on_terminal else "") + view.line(time_now()),
+                   nl=not on_terminal)
 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=settings.move_timeout,
@@ -134,7 +134,7 @@ def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
                     async for _ in signals:
                         count += 1
                         if count == 1:
-                            click.echo("arena: finishing the running games, then stopping "
+                            click.echo("\narena: finishing the running games, then stopping "
                                        "(Ctrl-C again stops at once)")
                             event.drain()
                         else:
@@ -148,7 +148,7 @@ def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
 
     report = trio.run(run)  # None when a second Ctrl-C stopped it at once
     stored = storage.games()
-    click.echo()
+    click.echo("\n" if on_terminal else "")
     click.echo(format_table(leaderboard(names, stored, resamples=resamples,
                                         seed=settings.seed)))
     remaining = len(planned) - len(stored)
