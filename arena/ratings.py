@@ -8,10 +8,9 @@ as half-wins with no extra model, and it needs only the matrix of pairwise wins,
 resample costs a sum of matrices.  The comparisons of one table are correlated; the intervals
 account for that by resampling whole duplicate sets (``arena.ratings_bootstrap``).
 
-**The fit.** The maximum-likelihood strengths, by Hunter's MM iteration
-``p_i <- W_i / sum_j N_ij / (p_i + p_j)``, with a weak prior: every entrant is also credited
-one draw (half a win, half a loss) against a virtual entrant of strength 1, so a bot that never
-lost still gets a finite rating.  **The scale.** Elo = 400 log10 p, shifted so the pool average
+**The fit.** The maximum-likelihood strengths (Newton's method on log-strengths), with a weak
+prior: every entrant is also credited one draw (half a win, half a loss) against a virtual
+entrant of strength 1, so a bot that never lost still gets a finite rating.  **The scale.** Elo = 400 log10 p, shifted so the pool average
 is 1500 (or so a named entrant is fixed at 1500): a 400-point gap means 10:1 odds.
 """
 
@@ -27,7 +26,7 @@ ANCHOR_ELO = 1500.0
 ELO_PER_LOG10 = 400.0
 #: Virtual draws each entrant is credited against a strength-1 opponent (the prior).
 PRIOR_DRAWS = 1.0
-MAX_ITERATIONS = 10_000
+MAX_ITERATIONS = 200
 TOLERANCE = 1e-10
 
 
@@ -70,23 +69,67 @@ def add(first: Matrix, second: Matrix) -> Matrix:
 def fit_strengths(wins: Matrix, prior_draws: float = PRIOR_DRAWS,
                   tolerance: float = TOLERANCE,
                   start: Sequence[float] | None = None) -> list[float]:
-    """Bradley-Terry strengths (maximum likelihood with the prior), by MM iteration from
-    ``start`` until no log-strength moves by more than ``tolerance``."""
+    """Bradley-Terry strengths (maximum likelihood with the prior), by Newton's method on the
+    log-strengths (the prior makes the log-likelihood strictly concave, so each step solves a
+    negative-definite system), from ``start`` until no log-strength moves by more than
+    ``tolerance``.  Without a prior, strengths are only defined up to a common factor: the
+    iteration keeps their log-mean at 0."""
     n = len(wins)
     total_wins = [sum(row) + prior_draws / 2 for row in wins]
     games = [[wins[i][j] + wins[j][i] for j in range(n)] for i in range(n)]
-    p = list(start) if start is not None else [1.0] * n
+    theta = [math.log(x) for x in start] if start is not None else [0.0] * n
     for _ in range(MAX_ITERATIONS):
-        new = []
+        gradient = list(total_wins)
+        hessian = [[0.0] * n for _ in range(n)]
         for i in range(n):
-            denominator = prior_draws / (p[i] + 1.0) + sum(
-                games[i][j] / (p[i] + p[j]) for j in range(n) if j != i and games[i][j])
-            new.append(total_wins[i] / denominator)
-        change = max(abs(math.log(a / b)) for a, b in zip(new, p))
-        p = new
-        if change < tolerance:
+            if prior_draws:
+                s = 1.0 / (1.0 + math.exp(-theta[i]))  # against the virtual strength-1 bot
+                gradient[i] -= prior_draws * s
+                hessian[i][i] -= prior_draws * s * (1 - s)
+            for j in range(n):
+                if j == i or not games[i][j]:
+                    continue
+                s = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
+                gradient[i] -= games[i][j] * s
+                curvature = games[i][j] * s * (1 - s)
+                hessian[i][i] -= curvature
+                hessian[i][j] += curvature
+        if not prior_draws:  # fix the free scale: theta_0 stays put
+            hessian[0] = [1.0] + [0.0] * (n - 1)
+            gradient[0] = 0.0
+        step = _solve(hessian, [-g for g in gradient])
+        largest = max((abs(x) for x in step), default=0.0)
+        if largest > 5.0:  # far from the optimum: damp the step
+            step = [x * 5.0 / largest for x in step]
+        theta = [t + x for t, x in zip(theta, step)]
+        if largest < tolerance:
             break
-    return p
+    if not prior_draws:
+        mean = sum(theta) / n
+        theta = [t - mean for t in theta]
+    return [math.exp(t) for t in theta]
+
+
+def _solve(matrix: Matrix, vector: list[float]) -> list[float]:
+    """x with matrix @ x = vector, by Gaussian elimination with partial pivoting."""
+    n = len(vector)
+    rows = [list(row) + [value] for row, value in zip(matrix, vector)]
+    for column in range(n):
+        pivot = max(range(column, n), key=lambda r: abs(rows[r][column]))
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        if abs(rows[column][column]) < 1e-300:
+            continue  # an entrant with no games and no prior: leave it where it is
+        for r in range(column + 1, n):
+            factor = rows[r][column] / rows[column][column]
+            if factor:
+                for c in range(column, n + 1):
+                    rows[r][c] -= factor * rows[column][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        if abs(rows[r][r]) < 1e-300:
+            continue
+        x[r] = (rows[r][n] - sum(rows[r][c] * x[c] for c in range(r + 1, n))) / rows[r][r]
+    return x
 
 
 def to_elo(strengths: Sequence[float], anchor: int | None = None) -> list[float]:
