@@ -17,6 +17,11 @@ from arena.cli_options import game_options, parse_game_options
 from arena.games import get_game
 from arena.schedule import Format
 
+#: Seconds between the leaderboards (with intervals) printed while an event runs.
+LEADERBOARD_EVERY = 30.0
+#: Bootstrap resamples for those (the final one uses --resamples).
+LIVE_RESAMPLES = 100
+
 
 @click.command()
 @game_options(game_required=False)
@@ -111,11 +116,19 @@ def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
                     [TableResult(g.entrants, g.ranks) for g in earlier if g.aborted is None])
     on_terminal = sys.stdout.isatty()
 
+    shown = {"at": time_now()}
+
     def progress(game: Any) -> None:
-        """The live view after every game: in place on a terminal, a line each elsewhere."""
+        """The live view after every game (in place on a terminal, a line each elsewhere), and
+        every LEADERBOARD_EVERY seconds the leaderboard with its intervals so far."""
         view.game_over(TableResult(game.entrants, game.ranks) if game.aborted is None else None)
         click.echo(("\r\x1b[2K" if on_terminal else "") + view.line(time_now()),
                    nl=not on_terminal)
+        if time_now() - shown["at"] >= LEADERBOARD_EVERY:
+            shown["at"] = time_now()
+            table = format_table(leaderboard(names, storage.games(), resamples=LIVE_RESAMPLES,
+                                             seed=settings.seed))
+            click.echo(("\n" if on_terminal else "") + table)
 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=settings.move_timeout,

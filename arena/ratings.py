@@ -6,12 +6,14 @@ beats j) = p_i / (p_i + p_j).  Pairwise Bradley-Terry is chosen over a Plackett-
 each table's ranking because ties (shared ranks) are common in these games and it handles them
 as half-wins with no extra model, and it needs only the matrix of pairwise wins, so a bootstrap
 resample costs a sum of matrices.  The comparisons of one table are correlated; the intervals
-account for that by resampling whole duplicate sets (``arena.ratings_bootstrap``).
+account for that by resampling whole duplicate sets (``arena.leaderboard``).
 
 **The fit.** The maximum-likelihood strengths (Newton's method on log-strengths), with a weak
 prior: every entrant is also credited one draw (half a win, half a loss) against a virtual
-entrant of strength 1, so a bot that never lost still gets a finite rating.  **The scale.** Elo = 400 log10 p, shifted so the pool average
-is 1500 (or so a named entrant is fixed at 1500): a 400-point gap means 10:1 odds.
+entrant of strength 1, so a bot that never lost still gets a finite rating.
+
+**The scale.** Elo = 400 log10 p, shifted so the pool average is 1500 (or so a named entrant
+is fixed at 1500): a 400-point gap means 10:1 odds.
 """
 
 from __future__ import annotations
