@@ -66,10 +66,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=0)
     args = parser.parse_args()
     print(f"{'seed':>6} {'seating':>12} {'games':>6} {'games needed':>13} {'games/min':>10}")
     with tempfile.TemporaryDirectory() as folder:
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             for duplicate in (True, False):
                 needed, played, seconds = trio.run(
                     one_run, duplicate, args.games, args.concurrency, f"ladder{seed}",
