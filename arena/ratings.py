@@ -19,7 +19,7 @@ is fixed at 1500): a 400-point gap means 10:1 odds.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
@@ -43,24 +43,25 @@ class TableResult:
 Matrix = list[list[float]]
 
 
+def comparisons(result: TableResult) -> Iterator[tuple[int, int, float]]:
+    """Every pairwise comparison at one table: (i, j, i's result against j: 1, 1/2 or 0).
+    Two seats held by the same entrant do not compare."""
+    seats = range(len(result.entrants))
+    for a in seats:
+        for b in seats:
+            i, j = result.entrants[a], result.entrants[b]
+            if a < b and i != j:
+                rank_a, rank_b = result.ranks[a], result.ranks[b]
+                yield i, j, 1.0 if rank_a < rank_b else 0.0 if rank_a > rank_b else 0.5
+
+
 def pairwise_wins(results: Iterable[TableResult], entrants: int) -> Matrix:
-    """``wins[i][j]``: how many times i beat j (a shared rank is half a win each).  Two seats
-    held by the same entrant do not compare."""
+    """``wins[i][j]``: how many times i beat j (a shared rank is half a win each)."""
     wins = [[0.0] * entrants for _ in range(entrants)]
     for result in results:
-        seats = range(len(result.entrants))
-        for a in seats:
-            for b in seats:
-                i, j = result.entrants[a], result.entrants[b]
-                if a >= b or i == j:
-                    continue
-                if result.ranks[a] < result.ranks[b]:
-                    wins[i][j] += 1.0
-                elif result.ranks[a] > result.ranks[b]:
-                    wins[j][i] += 1.0
-                else:
-                    wins[i][j] += 0.5
-                    wins[j][i] += 0.5
+        for i, j, score in comparisons(result):
+            wins[i][j] += score
+            wins[j][i] += 1.0 - score
     return wins
 
 
@@ -159,17 +160,10 @@ def online_update(elo: list[float], result: TableResult, k: float = ONLINE_K) ->
     """Classic Elo after one table, on its pairwise results (in place): quick and rough, for
     the live view while an event runs; the published leaderboard is the batch fit."""
     deltas = [0.0] * len(elo)
-    seats = range(len(result.entrants))
-    for a in seats:
-        for b in seats:
-            i, j = result.entrants[a], result.entrants[b]
-            if a >= b or i == j:
-                continue
-            actual = 1.0 if result.ranks[a] < result.ranks[b] else (
-                0.0 if result.ranks[a] > result.ranks[b] else 0.5)
-            change = k * (actual - expected_score(elo[i], elo[j]))
-            deltas[i] += change
-            deltas[j] -= change
+    for i, j, score in comparisons(result):
+        change = k * (score - expected_score(elo[i], elo[j]))
+        deltas[i] += change
+        deltas[j] -= change
     for i, delta in enumerate(deltas):
         elo[i] += delta
 

@@ -204,6 +204,16 @@ async def run_match(
     runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
             for bot, token in zip(bots, tokens)]
 
+    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER)
+    records = sorted(server.records, key=lambda r: r.number)
+    return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
+                       log_dir)
+
+
+async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode) -> None:
+    """Serve, launch every bot, wait until the server's seating is done, then say ``bye``
+    (``ending``) and stop the bots: the ones that never connected at once, the others after
+    :data:`EXIT_GRACE` seconds.  Whatever happens (Ctrl-C included), no bot outlives it."""
     processes: list[trio.Process] = []
     try:
         async with trio.open_nursery() as nursery:
@@ -216,7 +226,7 @@ async def run_match(
             for run in runs:
                 run.connected = run.token in seated.ever_connected
                 run.left_early = run.token in seated.left_early
-            await server.shutdown(ErrorCode.SERIES_OVER)
+            await server.shutdown(ending)
             for run, process in zip(runs, processes):
                 if not run.connected and process.returncode is None:
                     process.kill()  # it was never told anything: it will not leave by itself
@@ -224,13 +234,10 @@ async def run_match(
                 for process in processes:
                     await process.wait()
             nursery.cancel_scope.cancel()
-    finally:  # whatever happened (Ctrl-C included), no bot outlives the match
+    finally:
         for process in processes:
             if process.returncode is None:
                 process.kill()
-    records = sorted(server.records, key=lambda r: r.number)
-    return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
-                       log_dir)
 
 
 async def launch(run: BotRun, port: int) -> trio.Process:

@@ -158,15 +158,24 @@ class RosterEntry:
 
 
 class TokenBook:
-    """Which token each live session holds, for policies that seat by token: one live session
-    per token; a token not in the book is refused."""
+    """The token side of seating by token: one live session per token (a token not in the book
+    is refused), who ever connected, who left before the end, which tokens are given up on
+    (left, their process ended, or not connected by the connect deadline)."""
 
-    def __init__(self, tokens: Sequence[str]) -> None:
+    def __init__(self, tokens: Sequence[str], connect_timeout: float | None = None) -> None:
         self.index = {token: i for i, token in enumerate(tokens)}
         self.tokens = list(tokens)
+        self.connect_timeout = connect_timeout
         self.live: dict[int, Hashable] = {}  # token index -> its live session
         self.of_session: dict[Hashable, int] = {}
         self.ever_connected: set[int] = set()
+        self.left_early: set[int] = set()
+        self.given_up: set[int] = set()
+        self.deadline: float | None = None
+
+    def start(self, now: float) -> None:
+        if self.connect_timeout is not None:
+            self.deadline = now + self.connect_timeout
 
     def admit(self, session: Hashable, token: str | None) -> tuple[int | None, ErrorCode | None]:
         index = self.index.get(token) if token is not None else None
@@ -177,14 +186,40 @@ class TokenBook:
         self.live[index] = session
         self.of_session[session] = index
         self.ever_connected.add(index)
+        self.given_up.discard(index)
         return index, None
 
-    def release(self, session: Hashable) -> int | None:
-        """The session is gone; the index of the token it held, if any."""
+    def leave(self, session: Hashable, *, early: bool) -> int | None:
+        """The session is gone: its token is given up on.  The token's index, if any."""
         index = self.of_session.pop(session, None)
         if index is not None:
             self.live.pop(index, None)
+            self.given_up.add(index)
+            if early:
+                self.left_early.add(index)
         return index
+
+    def withdraw(self, token: str) -> bool:
+        """Give up on a token that is not connected (its process ended)."""
+        index = self.index.get(token)
+        if index is None or index in self.live:
+            return False
+        self.given_up.add(index)
+        return True
+
+    def expire(self, now: float) -> bool:
+        """At the connect deadline, give up on every token not connected."""
+        if self.deadline is None or now < self.deadline:
+            return False
+        self.deadline = None
+        self.given_up.update(i for i in range(len(self.tokens)) if i not in self.live)
+        return True
+
+    def statistics(self, started: int, running: int, done: bool) -> SeatingStatistics:
+        return SeatingStatistics(
+            ever_connected=frozenset(self.tokens[i] for i in self.ever_connected),
+            left_early=frozenset(self.tokens[i] for i in self.left_early),
+            tables_started=started, tables_running=running, done=done)
 
 
 class RosterSeating:
@@ -199,25 +234,19 @@ class RosterSeating:
             raise ValueError("a roster needs at least one bot")
         self.roster = list(roster)
         self.games = games
-        self.connect_timeout = connect_timeout
-        self.book = TokenBook([entry.token for entry in roster])
+        self.book = TokenBook([entry.token for entry in roster], connect_timeout)
         self.present: dict[int, Hashable] = {}  # roster index -> its idle session
-        self.gave_up: set[int] = set()
-        self.left_early: set[int] = set()
         self.games_started = 0
         self.playing = False
-        self.deadline: float | None = None
 
     def start(self, now: float) -> list[SeatedTable]:
-        if self.connect_timeout is not None:
-            self.deadline = now + self.connect_timeout
+        self.book.start(now)
         return []
 
     def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
         index, refusal = self.book.admit(session, token)
         if refusal is not None or index is None:
             return Admission(refusal=refusal)
-        self.gave_up.discard(index)
         return Admission(name=self.roster[index].name)
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
@@ -227,31 +256,20 @@ class RosterSeating:
         return self._next()
 
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
-        index = self.book.release(session)
+        index = self.book.leave(session, early=not self.done)
         if index is None:
             return []
         self.present.pop(index, None)
-        if not self.done:
-            self.left_early.add(index)
-        self.gave_up.add(index)
         return self._next()
 
     def withdraw(self, token: str, now: float) -> list[SeatedTable]:
-        index = self.book.index.get(token)
-        if index is None or index in self.book.live:
-            return []
-        self.gave_up.add(index)
-        return self._next()
+        return self._next() if self.book.withdraw(token) else []
 
     def expire(self, now: float) -> list[SeatedTable]:
-        if self.deadline is None or now < self.deadline:
-            return []
-        self.deadline = None
-        self.gave_up.update(i for i in range(len(self.roster)) if i not in self.book.live)
-        return self._next()
+        return self._next() if self.book.expire(now) else []
 
     def next_deadline(self) -> float | None:
-        return self.deadline
+        return self.book.deadline
 
     def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
         self.playing = False
@@ -262,18 +280,13 @@ class RosterSeating:
         return self.games_started >= self.games and not self.playing
 
     def statistics(self) -> SeatingStatistics:
-        tokens = self.book.tokens
-        return SeatingStatistics(
-            ever_connected=frozenset(tokens[i] for i in self.book.ever_connected),
-            left_early=frozenset(tokens[i] for i in self.left_early),
-            tables_started=self.games_started, tables_running=int(self.playing),
-            done=self.done)
+        return self.book.statistics(self.games_started, int(self.playing), self.done)
 
     def _next(self) -> list[SeatedTable]:
         if self.playing or self.games_started >= self.games:
             return []
         everyone = range(len(self.roster))
-        if any(i not in self.present and i not in self.gave_up for i in everyone):
+        if any(i not in self.present and i not in self.book.given_up for i in everyone):
             return []  # still waiting for someone
         n = len(self.roster)
         number = self.games_started
@@ -308,19 +321,14 @@ class ScheduledSeating:
         self.names = list(names)
         self.instances = list(instances)
         self.concurrency = concurrency
-        self.connect_timeout = connect_timeout
-        self.book = TokenBook([instance.token for instance in instances])
+        self.book = TokenBook([instance.token for instance in instances], connect_timeout)
         self.idle: dict[int, list[Hashable]] = {e: [] for e in range(len(names))}
-        self.withdrawn: set[int] = set()  # instance indices that will never (re)connect
-        self.left_early: set[int] = set()
         self.running = 0
         self.started = 0
-        self.deadline: float | None = None
         self.draining = False
 
     def start(self, now: float) -> list[SeatedTable]:
-        if self.connect_timeout is not None:
-            self.deadline = now + self.connect_timeout
+        self.book.start(now)
         return self._next()
 
     def drain(self) -> None:
@@ -331,7 +339,6 @@ class ScheduledSeating:
         index, refusal = self.book.admit(session, token)
         if refusal is not None or index is None:
             return Admission(refusal=refusal)
-        self.withdrawn.discard(index)
         return Admission(name=self.names[self.instances[index].entrant])
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
@@ -341,33 +348,22 @@ class ScheduledSeating:
         return self._next()
 
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
-        index = self.book.release(session)
+        index = self.book.leave(session, early=not self.done)
         if index is None:
             return []
         idle = self.idle[self.instances[index].entrant]
         if session in idle:
             idle.remove(session)
-        if not self.done:
-            self.left_early.add(index)
-        self.withdrawn.add(index)
         return self._next()
 
     def withdraw(self, token: str, now: float) -> list[SeatedTable]:
-        index = self.book.index.get(token)
-        if index is None or index in self.book.live:
-            return []
-        self.withdrawn.add(index)
-        return self._next()
+        return self._next() if self.book.withdraw(token) else []
 
     def expire(self, now: float) -> list[SeatedTable]:
-        if self.deadline is None or now < self.deadline:
-            return []
-        self.deadline = None
-        self.withdrawn.update(i for i in range(len(self.instances)) if i not in self.book.live)
-        return self._next()
+        return self._next() if self.book.expire(now) else []
 
     def next_deadline(self) -> float | None:
-        return self.deadline
+        return self.book.deadline
 
     def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
         self.running -= 1
@@ -378,15 +374,11 @@ class ScheduledSeating:
         return self.running == 0 and (not self.pending or self.draining)
 
     def statistics(self) -> SeatingStatistics:
-        tokens = self.book.tokens
-        return SeatingStatistics(
-            ever_connected=frozenset(tokens[i] for i in self.book.ever_connected),
-            left_early=frozenset(tokens[i] for i in self.left_early),
-            tables_started=self.started, tables_running=self.running, done=self.done)
+        return self.book.statistics(self.started, self.running, self.done)
 
     def _given_up(self, entrant: int) -> bool:
         """No instance of the entrant is alive or still expected."""
-        return all(i in self.withdrawn for i, instance in enumerate(self.instances)
+        return all(i in self.book.given_up for i, instance in enumerate(self.instances)
                    if instance.entrant == entrant)
 
     def _next(self) -> list[SeatedTable]:

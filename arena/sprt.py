@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from arena.ratings import expected_score
+from arena.ratings import TableResult, comparisons, expected_score
 
 #: The variance estimate starts from one pseudo-outcome of this variance (that of a uniform
 #: outcome in [0, 1]), so a few sets that came out alike do not make the LLR explode.
@@ -70,8 +70,8 @@ def sprt_state(outcomes: Sequence[float], *, elo0: float = 0.0, elo1: float = 20
 def set_outcome(games: Iterable[tuple[Sequence[int], Sequence[int]]], a: int = 0,
                 b: int = 1) -> float:
     """A's mean result against B over one set's games, each given as (entrants, ranks)."""
-    results = []
-    for entrants, ranks in games:
-        rank_a, rank_b = ranks[list(entrants).index(a)], ranks[list(entrants).index(b)]
-        results.append(1.0 if rank_a < rank_b else 0.0 if rank_a > rank_b else 0.5)
+    results = [score if i == a else 1.0 - score
+               for entrants, ranks in games
+               for i, j, score in comparisons(TableResult(tuple(entrants), tuple(ranks)))
+               if {i, j} == {a, b}]
     return sum(results) / len(results)

@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import trio
 
 from arena.games.base import GameSpec
 from arena.records import GameRecord
-from arena.runner import EXIT_GRACE, BotRun, BotSpec, launch, watch
+from arena.runner import BotRun, BotSpec, serve_with_bots
 from arena.schedule import Format, PlannedTable, plan, set_size
 from arena.seating import Instance, ScheduledSeating
 from arena.server import ArenaServer, ServerConfig
@@ -154,30 +153,7 @@ class Tournament:
                        output_dir / f"{self.server.run_id}-{self.bots[instance.entrant].name}"
                                     f"-{i}.txt")
                 for i, instance in enumerate(self.instances)]
-        processes: list[trio.Process] = []
-        try:
-            async with trio.open_nursery() as nursery:
-                port = await nursery.start(self.server.serve)
-                for run in runs:
-                    processes.append(await launch(run, port))
-                    nursery.start_soon(watch, self.server, run, processes[-1])
-                await self.server.all_games_done.wait()
-                seated = self.server.statistics().seating
-                for run in runs:
-                    run.connected = run.token in seated.ever_connected
-                    run.left_early = run.token in seated.left_early
-                await self.server.shutdown(ErrorCode.EVENT_OVER)
-                for run, process in zip(runs, processes):
-                    if not run.connected and process.returncode is None:
-                        process.kill()  # never told anything: it will not leave by itself
-                with trio.move_on_after(EXIT_GRACE):
-                    for process in processes:
-                        await process.wait()
-                nursery.cancel_scope.cancel()
-        finally:  # whatever happened (Ctrl-C included), no bot outlives the event
-            for process in processes:
-                if process.returncode is None:
-                    process.kill()
+        await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
         return TournamentReport(runs, self.played, remaining, time.monotonic() - started)

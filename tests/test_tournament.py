@@ -3,10 +3,10 @@ after a kill, with deterministic bots so that runs can be compared game by game.
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import trio
@@ -109,18 +109,17 @@ def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
                 "--resamples", "0"]
 
     event = subprocess.Popen([sys.executable, "-m", "arena.cli", *event_args(db, "logs")],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # poll the database the event writes
-            if db.exists() and len(SqliteStorage(db).games()) >= 4:
+        for line in event.stdout:  # the live view: a line per stored game
+            if re.search(r"\] 4/18 ", line):
                 break
-            time.sleep(0.05)
         event.send_signal(signal.SIGKILL)
         event.wait(timeout=20)
     finally:
         if event.poll() is None:
             event.kill()
+        event.stdout.close()
     before = len(SqliteStorage(db).games())
     assert 4 <= before < 18
     result = CliRunner().invoke(main, ["tournament", "--resume", "--db", str(db),
