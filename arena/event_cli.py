@@ -186,7 +186,9 @@ def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
               help="Bootstrap resamples for the 95 % intervals (0: none).")
 @click.option("--los", is_flag=True,
               help="Also print the likelihood-of-superiority matrix (table format).")
-def ratings(db: Path, fmt: str, resamples: int, los: bool) -> None:
+@click.option("--anchor", default=None, metavar="NAME",
+              help="Fix this bot at 1500 (default: the pool's average is 1500).")
+def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -> None:
     """Print the leaderboard of a stored event (also while it runs)."""
     import csv
     import io
@@ -201,8 +203,11 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool) -> None:
     names = [name for name, _ in storage.entrants()]
     if not names:
         raise click.UsageError(f"{db} holds no event")
+    if anchor is not None and anchor not in names:
+        raise click.UsageError(f"no bot named {anchor!r}; the bots: {', '.join(names)}")
     rows = leaderboard(names, storage.games(), resamples=resamples,
-                       seed=storage.meta().get("seed", 0))
+                       seed=storage.meta().get("seed", 0),
+                       anchor=names.index(anchor) if anchor is not None else None)
     if fmt == "table":
         click.echo(format_table(rows))
         if los:

@@ -151,6 +151,9 @@ def test_ratings_prints_the_leaderboard_in_three_formats(tmp_path):
     assert csv.output.startswith("place,entrant,name,elo,low,high")
     as_json = runner.invoke(main, ["ratings", "--db", str(db), "--format", "json"])
     assert '"name": "b"' in as_json.output
+    anchored = runner.invoke(main, ["ratings", "--db", str(db), "--anchor", "b"])
+    assert anchored.output.splitlines()[2].split()[1:3] == ["b", "1500"]
+    assert runner.invoke(main, ["ratings", "--db", str(db), "--anchor", "zed"]).exit_code == 2
 
 
 def test_tournament_usage_errors_exit_2(tmp_path):
@@ -200,3 +203,30 @@ async def test_the_same_runner_plays_a_vollewolle_event(tmp_path):
     assert report.remaining == 0 and len(storage.games()) == 6  # 3 pairs x 2 seatings
     for game in storage.games():
         assert game.aborted is None and sum(game.defaults) == 0
+
+
+def test_a_first_ctrl_c_finishes_the_running_games_and_stops(tmp_path):
+    script = tmp_path / "picker.py"
+    script.write_text(PICKER)
+    db = tmp_path / "drained.db"
+    bots = [arg for k in (0, 1, 2) for arg in ("--bot", f"p{k}={sys.executable} {script} {k}")]
+    event = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "tournament", "--game", "chochlik", *bots,
+         "--sets", "20", "--hands", "3", "--seed", "d", "--db", str(db), "--concurrency", "2",
+         "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in event.stdout:
+            if re.search(r"\] 2/120 ", line):
+                break
+        event.send_signal(signal.SIGINT)
+        output = event.stdout.read()
+        assert event.wait(timeout=60) == 1
+    finally:
+        if event.poll() is None:
+            event.kill()
+        event.stdout.close()
+    stored = len(SqliteStorage(db).games())
+    assert "finishing the running games" in output
+    assert f"{stored} of 120 games stored" in output and "continue with --resume" in output
+    assert 2 <= stored < 120
