@@ -10,7 +10,9 @@
   order for 2 or 3 players, the cyclic rotations for 4 to 6), so every entrant holds every
   seat with the same cards and dice.  The group's base order is shuffled per set, so relative
   positions (who sits after whom) vary across sets.  Without duplicates every table is its own
-  set, with its own seed, and seats rotate across the group's appearances.
+  set, with its own seed, and the group's appearances cycle through its seatings (every order
+  for up to 3 players; rotations of a shuffled order above), so seats and relative positions
+  are balanced too.
 - **Seeds** are derived from the event's seed and the set number, so an event is reproducible.
 """
 
@@ -149,13 +151,15 @@ def plan(entrants: int, size: int, *, sets: int, duplicate: bool = True,
     index = 0
     for set_index, group in enumerate(groups(entrants, size, sets, fmt, rng)):
         order = list(group)
-        if duplicate:
+        if duplicate or size > 3:  # who sits after whom varies from set to set
             random.Random(derive_seed(seed, "order", set_index)).shuffle(order)
-        else:  # rotate seats across the group's appearances
-            shift = appearances[group] % size
-            order = order[shift:] + order[:shift]
-            appearances[group] += 1
         game_seed = secret_seed(seed, "set", set_index)
-        for rotation, seating in enumerate(seatings(order, duplicate)):
+        if duplicate:
+            chosen = seatings(order, True)
+        else:  # one seating per set: the group's next one (every order of up to 3 players)
+            every = seatings(sorted(order) if size <= 3 else order, True)
+            chosen = [every[appearances[group] % len(every)]]
+            appearances[group] += 1
+        for rotation, seating in enumerate(chosen):
             yield PlannedTable(index, set_index, rotation, seating, game_seed)
             index += 1

@@ -63,6 +63,9 @@ def test_without_duplicates_every_table_has_its_own_seed_and_seats_rotate():
     assert len(tables) == 6 and len({t.seed for t in tables}) == 6
     for entrant in range(3):
         assert Counter(t.entrants.index(entrant) for t in tables) == {0: 2, 1: 2, 2: 2}
+    # and who passes to whom is balanced: b sits left of (after) a as often as before it
+    after = Counter((t.entrants[s], t.entrants[(s + 1) % 3]) for t in tables for s in range(3))
+    assert set(after.values()) == {3}
 
 
 def test_a_gauntlet_puts_the_first_entrant_at_every_table():
