@@ -249,8 +249,11 @@ async def launch(run: BotRun, port: int) -> trio.Process:
                ARENA_NAME=run.spec.name, ARENA_TOKEN=run.token)
     output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
     try:
+        # a session of its own: a Ctrl-C at the terminal reaches the arena, which stops the bots
+        # itself, and not the bots (whose seats would be played by default in stored games)
         return await trio.lowlevel.open_process(
-            argv, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT)
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True)
     except OSError as exc:
         output.write(f"could not start {argv!r}: {exc}\n".encode())
         return await trio.lowlevel.open_process(

@@ -1,18 +1,18 @@
 """Tournament schedules: a pure iterator of planned tables, each with its seats and its seed.
 
-- **Groups** (who meets whom): round robin takes every combination of entrants for the table
-  size while there are no more of them than the event's sets; otherwise it builds a balanced
-  list: greedily (each new group made of the entrants that have played least and, among those,
-  have met the group's members least), then evened out by swaps between groups.  A gauntlet
-  puts entrant 0 at every table, against a field of the others; a duel puts entrants 0 and 1 at
-  every table and fills the other seats with entrant 2 (for SPRT).
+- **Groups** (who meets whom): round robin plays whole cycles of every combination of entrants
+  for the table size while they fit in the event's sets; the rest (or all, when there are more
+  combinations than sets) is a balanced list: greedily (each new group made of the entrants
+  that have played least and, among those, have met the group's members least), then evened
+  out by swaps between groups.  A gauntlet puts entrant 0 at every table, against a field of
+  the others; a duel puts entrants 0 and 1 at every table and fills the other seats with
+  entrant 2 (for SPRT).
 - **Duplicate sets** (on by default): one seed, played once per seating of the group (every
   order for 2 or 3 players, the cyclic rotations for 4 to 6), so every entrant holds every
   seat with the same cards and dice.  The group's base order is shuffled per set, so relative
   positions (who sits after whom) vary across sets.  Without duplicates every table is its own
-  set, with its own seed, and the group's appearances cycle through its seatings (every order
-  for up to 3 players; rotations of a shuffled order above), so seats and relative positions
-  are balanced too.
+  set, with its own seed, seated in whichever of those seatings evens out most how often each
+  entrant held each seat and sat right after each other entrant.
 - **Seeds** are derived from the event's seed and the set number, so an event is reproducible.
 """
 
@@ -87,14 +87,16 @@ def groups(entrants: int, size: int, count: int, fmt: Format,
 
 def _all_or_balanced(pool: list[int], size: int, count: int,
                      rng: random.Random) -> list[tuple[int, ...]]:
+    """Whole cycles of every combination while they fit, then (or instead, when there are
+    more combinations than ``count``) a balanced list for the rest."""
     total = math.comb(len(pool), size)
-    if total <= min(count, MAX_COMBINATIONS):
-        every = list(itertools.combinations(pool, size))
-        return [every[i % total] for i in range(count)]
-    played: Counter[int] = Counter()
-    met: Counter[tuple[int, int]] = Counter()
-    chosen: list[list[int]] = []
-    for _ in range(count):
+    cycles = count // total if total <= MAX_COMBINATIONS else 0
+    chosen = [list(group) for _ in range(cycles) for group in itertools.combinations(pool, size)]
+    played: Counter[int] = Counter(e for group in chosen for e in group)
+    met: Counter[tuple[int, int]] = Counter(
+        pair for group in chosen for pair in itertools.combinations(group, 2))
+    rest: list[list[int]] = []
+    for _ in range(count - len(chosen)):
         group: list[int] = []
         while len(group) < size:
             candidates = [e for e in pool if e not in group]
@@ -105,9 +107,9 @@ def _all_or_balanced(pool: list[int], size: int, count: int,
         for a, b in itertools.combinations(sorted(group), 2):
             met[a, b] += 1
         played.update(group)
-        chosen.append(group)
-    _even_out_meetings(chosen, met, rng)
-    return [tuple(sorted(group)) for group in chosen]
+        rest.append(group)
+    _even_out_meetings(rest, met, rng)
+    return [tuple(sorted(group)) for group in chosen + rest]
 
 
 #: Swaps tried per group to even out how often pairs meet.
@@ -147,19 +149,34 @@ def plan(entrants: int, size: int, *, sets: int, duplicate: bool = True,
          fmt: Format = Format.ROUND_ROBIN, seed: object = "event") -> Iterator[PlannedTable]:
     """The whole schedule: ``sets`` duplicate sets (tables, without duplicates)."""
     rng = random.Random(derive_seed(seed, "groups"))
-    appearances: Counter[tuple[int, ...]] = Counter()
+    balance = SeatBalance()
     index = 0
     for set_index, group in enumerate(groups(entrants, size, sets, fmt, rng)):
         order = list(group)
-        if duplicate or size > 3:  # who sits after whom varies from set to set
-            random.Random(derive_seed(seed, "order", set_index)).shuffle(order)
+        random.Random(derive_seed(seed, "order", set_index)).shuffle(order)
         game_seed = secret_seed(seed, "set", set_index)
-        if duplicate:
-            chosen = seatings(order, True)
-        else:  # one seating per set: the group's next one (every order of up to 3 players)
-            every = seatings(sorted(order) if size <= 3 else order, True)
-            chosen = [every[appearances[group] % len(every)]]
-            appearances[group] += 1
+        chosen = seatings(order, True)
+        if not duplicate:  # one seating: the one that evens out seats and neighbours most
+            chosen = [min(chosen, key=balance.cost)]
         for rotation, seating in enumerate(chosen):
+            balance.add(seating)
             yield PlannedTable(index, set_index, rotation, seating, game_seed)
             index += 1
+
+
+class SeatBalance:
+    """How often each entrant held each seat, and sat right after each other entrant."""
+
+    def __init__(self) -> None:
+        self.seats: Counter[tuple[int, int]] = Counter()
+        self.after: Counter[tuple[int, int]] = Counter()
+
+    def cost(self, seating: Sequence[int]) -> tuple[int, int]:
+        n = len(seating)
+        return (sum(self.seats[e, seat] for seat, e in enumerate(seating)),
+                sum(self.after[seating[s], seating[(s + 1) % n]] for s in range(n)))
+
+    def add(self, seating: Sequence[int]) -> None:
+        n = len(seating)
+        self.seats.update((e, seat) for seat, e in enumerate(seating))
+        self.after.update((seating[s], seating[(s + 1) % n]) for s in range(n))

@@ -308,9 +308,9 @@ class Instance:
 class ScheduledSeating:
     """A tournament's planned tables (``arena.schedule``), at most ``concurrency`` at once, each
     seat held by an idle instance of its entrant.  Tables start in schedule order where they can;
-    a table waits while one of its entrants has no idle instance, unless that entrant has none
-    alive and is given up on (its instances left, their processes ended, or none connected
-    ``connect_timeout`` seconds after :meth:`start`): then the default policy plays its seats."""
+    a table waits for idle instances of its entrants, but only for as many as are alive or still
+    expected: instances given up on (they left, their processes ended, or they had not connected
+    ``connect_timeout`` seconds after :meth:`start`) leave their seats to the default policy."""
 
     def __init__(self, planned: Sequence[Any], names: Sequence[str],
                  instances: Sequence[Instance], concurrency: int,
@@ -376,10 +376,10 @@ class ScheduledSeating:
     def statistics(self) -> SeatingStatistics:
         return self.book.statistics(self.started, self.running, self.done)
 
-    def _given_up(self, entrant: int) -> bool:
-        """No instance of the entrant is alive or still expected."""
-        return all(i in self.book.given_up for i, instance in enumerate(self.instances)
-                   if instance.entrant == entrant)
+    def _expected(self, entrant: int) -> int:
+        """The entrant's instances alive or still expected (not given up on)."""
+        return sum(1 for i, instance in enumerate(self.instances)
+                   if instance.entrant == entrant and i not in self.book.given_up)
 
     def _next(self) -> list[SeatedTable]:
         tables: list[SeatedTable] = []
@@ -388,7 +388,7 @@ class ScheduledSeating:
                and position < len(self.pending)):
             planned = self.pending[position]
             need = Counter(planned.entrants)
-            if any(len(self.idle[e]) < k and not self._given_up(e) for e, k in need.items()):
+            if any(len(self.idle[e]) < min(k, self._expected(e)) for e, k in need.items()):
                 position += 1  # waiting for an instance; a later table may start meanwhile
                 continue
             self.pending.pop(position)

@@ -85,3 +85,23 @@ def test_the_schedule_is_reproducible_from_the_event_seed():
 def test_fewer_bots_than_seats_sit_twice():
     (table, *_) = plan(2, 3, sets=1, seed="e")
     assert sorted(Counter(table.entrants).values()) == [1, 2]
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_every_entrant_holds_every_seat_about_equally_often(duplicate):
+    tables = list(plan(10, 3, sets=300 if not duplicate else 50, duplicate=duplicate, seed="b"))
+    seats = Counter((e, seat) for t in tables for seat, e in enumerate(t.entrants))
+    for entrant in range(10):
+        counts = [seats[entrant, seat] for seat in range(3)]
+        assert max(counts) - min(counts) <= 2, (entrant, counts)
+
+
+def test_a_gauntlet_without_duplicates_moves_the_hero_around():
+    tables = list(plan(5, 2, sets=8, fmt=Format.GAUNTLET, duplicate=False, seed="g"))
+    assert Counter(t.entrants.index(0) for t in tables) == {0: 4, 1: 4}
+
+
+def test_sets_that_are_not_whole_cycles_stay_balanced():
+    tables = list(plan(4, 2, sets=8, duplicate=False, seed="c"))
+    played = Counter(e for t in tables for e in t.entrants)
+    assert max(played.values()) - min(played.values()) <= 1

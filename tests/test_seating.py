@@ -120,3 +120,17 @@ def test_draining_starts_no_more_tables_and_ends_when_the_running_ones_do():
     assert not seating.statistics().done
     seating.game_over(table, 1)
     assert seating.ready("s0", 1) == [] and seating.statistics().done
+
+
+def test_a_table_needing_two_instances_of_a_bot_starts_with_the_one_left():
+    planned = list(plan(2, 3, sets=1, seed="s"))  # two bots at tables of three: one sits twice
+    twice = next(e for e in (0, 1) if planned[0].entrants.count(e) == 2)
+    instances = [Instance(e, f"{e}.{k}") for e in (0, 1) for k in range(2)]
+    seating = ScheduledSeating(planned, ["a", "b"], instances, 1, connect_timeout=5)
+    seating.start(0)
+    for e in (0, 1):
+        seating.admit(f"s{e}", "", f"{e}.0")
+        assert seating.ready(f"s{e}", 0) == []  # the second instance may still come
+    (table,) = seating.expire(5)  # it never did
+    seats = [s for s, e in zip(table.sessions, table.entrants) if e == twice]
+    assert sorted(seats, key=str) == sorted([f"s{twice}", None], key=str)
