@@ -3,6 +3,7 @@ layer over ``arena.tournament`` (the runner), ``arena.leaderboard`` and ``arena.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import signal
 import sys
@@ -12,6 +13,7 @@ from typing import Any
 
 import click
 import trio
+from click.core import ParameterSource
 
 from arena.cli_options import game_options, parse_game_options
 from arena.games import get_game
@@ -21,6 +23,9 @@ from arena.schedule import Format
 LEADERBOARD_EVERY = 30.0
 #: Bootstrap resamples for those (the final one uses --resamples).
 LIVE_RESAMPLES = 100
+#: Options that may go with --resume (how to run, not what the event is).
+RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_timeout",
+                          "resamples"})
 
 
 @click.command()
@@ -60,15 +65,27 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     stops (resume with --resume); a second stops at once."""
     from arena.runner import BotSpec, plan_bots
     from arena.storage import SqliteStorage
-    from arena.tournament import EventSettings, sets_for
+    from arena.tournament import EventSettings, plan_digest, sets_for
 
     storage = SqliteStorage(db)
     if resume:
+        context = click.get_current_context()
+        ignored = [param.opts[0] for param in context.command.params
+                   if param.name not in RESUME_KEEPS and param.name is not None
+                   and context.get_parameter_source(param.name) is not ParameterSource.DEFAULT]
+        if ignored:
+            raise click.UsageError("--resume takes the event's settings from --db; it cannot "
+                                   "change " + ", ".join(ignored))
         meta = storage.meta()
         if not meta:
             raise click.UsageError(f"{db} holds no event to resume")
+        if "sprt" in meta:
+            raise click.UsageError(f"{db} holds an SPRT run, not a tournament")
         settings = EventSettings.from_meta(meta)
         bots = [BotSpec(name, command) for name, command in storage.entrants()]
+        if meta.get("plan") != plan_digest(settings.planned(len(bots))):
+            raise click.UsageError(f"{db} was planned by another version of arena: its "
+                                   "schedule cannot be rebuilt exactly")
     else:
         if storage.meta():
             raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
@@ -95,7 +112,9 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             settings.planned(len(bots))
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
-        storage.write_event(settings.to_meta(), [(b.name, b.command) for b in bots])
+        storage.write_event({**settings.to_meta(),
+                             "plan": plan_digest(settings.planned(len(bots)))},
+                            [(b.name, b.command) for b in bots])
     run_event(settings, bots, storage, log_dir=log_dir, concurrency=concurrency,
               connect_timeout=connect_timeout, resamples=resamples)
 
@@ -116,19 +135,21 @@ def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
                     [TableResult(g.entrants, g.ranks) for g in earlier if g.aborted is None])
     on_terminal = sys.stdout.isatty()
 
-    shown = {"at": time_now()}
-
     def progress(game: Any) -> None:
-        """The live view after every game (in place on a terminal, a line each elsewhere), and
-        every LEADERBOARD_EVERY seconds the leaderboard with its intervals so far."""
+        """The live view after every game: in place on a terminal, a line each elsewhere."""
         view.game_over(TableResult(game.entrants, game.ranks) if game.aborted is None else None)
         click.echo(("\r\x1b[2K" if on_terminal else "") + view.line(time_now()),
                    nl=not on_terminal)
-        if time_now() - shown["at"] >= LEADERBOARD_EVERY:
-            shown["at"] = time_now()
-            table = format_table(leaderboard(names, storage.games(), resamples=LIVE_RESAMPLES,
-                                             seed=settings.seed))
-            click.echo(("\n" if on_terminal else "") + table)
+
+    async def live_leaderboard() -> None:
+        """Every LEADERBOARD_EVERY seconds, the leaderboard with its intervals so far, fitted
+        in a worker thread so that the tables' clocks never wait for it."""
+        while True:
+            await trio.sleep(LEADERBOARD_EVERY)
+            games = storage.games()
+            rows = await trio.to_thread.run_sync(functools.partial(
+                leaderboard, names, games, resamples=LIVE_RESAMPLES, seed=settings.seed))
+            click.echo(("\n" if on_terminal else "") + format_table(rows))
 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=settings.move_timeout,
@@ -155,6 +176,7 @@ def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
                             nursery.cancel_scope.cancel()
 
             nursery.start_soon(on_signals)
+            nursery.start_soon(live_leaderboard)
             report = await event.run()
             nursery.cancel_scope.cancel()
         return report
@@ -279,6 +301,8 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     verdict: dict[str, Any] = {}
 
     def progress(_game: Any) -> None:
+        if verdict.get("state") is not None and verdict["state"].decision:
+            return  # decided: the games still running finish, but the verdict stands
         by_set: dict[int, list[tuple[Any, Any]]] = {}
         for game in storage.games():
             if game.aborted is None:

@@ -57,6 +57,14 @@ def set_matrices(games: Sequence[StoredGame], entrants: int) -> list[Matrix]:
     return [pairwise_wins(results, entrants) for _, results in sorted(by_set.items())]
 
 
+def quantile(ordered: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolating linearly between neighbours."""
+    position = q * (len(ordered) - 1)
+    below = int(position)
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+
 def _places(elo: Sequence[float]) -> list[int]:
     order = sorted(range(len(elo)), key=lambda i: -elo[i])
     places = [0] * len(elo)
@@ -93,8 +101,7 @@ def leaderboard(names: Sequence[str], games: Sequence[StoredGame], *,
         low = high = confidence = None
         if samples:
             values = sorted(sample[i] for sample in samples)
-            low = values[int(INTERVAL[0] * (len(values) - 1))]
-            high = values[int(round(INTERVAL[1] * (len(values) - 1)))]
+            low, high = quantile(values, INTERVAL[0]), quantile(values, INTERVAL[1])
             confidence = sum(_places(s)[i] == places[i] for s in samples) / len(samples)
         rows.append(Row(
             place=places[i], entrant=i, name=name, elo=elo[i], low=low, high=high,
@@ -123,10 +130,9 @@ def format_table(rows: Sequence[Row]) -> str:
 def format_los(names: Sequence[str], games: Sequence[StoredGame]) -> str:
     """The likelihood-of-superiority matrix: the row bot is stronger than the column bot with
     this probability (from their decisive pairwise results)."""
-    total: Matrix = [[0.0] * len(names) for _ in names]
-    for matrix in set_matrices(games, len(names)):
-        total = add(total, matrix)
-    los = likelihood_of_superiority(total)
+    decisive = pairwise_wins((TableResult(g.entrants, g.ranks) for g in games
+                              if g.aborted is None), len(names), tie=0.0)
+    los = likelihood_of_superiority(decisive)
     width = max(len(name) for name in names)
     short = [name[:8] for name in names]
     lines = ["likelihood of superiority (row stronger than column)",

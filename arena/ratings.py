@@ -55,13 +55,19 @@ def comparisons(result: TableResult) -> Iterator[tuple[int, int, float]]:
                 yield i, j, 1.0 if rank_a < rank_b else 0.0 if rank_a > rank_b else 0.5
 
 
-def pairwise_wins(results: Iterable[TableResult], entrants: int) -> Matrix:
-    """``wins[i][j]``: how many times i beat j (a shared rank is half a win each)."""
+def pairwise_wins(results: Iterable[TableResult], entrants: int,
+                  tie: float = 0.5) -> Matrix:
+    """``wins[i][j]``: how many times i beat j; a shared rank counts ``tie`` for each (half a
+    win for the fit; 0 for decisive results only)."""
     wins = [[0.0] * entrants for _ in range(entrants)]
     for result in results:
         for i, j, score in comparisons(result):
-            wins[i][j] += score
-            wins[j][i] += 1.0 - score
+            if score == 0.5:
+                wins[i][j] += tie
+                wins[j][i] += tie
+            else:
+                wins[i][j] += score
+                wins[j][i] += 1.0 - score
     return wins
 
 
@@ -169,8 +175,9 @@ def online_update(elo: list[float], result: TableResult, k: float = ONLINE_K) ->
 
 
 def likelihood_of_superiority(wins: Matrix) -> Matrix:
-    """``los[i][j]``: the probability that i is stronger than j, from their decisive pairwise
-    results alone (draws carry no information): Phi((W_ij - W_ji) / sqrt(W_ij + W_ji))."""
+    """``los[i][j]``: the probability that i is stronger than j, from a matrix of decisive
+    pairwise wins (``pairwise_wins(..., tie=0)``: draws carry no information):
+    Phi((W_ij - W_ji) / sqrt(W_ij + W_ji)).  Comparisons are treated as independent."""
     n = len(wins)
     los = [[0.5] * n for _ in range(n)]
     for i in range(n):

@@ -14,6 +14,7 @@ second), and the games already finished are stored either way.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import secrets
 import time
@@ -62,6 +63,13 @@ class EventSettings:
     def planned(self, entrants: int) -> list[PlannedTable]:
         return list(plan(entrants, self.options["players"], sets=self.sets,
                          duplicate=self.duplicate, fmt=Format(self.format), seed=self.seed))
+
+
+def plan_digest(planned: Sequence[PlannedTable]) -> str:
+    """A fingerprint of a schedule: a resumed event checks that it rebuilds the same one."""
+    text = "\n".join(f"{t.index} {t.set_index} {t.rotation} {t.entrants} {t.seed}"
+                     for t in planned)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def sets_for(entrants: int, players: int, fmt: Format, duplicate: bool, *,

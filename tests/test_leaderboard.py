@@ -47,3 +47,11 @@ def test_one_set_or_no_resamples_gives_no_intervals_and_aborted_games_do_not_cou
     assert all(row.low is None and row.rank_confidence is None for row in rows)
     assert rows[0].games == 3
     assert "95% interval" in format_table(rows) and " - " in format_table(rows)
+
+
+def test_quantiles_interpolate_between_neighbours():
+    from arena.leaderboard import quantile
+
+    values = [float(v) for v in range(201)]  # 0 .. 200
+    assert quantile(values, 0.025) == 5.0 and quantile(values, 0.975) == 195.0
+    assert quantile([1.0, 2.0], 0.5) == 1.5

@@ -77,3 +77,11 @@ def test_likelihood_of_superiority_from_decisive_results():
     assert los[0][1] == pytest.approx(0.99429, abs=1e-4)
     assert los[1][0] == pytest.approx(1 - los[0][1])
     assert los[0][2] == 0.5 and los[2][2] == 0.5
+
+
+def test_draws_do_not_count_for_the_likelihood_of_superiority():
+    results = [TableResult((0, 1), (1, 2))] * 10 + [TableResult((0, 1), (1, 1))] * 90
+    decisive = pairwise_wins(results, 2, tie=0.0)
+    assert decisive == [[0, 10], [0, 0]]
+    assert likelihood_of_superiority(decisive)[0][1] == pytest.approx(0.99922, abs=1e-4)
+    assert pairwise_wins(results, 2) == [[0, 55], [45, 0]]  # for the fit, draws are halves

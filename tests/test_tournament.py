@@ -3,6 +3,7 @@ after a kill, with deterministic bots so that runs can be compared game by game.
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
@@ -165,8 +166,7 @@ def test_tournament_usage_errors_exit_2(tmp_path):
     both = runner.invoke(main, ["tournament", "--game", "chochlik", "--bot", "random",
                                 "--bot", "random", "--games", "3", "--sets", "1", "--db", db])
     assert both.exit_code == 2
-    nothing = runner.invoke(main, ["tournament", "--resume", "--game", "chochlik",
-                                   "--db", str(tmp_path / "none.db")])
+    nothing = runner.invoke(main, ["tournament", "--resume", "--db", str(tmp_path / "none.db")])
     assert nothing.exit_code == 2 and "no event" in nothing.output
 
 
@@ -206,6 +206,8 @@ async def test_the_same_runner_plays_a_vollewolle_event(tmp_path):
 
 
 def test_a_first_ctrl_c_finishes_the_running_games_and_stops(tmp_path):
+    """Ctrl-C at a terminal signals the whole process group: the arena drains, and the bots,
+    in sessions of their own, keep playing the running games to their end."""
     script = tmp_path / "picker.py"
     script.write_text(PICKER)
     db = tmp_path / "drained.db"
@@ -214,19 +216,36 @@ def test_a_first_ctrl_c_finishes_the_running_games_and_stops(tmp_path):
         [sys.executable, "-m", "arena.cli", "tournament", "--game", "chochlik", *bots,
          "--sets", "20", "--hands", "3", "--seed", "d", "--db", str(db), "--concurrency", "2",
          "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         for line in event.stdout:
             if re.search(r"\] 2/120 ", line):
                 break
-        event.send_signal(signal.SIGINT)
+        os.killpg(event.pid, signal.SIGINT)  # as a terminal does
         output = event.stdout.read()
         assert event.wait(timeout=60) == 1
     finally:
         if event.poll() is None:
             event.kill()
         event.stdout.close()
-    stored = len(SqliteStorage(db).games())
+    games = SqliteStorage(db).games()
     assert "finishing the running games" in output
-    assert f"{stored} of 120 games stored" in output and "continue with --resume" in output
-    assert 2 <= stored < 120
+    assert f"{len(games)} of 120 games stored" in output and "continue with --resume" in output
+    assert 2 <= len(games) < 120
+    assert all(sum(game.defaults) == 0 for game in games)  # the bots played them all
+
+
+def test_resume_refuses_to_change_what_the_event_is(tmp_path):
+    db = tmp_path / "e.db"
+    SqliteStorage(db).write_event({"game": "chochlik"}, [("a", "random")])
+    result = CliRunner().invoke(main, ["tournament", "--resume", "--db", str(db),
+                                       "--sets", "50", "--seed", "x"])
+    assert result.exit_code == 2 and "cannot change --seed, --sets" in result.output
+
+
+def test_resume_refuses_a_schedule_it_cannot_rebuild(tmp_path):
+    db = tmp_path / "p.db"
+    meta = {**settings().to_meta(), "plan": "0000"}
+    SqliteStorage(db).write_event(meta, [(b.name, b.command) for b in pickers(tmp_path)])
+    result = CliRunner().invoke(main, ["tournament", "--resume", "--db", str(db)])
+    assert result.exit_code == 2 and "another version of arena" in result.output
