@@ -55,8 +55,8 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_tim
               help="Seconds to wait for every bot instance to connect.")
 @click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Bootstrap resamples for the final leaderboard's intervals.")
-def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...], seed: str | None,
-               move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...],
+def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
+               seed: str | None, move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
                concurrency: int, db: Path, resume: bool, connect_timeout: float,
                resamples: int, **flags: Any) -> None:
@@ -83,7 +83,8 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             raise click.UsageError(f"{db} holds an SPRT run, not a tournament")
         settings = EventSettings.from_meta(meta)
         bots = [BotSpec(name, command) for name, command in storage.entrants()]
-        if meta.get("plan") != plan_digest(settings.planned(len(bots))):
+        planned = settings.planned(len(bots))
+        if meta.get("plan") != plan_digest(planned):
             raise click.UsageError(f"{db} was planned by another version of arena: its "
                                    "schedule cannot be rebuilt exactly")
     else:
@@ -109,18 +110,17 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
                                                games=games, sets=sets),
             seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout)
         try:
-            settings.planned(len(bots))
+            planned = settings.planned(len(bots))
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
-        storage.write_event({**settings.to_meta(),
-                             "plan": plan_digest(settings.planned(len(bots)))},
+        storage.write_event({**settings.to_meta(), "plan": plan_digest(planned)},
                             [(b.name, b.command) for b in bots])
-    run_event(settings, bots, storage, log_dir=log_dir, concurrency=concurrency,
+    run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
               connect_timeout=connect_timeout, resamples=resamples)
 
 
-def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
-              concurrency: int, connect_timeout: float, resamples: int) -> None:
+def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
+              log_dir: Path, concurrency: int, connect_timeout: float, resamples: int) -> None:
     from arena.leaderboard import format_table, leaderboard
     from arena.progress import LiveView
     from arena.ratings import TableResult
@@ -128,7 +128,6 @@ def run_event(settings: Any, bots: list[Any], storage: Any, *, log_dir: Path,
 
     spec = get_game(settings.game)
     options = spec.parse_options(settings.options)
-    planned = settings.planned(len(bots))
     names = [bot.name for bot in bots]
     earlier = storage.games()
     view = LiveView(names, len(planned), len(earlier), time_now(),
