@@ -60,6 +60,32 @@ class GameEvent:
         return self.audience is None or seat in self.audience
 
 
+class EventLog:
+    """A game's events since the last :meth:`take`, or nothing at all when not recording
+    (self-play for search and benchmarks pays only a check per event)."""
+
+    __slots__ = ("_events",)
+
+    def __init__(self, record: bool) -> None:
+        self._events: list[GameEvent] | None = [] if record else None
+
+    def emit(self, kind: str, data: Mapping[str, Any],
+             audience: frozenset[int] | None = None) -> None:
+        if self._events is not None:
+            self._events.append(GameEvent(kind, data, audience))
+
+    def take(self) -> list[GameEvent]:
+        if not self._events:
+            return []
+        events, self._events = self._events, []
+        return events
+
+    def copy(self) -> EventLog:
+        twin = EventLog(False)
+        twin._events = None if self._events is None else list(self._events)
+        return twin
+
+
 @attrs.frozen
 class Result:
     """The end of a game: a score per seat, competition ranks (1 = best, ties share),

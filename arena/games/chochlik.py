@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from arena.games.base import (
+    EventLog,
     EventSpec,
     GameEvent,
     GameSpec,
@@ -185,7 +186,7 @@ class ChochlikState:
         self.options = options
         self.n = options.players
         self.chance: Chance = chance if chance is not None else SeededChance(seed)
-        self._events: list[GameEvent] | None = [] if record_events else None
+        self.events = EventLog(record_events)
         self.scores = [0] * self.n
         self.hand_number = 0
         self.dealer = 0
@@ -234,10 +235,7 @@ class ChochlikState:
             raise IllegalAction("the game is over")
 
     def take_events(self) -> list[GameEvent]:
-        if not self._events:
-            return []
-        events, self._events = self._events, []
-        return events
+        return self.events.take()
 
     def result(self) -> Result | None:
         if self.phase is not Phase.OVER:
@@ -279,7 +277,7 @@ class ChochlikState:
         twin = object.__new__(ChochlikState)
         twin.__dict__.update(self.__dict__)
         twin.chance = self.chance.clone()
-        twin._events = None if self._events is None else list(self._events)
+        twin.events = self.events.copy()
         twin.scores = list(self.scores)
         twin.imp_history = [list(p) for p in self.imp_history]
         twin.hands = [list(h) for h in self.hands]
@@ -292,11 +290,6 @@ class ChochlikState:
         return twin
 
     # -- a hand --
-
-    def _emit(self, kind: str, data: dict[str, Any],
-              audience: frozenset[int] | None = None) -> None:
-        if self._events is not None:
-            self._events.append(GameEvent(kind, data, audience))
 
     def _start_hand(self) -> None:
         n = self.n
@@ -316,10 +309,10 @@ class ChochlikState:
         self.turn = self.leader
         self.phase = Phase.PASS
         self._acting = tuple(range(n))
-        self._emit("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
+        self.events.emit("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
                                   "leader": self.leader})
         for seat in range(n):
-            self._emit("dealt", {"seat": seat, "cards": list(self.hands[seat])},
+            self.events.emit("dealt", {"seat": seat, "cards": list(self.hands[seat])},
                        frozenset((seat,)))
 
     def _choose_pass(self, seat: int, verb: int, card: int) -> None:
@@ -348,15 +341,15 @@ class ChochlikState:
             self.imp_pile.append(imp)
             self.hands[(seat + 1) % n].append(left)
             self.hands[(seat - 1) % n].append(right)
-            self._emit("passed", {"from": seat, "to": (seat + 1) % n, "card": left},
+            self.events.emit("passed", {"from": seat, "to": (seat + 1) % n, "card": left},
                        frozenset((seat, (seat + 1) % n)))
-            self._emit("passed", {"from": seat, "to": (seat - 1) % n, "card": right},
+            self.events.emit("passed", {"from": seat, "to": (seat - 1) % n, "card": right},
                        frozenset((seat, (seat - 1) % n)))
         for hand in self.hands:
             hand.sort()
         self.phase = Phase.PLAY
         self._acting = (self.turn,)
-        self._emit("play_start", {"leader": self.leader, "price": self.price})
+        self.events.emit("play_start", {"leader": self.leader, "price": self.price})
 
     def _playable(self, seat: int) -> list[int]:
         hand = self.hands[seat]
@@ -379,7 +372,7 @@ class ChochlikState:
         self.hands[seat].remove(card)
         self.trick.append((seat, card))
         self.played.append(card)
-        self._emit("card_played", {"seat": seat, "card": card})
+        self.events.emit("card_played", {"seat": seat, "card": card})
         if len(self.trick) < self.n:
             self.turn = (seat + 1) % self.n
             self._acting = (self.turn,)
@@ -402,7 +395,7 @@ class ChochlikState:
             self.owner = winner
         else:
             self.won[winner].append(win_card)
-        self._emit("trick_won", {
+        self.events.emit("trick_won", {
             "seat": winner, "card": win_card, "cards": cards, "bottle": takes_bottle,
             "price": self.price, "returned_card": returned,
             "returned_to": returned_to,
@@ -423,7 +416,7 @@ class ChochlikState:
         for seat, points in enumerate(hand_scores):
             self.scores[seat] += points
         self.imp_history.append(sorted(self.imp_pile))
-        self._emit("hand_end", {
+        self.events.emit("hand_end", {
             "hand": self.hand_number, "bottle_owner": self.owner,
             "bottle_card": self.price if self.owner is not None else None,
             "imp_pile": sorted(self.imp_pile), "imp_coins": imp_coins,

@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from arena.games.base import (
+    EventLog,
     EventSpec,
     GameEvent,
     GameSpec,
@@ -142,7 +143,7 @@ class VolleWolleState:
         n = self.n = options.players
         self.options = options
         self.chance: Chance = chance if chance is not None else SeededChance(seed)
-        self._events: list[GameEvent] | None = [] if record_events else None
+        self.events = EventLog(record_events)
         self.deck = [INDEX[card_id] for card_id in self.chance.shuffle(CARD_IDS, "deck")]
         self.drawn = 0
         self.bid_backs = self.chance.shuffle(BID_BACKS, "bid_backs")[:n]
@@ -246,10 +247,7 @@ class VolleWolleState:
             raise IllegalAction(f"{action!r}: answer {ROLL} or {TAKE_ALL}")
 
     def take_events(self) -> list[GameEvent]:
-        if not self._events:
-            return []
-        events, self._events = self._events, []
-        return events
+        return self.events.take()
 
     def result(self) -> Result | None:
         if self.scoring is None:
@@ -295,7 +293,7 @@ class VolleWolleState:
         twin = object.__new__(VolleWolleState)
         twin.__dict__.update(self.__dict__)
         twin.chance = self.chance.clone()
-        twin._events = None if self._events is None else list(self._events)
+        twin.events = self.events.copy()
         for name in ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
                      "kept", "_flock_views", "_sheep_numbers"):
             setattr(twin, name, list(getattr(self, name)))
@@ -303,10 +301,6 @@ class VolleWolleState:
         return twin
 
     # -- helpers --
-
-    def _emit(self, kind: str, data: dict[str, Any]) -> None:
-        if self._events is not None:
-            self._events.append(GameEvent(kind, data))
 
     def _rebuild_views(self) -> None:
         """What observations show of the flocks, kept up to date as cards are taken (observe is
@@ -346,7 +340,7 @@ class VolleWolleState:
         self.position = 0
         self.decision = Decision.BID
         self._acting = tuple(range(n))
-        self._emit("round_start", {"round": self.round,
+        self.events.emit("round_start", {"round": self.round,
                                    "display": [CARD_IDS[c] for c in self.display],
                                    "deck_left": len(self.deck) - self.drawn})
 
@@ -369,7 +363,7 @@ class VolleWolleState:
         numbers = list(self._sheep_numbers)
         self.order = sorted(range(n), key=lambda s: (-self._bid_of(s), numbers[s],
                                                       (s - self.start_player) % n))
-        self._emit("bids_revealed", {"bids": list(self.bids), "paid": paid,
+        self.events.emit("bids_revealed", {"bids": list(self.bids), "paid": paid,
                                      "sheep_numbers": numbers, "order": list(self.order)})
         self.position = 0
         self._next_turn()
@@ -401,7 +395,7 @@ class VolleWolleState:
             self._end_round()
 
     def _end_round(self) -> None:
-        self._emit("round_end", {"round": self.round, "wool": list(self.wool)})
+        self.events.emit("round_end", {"round": self.round, "wool": list(self.wool)})
         self._start_round()
 
     # -- rolling --
@@ -420,7 +414,7 @@ class VolleWolleState:
             self.dice[die] = face
         modifier = self._modifier(seat)
         total = sum(self.dice) + min(modifier, 0)
-        self._emit("rolled", {"seat": seat, "attempt": self.attempt,
+        self.events.emit("rolled", {"seat": seat, "attempt": self.attempt,
                               "kept": [DICE[d] for d in self.kept], "dice": list(self.dice),
                               "modifier": modifier, "total": total})
         bid = self._bid_of(seat)
@@ -473,13 +467,13 @@ class VolleWolleState:
 
     def _succeed(self, seat: int, total: int, bonus: int, wool: int) -> None:
         cards = min(ATTEMPTS + 1 - self.attempt, len(self.display))
-        self._emit("succeeded", {"seat": seat, "attempt": self.attempt, "total": total,
+        self.events.emit("succeeded", {"seat": seat, "attempt": self.attempt, "total": total,
                                  "bonus": bonus, "wool": wool, "cards": cards})
         self._start_taking(seat, cards)
 
     def _fail(self, seat: int, total: int, bonus: int, wool: int, *, black_sheep: bool) -> None:
         self.wool[seat] += 1  # the failure chip (one, also under the 14 rule)
-        self._emit("failed", {"seat": seat, "total": total, "bonus": bonus, "wool": wool,
+        self.events.emit("failed", {"seat": seat, "total": total, "bonus": bonus, "wool": wool,
                               "black_sheep": black_sheep})
         if black_sheep:
             self.black_only = True
@@ -533,7 +527,7 @@ class VolleWolleState:
                 self._sheep_numbers[seat] = info.sheep_number
             if info.bone_symbol and self.bone_holder is not None and self.bone_holder != seat:
                 bone_from, self.bone_holder = self.bone_holder, seat
-        self._emit("took", {"seat": seat, "card": info.id, "bone_from": bone_from})
+        self.events.emit("took", {"seat": seat, "card": info.id, "bone_from": bone_from})
 
     # -- the end --
 
@@ -542,7 +536,7 @@ class VolleWolleState:
         self._acting = ()
         self.scoring = score_table([[CARDS[c] for c in flock] for flock in self.flocks],
                                    self.dogs, self.bone_holder, self.wool)
-        self._emit("final_scoring", {"scores": [
+        self.events.emit("final_scoring", {"scores": [
             {**attrs.asdict(s, recurse=False), "returned": list(s.returned), "total": s.total}
             for s in self.scoring]})
 
