@@ -33,14 +33,16 @@ def main(verbose: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=7777, show_default=True, help="Port (0: any free).")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-          move_timeout: float, log_dir: Path, host: str, port: int, **flags: Any) -> None:
+          move_timeout: float, reaction_timeout: float, log_dir: Path, host: str, port: int,
+          **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.server import ArenaServer, ServerConfig
 
     spec, options = parse_game_options(game_name, players, extra, flags)
     config = ServerConfig(spec=spec, options=options, host=host, port=port,
-                          move_timeout=move_timeout, log_dir=log_dir, seed=seed)
+                          move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+                          log_dir=log_dir, seed=seed)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(
@@ -76,8 +78,9 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot to connect.")
 def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-          move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...], games: int,
-          connect_timeout: float, **flags: Any) -> None:
+          move_timeout: float, reaction_timeout: float, log_dir: Path,
+          bot_commands: tuple[str, ...], games: int, connect_timeout: float,
+          **flags: Any) -> None:
     """Play a series of GAMES games between bot programs and print a result table."""
     from arena.runner import plan_bots, run_match
 
@@ -99,7 +102,8 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
     report = trio.run(lambda: run_match(
         spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
-        log_dir=log_dir, connect_timeout=connect_timeout, on_game_over=game_over))
+        reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
+        on_game_over=game_over))
     click.echo()
     click.echo(report.table())
     for run in report.bots:

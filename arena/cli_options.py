@@ -1,6 +1,6 @@
 """Options shared by the commands that start games, declared once: the game, its seats, each
 game's own options (as flags, refused for a game without them, or ``-o NAME=VALUE``), the seed,
-the move timeout and the log folder."""
+the move and reaction timeouts and the log folder."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from arena.games import GAMES, OptionsError, get_game
 
 DEFAULT_LOG_DIR = "arena-logs"
 DEFAULT_MOVE_TIMEOUT = 5.0
+#: Seconds for a reaction-window decision (several seats may play a special card or pass).
+DEFAULT_REACTION_TIMEOUT = 1.0
 
 
 def _option_flags() -> dict[str, list[str]]:
@@ -53,6 +55,10 @@ def game_options(function: Any = None, *, game_required: bool = True) -> Any:
         click.option("--seed", default=None, help="Seed for the deals (default: random)."),
         click.option("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT,
                      show_default=True, help="Seconds a bot gets per decision."),
+        click.option("--reaction-timeout", type=float, default=DEFAULT_REACTION_TIMEOUT,
+                     show_default=True,
+                     help="time limit for a reaction-window decision (a special card or pass), "
+                          "in seconds"),
         click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
                      default=DEFAULT_LOG_DIR, show_default=True,
                      help="Folder for game logs (JSON Lines, one file per game)."),

@@ -56,7 +56,8 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_tim
 @click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Bootstrap resamples for the final leaderboard's intervals.")
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
-               seed: str | None, move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...],
+               seed: str | None, move_timeout: float, reaction_timeout: float, log_dir: Path,
+               bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
                concurrency: int, db: Path, resume: bool, connect_timeout: float,
                resamples: int, **flags: Any) -> None:
@@ -108,7 +109,8 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             game=spec.name, options=spec.options_to_dict(options), format=fmt,
             duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
                                                games=games, sets=sets),
-            seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout)
+            seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout,
+            reaction_timeout=reaction_timeout)
         try:
             planned = settings.planned(len(bots))
         except ValueError as exc:
@@ -152,6 +154,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=settings.move_timeout,
+                       reaction_timeout=settings.reaction_timeout,
                        connect_timeout=connect_timeout, on_game_over=progress)
     click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
                f"in {settings.sets} set(s) ({settings.format}"
@@ -264,7 +267,8 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("arena-sprt.db"), show_default=True)
 def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-         move_timeout: float, log_dir: Path, bot_commands: tuple[str, ...], field_command: str,
+         move_timeout: float, reaction_timeout: float, log_dir: Path,
+         bot_commands: tuple[str, ...], field_command: str,
          elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
          db: Path, **flags: Any) -> None:
     """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
@@ -289,7 +293,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     settings = EventSettings(
         game=spec.name, options=spec.options_to_dict(options), format=Format.DUEL.value,
         duplicate=True, sets=max_sets, seed=seed if seed is not None else secrets.token_hex(8),
-        move_timeout=move_timeout)
+        move_timeout=move_timeout, reaction_timeout=reaction_timeout)
     try:
         planned = settings.planned(len(bots))
     except ValueError as exc:
@@ -319,7 +323,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=move_timeout,
-                       on_game_over=progress)
+                       reaction_timeout=reaction_timeout, on_game_over=progress)
     trio.run(event.run)
     state = verdict.get("state")
     if state is None or state.decision is None:

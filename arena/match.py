@@ -8,6 +8,8 @@ asks the edge to call ``expire`` at :meth:`MatchDriver.next_deadline`.
 What happens at the edges:
 - every seat the game says must act gets one request (at most one open per seat); a request
   whose seat no longer acts, or whose legal list changed, is cancelled (``superseded``);
+- a request gets ``move_timeout`` seconds, or ``reaction_timeout`` when the game says the
+  seat's decision is a reaction window (``GameState.is_reaction``);
 - a wrong answer (malformed line, wrong id, illegal action, ...) costs one of ``max_tries``
   tries; after the last one, or at the deadline, the driver plays a default action (the game's
   ``default_action`` for that seat, or where it names none a uniform draw from the legal list
@@ -105,14 +107,16 @@ class MatchDriver:
         game_id: str,
         table: int,
         move_timeout: float,
+        reaction_timeout: float | None = None,
         counters: Sequence[RequestCounter] | None = None,
         max_tries: int = MAX_TRIES,
         started_at: str = "",
         state: GameState | None = None,
     ) -> None:
-        """``counters``: each seat's connection's request counter (fresh ones by default);
-        ``state``: a game already set up from (options, seed), e.g. with a chosen deal for a
-        test; by default a new one."""
+        """``reaction_timeout``: the time limit of a reaction-window decision (``None``: the
+        same as ``move_timeout``); ``counters``: each seat's connection's request counter
+        (fresh ones by default); ``state``: a game already set up from (options, seed), e.g.
+        with a chosen deal for a test; by default a new one."""
         if not spec.min_players <= len(players) <= spec.max_players:
             raise ValueError(f"{spec.name} is for {spec.min_players}-{spec.max_players} players")
         self.spec = spec
@@ -122,6 +126,7 @@ class MatchDriver:
         self.game_id = game_id
         self.table = table
         self.move_timeout = move_timeout
+        self.reaction_timeout = reaction_timeout if reaction_timeout is not None else move_timeout
         self.max_tries = max_tries
         self.counters = list(counters) if counters is not None else [
             RequestCounter() for _ in players]
@@ -137,7 +142,7 @@ class MatchDriver:
         self.log = GameLog.begin(
             game=spec.name, game_id=game_id, table=table, seed=seed, names=self.players,
             options=spec.options_to_dict(options), move_timeout_ms=_ms(move_timeout),
-            started_at=started_at,
+            reaction_timeout_ms=_ms(self.reaction_timeout), started_at=started_at,
         )
 
     # -- inputs from the edge --
@@ -230,6 +235,11 @@ class MatchDriver:
         out.extend(Outgoing(seat, end) for seat in range(len(self.players)))
         return out
 
+    def timeout_for(self, seat: int) -> float:
+        """Seconds ``seat`` gets for its current decision: the reaction time limit in a
+        reaction window, else the move time limit."""
+        return self.reaction_timeout if self.state.is_reaction(seat) else self.move_timeout
+
     def next_deadline(self) -> float | None:
         return min((r.deadline for r in self.open.values()), default=None)
 
@@ -313,10 +323,10 @@ class MatchDriver:
     def _issue(self, seat: int, now: float, out: list[Outgoing]) -> None:
         request_id = self.counters[seat].next_id()
         legal = tuple(self.state.legal_actions(seat))
-        self.open[seat] = OpenRequest(request_id, legal, now, now + self.move_timeout,
-                                      self.max_tries)
+        timeout = self.timeout_for(seat)
+        self.open[seat] = OpenRequest(request_id, legal, now, now + timeout, self.max_tries)
         out.append(Outgoing(seat, Request(id=request_id, legal=list(legal),
-                                          time_left_ms=_ms(self.move_timeout),
+                                          time_left_ms=_ms(timeout),
                                           observation=self.state.observe(seat))))
 
     def _flush_events(self, out: list[Outgoing]) -> None:

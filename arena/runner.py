@@ -189,6 +189,7 @@ async def run_match(
     seed: str | None,
     move_timeout: float,
     log_dir: Path,
+    reaction_timeout: float = 1.0,
     connect_timeout: float = 10.0,
     on_game_over: Callable[[GameRecord], None] | None = None,
 ) -> MatchReport:
@@ -196,7 +197,8 @@ async def run_match(
     tokens = [secrets.token_hex(12) for _ in bots]
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
     config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
-                          move_timeout=move_timeout, log_dir=log_dir, seed=seed)
+                          move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+                          log_dir=log_dir, seed=seed)
     seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
     server = ArenaServer(config, seating=seating, on_game_over=on_game_over)
     output_dir = log_dir / "bots"

@@ -64,6 +64,8 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 7777
     move_timeout: float = 5.0
+    #: Seconds for a reaction-window decision (a special card or pass; ``is_reaction``).
+    reaction_timeout: float = 1.0
     log_dir: Path = Path("arena-logs")
     seed: str | None = None
 
@@ -165,7 +167,8 @@ class ArenaServer:
                     protocol=PROTOCOL_VERSION, server="arena", game=self.spec.name,
                     players=self.players,
                     limits={"max_line_bytes": MAX_LINE_BYTES, "max_tries": MAX_TRIES,
-                            "move_timeout_ms": round(self.config.move_timeout * 1000)}))
+                            "move_timeout_ms": round(self.config.move_timeout * 1000),
+                            "reaction_timeout_ms": round(self.config.reaction_timeout * 1000)}))
                 await self._read_loop(session, stream)
                 session.finish()  # the writer flushes the queue, then the nursery ends
                 nursery.cancel_scope.deadline = trio.current_time() + FLUSH_GRACE
@@ -281,7 +284,7 @@ class ArenaServer:
             self.spec, seated.options if seated.options is not None else self.config.options,
             seated.seed if seated.seed is not None else secret_seed(self.seed, "table", number),
             list(seated.names), game_id=f"{self.run_id}-t{number}", table=number,
-            move_timeout=self.config.move_timeout,
+            move_timeout=self.config.move_timeout, reaction_timeout=self.config.reaction_timeout,
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         table = Table(seated, driver, sessions)

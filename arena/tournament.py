@@ -43,7 +43,8 @@ DEFAULT_MAX_SETS = 100
 @attrs.frozen
 class EventSettings:
     """What defines an event, stored in its database so that ``--resume`` needs nothing else:
-    the schedule is rebuilt from these exactly."""
+    the schedule is rebuilt from these exactly.  Fields added later have defaults, so an
+    event stored before them still resumes (``reaction_timeout``: the server's default)."""
 
     game: str
     options: dict[str, Any]
@@ -52,13 +53,15 @@ class EventSettings:
     sets: int
     seed: str
     move_timeout: float
+    reaction_timeout: float = 1.0
 
     def to_meta(self) -> dict[str, Any]:
         return attrs.asdict(self)
 
     @classmethod
     def from_meta(cls, meta: dict[str, Any]) -> EventSettings:
-        return cls(**{field.name: meta[field.name] for field in attrs.fields(cls)})
+        return cls(**{field.name: meta[field.name] for field in attrs.fields(cls)
+                      if field.name in meta or field.default is attrs.NOTHING})
 
     def planned(self, entrants: int) -> list[PlannedTable]:
         return list(plan(entrants, self.options["players"], sets=self.sets,
@@ -119,7 +122,7 @@ class Tournament:
     def __init__(self, spec: GameSpec, options: Any, bots: Sequence[BotSpec],
                  planned: Sequence[PlannedTable], storage: Storage, *, log_dir: Path,
                  concurrency: int = 1, move_timeout: float = 5.0,
-                 connect_timeout: float = 10.0,
+                 reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
                  on_game_over: Callable[[StoredGame], None] | None = None) -> None:
         self.spec, self.options, self.bots = spec, options, list(bots)
         self.storage = storage
@@ -134,7 +137,8 @@ class Tournament:
                                         self.instances, concurrency,
                                         connect_timeout=connect_timeout)
         config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
-                              move_timeout=move_timeout, log_dir=log_dir)
+                              move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+                              log_dir=log_dir)
         self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
         self.played = 0
 

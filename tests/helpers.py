@@ -82,12 +82,13 @@ async def connect_tcp(port: int) -> LineClient:
 
 
 def make_server(tmp_path: Path, *, roster: Any = None, games: int = 1, seed: str = "test",
-                **options: Any) -> ArenaServer:
+                reaction_timeout: float = 1.0, **options: Any) -> ArenaServer:
     """A chochlik server logging under ``tmp_path``; one hand per game unless told."""
     spec = get_game("chochlik")
     options.setdefault("hands", 1)
     config = ServerConfig(spec=spec, options=spec.parse_options(options), port=0,
-                          move_timeout=5.0, log_dir=tmp_path / "logs", seed=seed)
+                          move_timeout=5.0, reaction_timeout=reaction_timeout,
+                          log_dir=tmp_path / "logs", seed=seed)
     seating = RosterSeating(roster, games) if roster is not None else None
     return ArenaServer(config, seating=seating)
 

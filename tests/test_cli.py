@@ -113,3 +113,39 @@ def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path)
     (log,) = tmp_path.glob("*.jsonl")
     last = json.loads(log.read_text().splitlines()[-1])
     assert last == {"type": "aborted", "reason": "server_shutdown"}
+
+
+def test_every_command_that_starts_games_has_a_reaction_timeout():
+    for command in ("serve", "match", "tournament", "sprt"):
+        code, out = run(command, "--help")
+        assert code == 0 and "--move-timeout" in out and "--reaction-timeout" in out, command
+        assert "reaction-window decision" in re.sub(r"\s+", " ", out)
+
+
+class Captured(Exception):
+    """Raised by a stand-in to hand back what it was given."""
+
+
+def test_serve_and_match_pass_the_reaction_timeout_on(monkeypatch, tmp_path: Path):
+    import arena.runner
+    import arena.server
+
+    def fake_server(config, **kwargs):
+        raise Captured(config)
+
+    monkeypatch.setattr(arena.server, "ArenaServer", fake_server)
+    result = CliRunner().invoke(main, ["serve", "--game", "chochlik", "--port", "0",
+                                       "--reaction-timeout", "0.5", "--log-dir", str(tmp_path)])
+    assert isinstance(result.exception, Captured), result.output
+    config = result.exception.args[0]
+    assert config.reaction_timeout == 0.5 and config.move_timeout == 5.0
+
+    async def fake_match(*args, **kwargs):
+        raise Captured(kwargs)
+
+    monkeypatch.setattr(arena.runner, "run_match", fake_match)
+    result = CliRunner().invoke(main, ["match", "--game", "chochlik", "--bot", "random",
+                                       "--bot", "random", "--bot", "random",
+                                       "--log-dir", str(tmp_path)])
+    assert isinstance(result.exception, Captured), result.output
+    assert result.exception.args[0]["reaction_timeout"] == 1.0  # the default

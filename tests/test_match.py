@@ -221,3 +221,35 @@ def test_abort_cancels_open_requests_and_logs_it():
     assert ends[0].aborted == "server_shutdown"
     assert d.log.records[-1] == {"type": "aborted", "reason": "server_shutdown"}
     assert d.finished and d.open == {}
+
+
+def test_a_reaction_window_gets_the_reaction_time_limit_and_other_decisions_the_move_limit(
+        monkeypatch):
+    options = SPEC.parse_options({"hands": 1, "players": 3})
+    state = SPEC.new_state(options, "r", record_events=True)
+    monkeypatch.setattr(state, "is_reaction", lambda seat: seat == 0)  # seat 0 reacts
+    d = MatchDriver(SPEC, options, "r", ["a", "b", "c"], game_id="g", table=1,
+                    move_timeout=TIMEOUT, reaction_timeout=1.0, state=state)
+    requests = by_seat(d.start(10.0), Request)
+    assert requests[0].time_left_ms == 1000
+    assert requests[1].time_left_ms == requests[2].time_left_ms == 5000
+    assert d.open[0].deadline == pytest.approx(11.0)
+    assert d.open[1].deadline == d.open[2].deadline == pytest.approx(15.0)
+    assert d.next_deadline() == pytest.approx(11.0)
+    error = only(d.answer(0, requests[0].id, "imp 99", 10.25), 0, Error)
+    assert error.time_left_ms == 750  # counted from the reaction deadline
+    out = d.expire(11.0)  # only the reaction window has run out
+    assert list(by_seat(out, Cancel)) == [0] and by_seat(out, Cancel)[0].reason == "timeout"
+    assert 1 in d.open and 2 in d.open
+    assert d.log.header["move_timeout_ms"] == 5000
+    assert d.log.header["reaction_timeout_ms"] == 1000
+
+
+def test_without_a_reaction_timeout_a_reaction_window_gets_the_move_timeout(monkeypatch):
+    options = SPEC.parse_options({"hands": 1, "players": 3})
+    state = SPEC.new_state(options, "r", record_events=True)
+    monkeypatch.setattr(state, "is_reaction", lambda seat: True)
+    d = MatchDriver(SPEC, options, "r", ["a", "b", "c"], game_id="g", table=1,
+                    move_timeout=TIMEOUT, state=state)
+    assert {r.time_left_ms for r in by_seat(d.start(0.0), Request).values()} == {5000}
+    assert d.log.header["reaction_timeout_ms"] == 5000

@@ -102,3 +102,22 @@ async def test_ctrl_c_style_shutdown_logs_running_games_as_aborted(tmp_path, nur
     last = json.loads(log.read_text().splitlines()[-1])
     assert last == {"type": "aborted", "reason": "server_shutdown"}
     assert "aborted" in replay_log(log)
+
+
+async def test_welcome_states_both_time_limits_and_tables_use_the_reaction_timeout(tmp_path,
+                                                                                  nursery):
+    assert make_server(tmp_path).config.reaction_timeout == 1.0  # the default
+    server = make_server(tmp_path, reaction_timeout=0.25)
+    await nursery.start(server.serve, False)
+    clients = await in_memory_clients(nursery, server, 3)
+    welcome = next(m for m in clients[0].seen if m["type"] == "welcome")
+    assert welcome["limits"]["move_timeout_ms"] == 5000
+    assert welcome["limits"]["reaction_timeout_ms"] == 250
+    await clients[0].until("request")
+    (table,) = server.tables
+    assert table.driver.reaction_timeout == 0.25 and table.driver.move_timeout == 5.0
+    await server.shutdown()
+    await clients[0].until("game_end")
+    (log,) = logs(tmp_path)
+    header = json.loads(log.read_text().splitlines()[0])
+    assert header["move_timeout_ms"] == 5000 and header["reaction_timeout_ms"] == 250

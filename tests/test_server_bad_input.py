@@ -125,6 +125,27 @@ async def test_a_silent_bot_times_out_and_a_late_answer_is_ignored(nursery, tmp_
                    and r["id"] == request["id"] for r in records)
 
 
+async def test_a_silent_bot_in_a_reaction_window_times_out_at_the_reaction_limit(
+        nursery, tmp_path, monkeypatch, autojump_clock):
+    from arena.games.chochlik import ChochlikState
+
+    monkeypatch.setattr(ChochlikState, "is_reaction", lambda self, seat: seat == 1)
+    server, clients = await table_of_three(nursery, tmp_path, reaction_timeout=0.25)
+    silent = clients[1]
+    async with trio.open_nursery() as others:
+        for i in (0, 2):
+            others.start_soon(clients[i].play_randomly, random.Random(i))
+        request = await silent.until("request")
+        assert request["time_left_ms"] == 250
+        started = trio.current_time()
+        cancel = await silent.until("cancel")
+        assert cancel["reason"] == "timeout" and cancel["id"] == request["id"]
+        assert trio.current_time() - started == pytest.approx(0.25, abs=0.01)
+        await silent.play_randomly(random.Random(1))
+    ordinary = [m for m in clients[0].seen if m["type"] == "request"]
+    assert ordinary and {m["time_left_ms"] for m in ordinary} == {5000}
+
+
 async def test_a_bot_that_never_answers_still_lets_the_game_finish(nursery, tmp_path,
                                                                    autojump_clock):
     server, clients = await table_of_three(nursery, tmp_path)

@@ -249,3 +249,50 @@ def test_resume_refuses_a_schedule_it_cannot_rebuild(tmp_path):
     SqliteStorage(db).write_event(meta, [(b.name, b.command) for b in pickers(tmp_path)])
     result = CliRunner().invoke(main, ["tournament", "--resume", "--db", str(db)])
     assert result.exit_code == 2 and "another version of arena" in result.output
+
+
+def test_the_reaction_timeout_is_stored_with_the_event_and_old_events_still_load(tmp_path,
+                                                                               monkeypatch):
+    import arena.event_cli
+
+    given = {}
+    monkeypatch.setattr(arena.event_cli, "run_event",
+                        lambda settings, *args, **kwargs: given.setdefault("s", settings))
+    db = tmp_path / "r.db"
+    result = CliRunner().invoke(main, ["tournament", "--game", "chochlik", "--bot", "random",
+                                       "--bot", "random", "--bot", "random", "--sets", "1",
+                                       "--reaction-timeout", "0.5", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert given["s"].reaction_timeout == 0.5
+    assert SqliteStorage(db).meta()["reaction_timeout"] == 0.5
+    assert EventSettings.from_meta(SqliteStorage(db).meta()) == given["s"]
+    old = settings().to_meta()
+    del old["reaction_timeout"]  # an event stored before the field existed
+    assert EventSettings.from_meta(old) == settings()
+    assert settings().reaction_timeout == 1.0
+
+
+def test_sprt_passes_the_reaction_timeout_to_its_tables(tmp_path, monkeypatch):
+    import arena.tournament
+
+    class Captured(Exception):
+        pass
+
+    def fake_tournament(*args, **kwargs):
+        raise Captured(kwargs)
+
+    monkeypatch.setattr(arena.tournament, "Tournament", fake_tournament)
+    result = CliRunner().invoke(main, [
+        "sprt", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
+        "--field", "random", "--reaction-timeout", "0.75", "--db", str(tmp_path / "s.db")])
+    assert isinstance(result.exception, Captured), result.output
+    assert result.exception.args[0]["reaction_timeout"] == 0.75
+
+
+def test_a_tournament_passes_the_reaction_timeout_to_its_server(tmp_path):
+    event = settings()
+    spec = get_game(event.game)
+    tournament = Tournament(spec, spec.parse_options(event.options), pickers(tmp_path),
+                            event.planned(4), SqliteStorage(tmp_path / "x.db"),
+                            log_dir=tmp_path, reaction_timeout=0.3)
+    assert tournament.server.config.reaction_timeout == 0.3

@@ -18,6 +18,9 @@ Edges:
   tries or left; ``None`` means a uniform draw from the legal list (the match driver's
   ``default`` stream).  A game uses it where a random choice would be harmful (a vollewolle bid
   that spends wool).
+- ``is_reaction(seat)`` is True when the seat's current decision is a reaction window (several
+  seats may play a special card or pass): the match driver then gives it the shorter reaction
+  time limit instead of the move time limit.  False for ordinary decisions.
 - Events describe what happens; each carries its audience (``None`` = every seat), and only
   that audience may ever see it.  A state records events only when asked to
   (``record_events=True``); self-play for search or benchmarks runs without them.
@@ -130,6 +133,10 @@ class GameState(Protocol):
     def default_action(self, seat: int) -> str | None:
         """What the server plays for ``seat`` when its bot does not answer in time, runs out of
         tries or has left: one of its legal actions, or ``None`` for a uniform draw."""
+
+    def is_reaction(self, seat: int) -> bool:
+        """True when ``seat``'s current decision is a reaction window (answered within the
+        shorter reaction time limit); False for ordinary decisions."""
 
     def is_over(self) -> bool: ...
 

@@ -208,6 +208,9 @@ class ChochlikState:
     def default_action(self, seat: int) -> str | None:
         return None  # any card: a uniform draw is as safe as any other
 
+    def is_reaction(self, seat: int) -> bool:
+        return False  # no reaction windows: every decision has the move time limit
+
     def legal_actions(self, seat: int) -> list[str]:
         if self.phase is Phase.PLAY:
             if seat != self.turn:

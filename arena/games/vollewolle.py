@@ -213,6 +213,9 @@ class VolleWolleState:
             return TAKE_ALL
         return None
 
+    def is_reaction(self, seat: int) -> bool:
+        return False  # no reaction windows: every decision has the move time limit
+
     def apply(self, seat: int, action: str) -> None:
         if seat not in self._acting:
             raise IllegalAction(f"seat {seat} has nothing to decide now")

@@ -306,3 +306,13 @@ def test_same_seed_same_deal_every_hand_whatever_the_players_did():
     assert len(first) == 9 and first == second
     other = ChochlikState(ChochlikOptions(target=None, hands=3), "other", record_events=True)
     assert [e.data for e in other.take_events() if e.kind == "dealt"] != first[:3]
+
+
+def test_no_decision_is_a_reaction_window():
+    """Every chochlik decision gets the move time limit: passing, playing, choosing."""
+    state = SPEC.new_state(parse_options({"players": 3, "hands": 1}), "react")
+    rng = random.Random(3)
+    while not state.is_over():
+        assert not any(state.is_reaction(seat) for seat in range(3))
+        seat = rng.choice(state.to_act())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))

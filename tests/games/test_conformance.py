@@ -62,6 +62,7 @@ def test_random_self_play_keeps_the_promises(name, players):
         assert all(token and "\n" not in token and len(token) <= 100 for token in legal)
         default = state.default_action(seat)
         assert default is None or default in legal, (default, legal)
+        assert all(type(state.is_reaction(s)) is bool for s in acting)
         for other in range(players):
             if other not in acting:
                 assert not state.legal_actions(other)

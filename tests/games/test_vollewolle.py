@@ -365,3 +365,13 @@ def test_clone_copies_everything_a_game_changes():
         seat = rng.choice(twin.to_act())
         twin.apply(seat, rng.choice(twin.legal_actions(seat)))
     assert state.observe(0) == before
+
+
+def test_no_decision_is_a_reaction_window():
+    """Every vollewolle decision gets the move time limit: bids, dice, taking, cards."""
+    state = SPEC.new_state(parse_options({"players": 3}), "react")
+    rng = random.Random(3)
+    while not state.is_over():
+        assert not any(state.is_reaction(seat) for seat in range(3))
+        seat = rng.choice(state.to_act())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
