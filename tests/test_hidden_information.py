@@ -4,9 +4,10 @@ for every registered game.
 World A is a game played by random answers.  At a random point P, the game's own
 ``other_world`` changes everything seat k cannot know (other hands, the deck's order, secret
 bids not yet revealed): a renaming of shuffled items applied to the chance, and the other
-seats' earlier actions translated to match.  Every byte sent to seat k up to P must be the same
-in both worlds.  Any event, observation, error or reveal that let hidden information through
-would differ.
+seats' earlier actions translated to match (where the other world asks another seat something
+the first did not, a reaction window say, that seat answers with its default).  Every byte
+sent to seat k up to P must be the same in both worlds.  Any event, observation, error or
+reveal that let hidden information through would differ.
 """
 
 from __future__ import annotations
@@ -31,18 +32,38 @@ def new_driver(spec, options, seed, chance=None):
 
 
 def play(driver, script=None, rng=None, stop=None):
-    """Answer open requests, lowest seat first, from ``script`` or at random.  Returns the
-    actions played and every message, as (seat, bytes)."""
+    """Answer open requests from ``script`` (seat and action), or at random, lowest seat first.
+    Returns the actions played and every message, as (seat, bytes)."""
     out = driver.start(0.0)
     sent = [(o.seat, encode(o.message)) for o in out]
     actions = []
     while not driver.finished and (stop is None or len(actions) < stop):
-        seat, request = min(driver.open.items())
-        action = script[len(actions)][1] if script else rng.choice(request.legal)
+        if script:
+            seat, action = script[len(actions)]
+            request = driver.open[seat]
+        else:
+            seat, request = min(driver.open.items())
+            action = rng.choice(request.legal)
         actions.append((seat, action))
         out = driver.answer(seat, request.id, action, 0.0)
         sent.extend((o.seat, encode(o.message)) for o in out)
     return actions, sent
+
+
+def settle_windows(driver, seat):
+    """Let every other seat asked in a reaction window pass, so that both worlds stop at the
+    same point of the game (a window one world opened for another seat and the other did not
+    is pending in one world only).  Returns the messages sent."""
+    sent = []
+    while not driver.finished:
+        waiting = [(other, request) for other, request in sorted(driver.open.items())
+                   if other != seat and driver.state.is_reaction(other)]
+        if not waiting:
+            break
+        other, request = waiting[0]
+        out = driver.answer(other, request.id, driver.state.default_action(other), 0.0)
+        sent.extend((o.seat, encode(o.message)) for o in out)
+    return sent
 
 
 def check_one_world(name: str, seed: int, players: int, data) -> None:
@@ -57,11 +78,14 @@ def check_one_world(name: str, seed: int, players: int, data) -> None:
     at_p = new_driver(spec, options, game_seed)
     play(at_p, script=actions_a, stop=cut)
     sigma, script_b = spec.other_world(at_p.state, seat, actions_a[:cut], random.Random(seed))
-    assert len(script_b) == cut
 
     world_b = RelabelledChance(SeededChance(game_seed), sigma)
-    _, sent_a = play(new_driver(spec, options, game_seed), script=actions_a, stop=cut)
-    _, sent_b = play(new_driver(spec, options, game_seed, world_b), script=script_b, stop=cut)
+    driver_a = new_driver(spec, options, game_seed)
+    driver_b = new_driver(spec, options, game_seed, world_b)
+    _, sent_a = play(driver_a, script=actions_a, stop=cut)
+    _, sent_b = play(driver_b, script=script_b, stop=len(script_b))
+    sent_a += settle_windows(driver_a, seat)
+    sent_b += settle_windows(driver_b, seat)
     mine_a = [line for s, line in sent_a if s == seat]
     mine_b = [line for s, line in sent_b if s == seat]
     assert mine_a == mine_b

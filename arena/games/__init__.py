@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from arena.games import chochlik, vollewolle
+from arena.games import chochlik, vollewolle, wypas
 from arena.games.base import GameEvent, GameSpec, GameState, IllegalAction, OptionsError, Result
 
-GAMES: dict[str, GameSpec] = {spec.name: spec for spec in (chochlik.SPEC, vollewolle.SPEC)}
+GAMES: dict[str, GameSpec] = {
+    spec.name: spec for spec in (chochlik.SPEC, vollewolle.SPEC, wypas.SPEC)}
 
 
 def get_game(name: str) -> GameSpec:

@@ -20,7 +20,8 @@ def table_sizes(spec):
 
 def small_options(spec, players):
     """Options for a short game: as few rounds as the game allows, where it has such a knob."""
-    for raw in ({"players": players, "hands": 1}, {"players": players}):
+    for raw in ({"players": players, "hands": 1}, {"players": players, "turn_cap": 4},
+                {"players": players}):
         try:
             return spec.parse_options(raw)
         except Exception:

@@ -1,0 +1,811 @@
+"""wypas: Wypas (Kuźnia Gier 2008, Maciej Zasowski and Michał Stachyra), for 3 to 6 players.
+
+Rules as implemented are in SPEC.md ("wypas"); the sources are ``shared/rules/wypas.md`` and
+the Polish rules text.  A turn: the baca draws 3 lot cards (2 with 3 players) and hides one;
+each is auctioned (bids are sheep cards laid from the hand, the stake is their sum, every card
+laid is discarded, the baca gets a card nobody bid on); redyk (sheep into two pens: one colour
+ascending by one, or one value in different colours); shearing, scored at once; 3 cards dealt
+to each; the baca card passes left.  The game ends when someone shears a 5th fleece (+4; others
+reaching 5 in one final shearing step +2), or at the turn cap.
+
+Every choice is a small decision (the tokens are in SPEC.md): ``hide <card>``; ``name <card>``
+/ ``name hidden``; ``add <card>``, ``commit``, ``pass``; ``place <card> <pen>`` (a joker then
+``as <colour>-<value>``), ``done``; ``shear <pen>``, ``done``.  Special cards are played in
+reaction windows (:mod:`arena.games.wypas_windows`).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from arena.games.base import (
+    EventLog,
+    EventSpec,
+    GameEvent,
+    GameSpec,
+    IllegalAction,
+    OptionsError,
+    OtherWorld,
+    Result,
+)
+from arena.games.chance import Chance, SeededChance
+from arena.games.wypas_cards import (
+    JOKERS,
+    KIND_NAMES,
+    MAX_VALUE,
+    Kind,
+    Placed,
+    colours_of,
+    fits,
+    load_deck,
+    shear,
+)
+
+CARDS = load_deck()
+CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)
+INDEX = {card_id: i for i, card_id in enumerate(CARD_IDS)}
+KIND = tuple(card.kind for card in CARDS)
+IS_SHEEP = tuple(card.is_sheep for card in CARDS)
+COLOURS = colours_of(CARDS)
+MIN_PLAYERS, MAX_PLAYERS = 3, 6
+HAND_SIZE = 5
+DEAL_SIZE = 3
+FLEECES_TO_END = 5
+END_BONUS, LATE_BONUS = 4, 2
+HIDDEN = "hidden"
+PASS, COMMIT, DONE = "pass", "commit", "done"
+BLEAT = "meee"
+
+
+def lot_size(players: int) -> int:
+    return 2 if players == 3 else 3
+
+
+class Phase(enum.Enum):
+    AUCTION = "auction"
+    REDYK = "redyk"
+    SHEARING = "shearing"
+    FINAL_SHEARING = "final_shearing"
+    OVER = "over"
+
+
+class Decision(enum.Enum):
+    """What a seat decides now (the observation's ``decision``)."""
+
+    HIDE = "hide"
+    NAME = "name"
+    BID = "bid"
+    PLACE = "place"
+    DECLARE = "declare"
+    SHEAR = "shear"
+    WINDOW = "window"
+    TARGET = "target"
+    RESPONSE = "response"
+    STEAL = "steal"
+    SWAP = "swap"
+
+
+# --- Options and observation ---------------------------------------------------------------------
+
+
+def _whole(name: str, raw: object) -> int:
+    try:
+        return int(str(raw))
+    except ValueError:
+        raise OptionsError(f"{name} must be a whole number, not {raw!r}") from None
+
+
+def _flag(name: str, raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise OptionsError(f"{name} must be true or false, not {raw!r}")
+
+
+@attrs.frozen
+class WypasOptions:
+    players: int = attrs.field(default=4, metadata={"help": "seats at a table: 3 to 6"})
+    turn_cap: int = attrs.field(default=60, metadata={
+        "help": "the game ends after this many turns (an arena rule; no end bonus then)"})
+    bluff: bool = attrs.field(default=False, metadata={
+        "help": "the advanced Bluff rule: one face-down bid card per auction, checking"})
+    strict_bleating: bool = attrs.field(default=False, metadata={
+        "help": "a shear scores only when its action bleats (shear <pen> meee)"})
+
+    @players.validator
+    def _check_players(self, _attribute: attrs.Attribute, value: int) -> None:
+        if not isinstance(value, int) or not MIN_PLAYERS <= value <= MAX_PLAYERS:
+            raise OptionsError(f"wypas is for 3 to 6 players, not {value!r}")
+
+    @turn_cap.validator
+    def _check_cap(self, _attribute: attrs.Attribute, value: int) -> None:
+        if not isinstance(value, int) or not 1 <= value <= 1000:
+            raise OptionsError(f"turn_cap must be 1 to 1000, not {value!r}")
+
+
+def parse_options(raw: Mapping[str, Any]) -> WypasOptions:
+    known = {field.name for field in attrs.fields(WypasOptions)}
+    unknown = set(raw) - known
+    if unknown:
+        raise OptionsError(f"unknown wypas option(s): {', '.join(sorted(unknown))}")
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        values[name] = (_flag(name, value) if name in ("bluff", "strict_bleating")
+                        else _whole(name, value))
+    return WypasOptions(**values)
+
+
+@attrs.frozen
+class WypasObservation:
+    """Everything one seat may know now.  Cards are ids (SPEC.md and ``game_start.info.cards``
+    give each one's kind, colour and value); a placed card is ``[id, colour, value]``."""
+
+    seat: int
+    turn: int
+    turn_cap: int
+    phase: str
+    decision: str | None  # what this seat must decide now, else None
+    baca: int
+    hand: tuple[str, ...]
+    hand_sizes: tuple[int, ...]
+    pens: tuple[tuple[tuple[Placed, ...], ...], ...]  # by seat: [pen 0, pen 1]
+    wolves: tuple[tuple[str | None, ...], ...]  # by seat: the wolf above pen 0, pen 1
+    fleeces: tuple[int, ...]
+    scores: tuple[int, ...]
+    deck_size: int
+    discard_size: int
+    lot: tuple[str, ...]  # face-up lot cards not auctioned yet
+    lot_hidden: bool  # the face-down lot card is still to be auctioned
+    hidden_card: str | None  # the face-down lot card, to the seat that knows it
+    auction_card: str | None  # the card being auctioned (id, or "hidden")
+    opener: int | None
+    bidder: int | None  # whose bidding turn it is
+    stakes: tuple[int, ...]  # this auction, by seat
+    laid: tuple[tuple[str, ...], ...]  # this auction's bid cards, by seat
+    passed: tuple[bool, ...]
+    high_bidder: int | None
+    actor: int | None  # whose main decision (hide, name, bid, place, shear) is next
+    placing: str | None  # in a declare decision: the joker being placed
+    placing_pen: int | None
+    end_triggered_by: int | None
+    window: Mapping[str, Any] | None  # an open reaction window (SPEC.md "Reaction windows")
+
+
+# --- The state -----------------------------------------------------------------------------------
+
+
+class WypasState:
+    """A game of Wypas.  Cards are indices into :data:`CARDS`; lists are mutated in place.
+
+    Chance: the play deck is ``chance.shuffle(card ids, "deck")`` (drawn from the end), the
+    first baca ``chance.roll((players,), "first_baca")``, and the used pile, when it becomes a
+    new deck, ``chance.shuffle(positions, "reshuffle", k)`` for the k-th time."""
+
+    def __init__(self, options: WypasOptions, seed: object, *, record_events: bool = False,
+                 chance: Chance | None = None) -> None:
+        n = self.n = options.players
+        self.options = options
+        self.chance: Chance = chance if chance is not None else SeededChance(seed)
+        self.events = EventLog(record_events)
+        self.deck = [INDEX[card_id] for card_id in self.chance.shuffle(CARD_IDS, "deck")]
+        self.discard: list[int] = []
+        self.reshuffles = 0
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.pens: list[list[list[Placed]]] = [[[], []] for _ in range(n)]
+        self.wolves: list[list[int | None]] = [[None, None] for _ in range(n)]
+        self.fleeces = [0] * n
+        self.scores = [0] * n
+        self.baca = self.chance.roll((n,), "first_baca")[0] - 1
+        self.turn = 1
+        self.phase = Phase.AUCTION
+        self.end_triggered_by: int | None = None
+        self.final_left: list[int] = []  # seats still to take their final shearing step
+        # the main line: who decides what
+        self.actor: int | None = None
+        self.decision: Decision | None = None
+        # the lot and the auction
+        self.lot: list[int] = []
+        self.hidden_card: int | None = None
+        self.lot_hidden = False
+        self.opener = self.baca
+        self.auction_card: int | None = None  # a card index
+        self.auction_hidden = False
+        self.stakes = [0] * n
+        self.laid: list[list[int]] = [[] for _ in range(n)]
+        self.passed = [False] * n
+        self.high_bidder: int | None = None
+        # redyk: the joker waiting for its declaration
+        self.placing: int | None = None
+        self.placing_pen = 0
+        self.phase_left: list[int] = []  # seats still to act in redyk or shearing
+        self.windows = _no_windows
+        self._deal_start()
+
+    # -- the interface --
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def to_act(self) -> tuple[int, ...]:
+        if self.decision is None:
+            return ()
+        return (self.actor,)  # type: ignore[return-value]
+
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def is_reaction(self, seat: int) -> bool:
+        return False
+
+    def decision_of(self, seat: int) -> Decision | None:
+        return self.decision if seat == self.actor else None
+
+    def legal_actions(self, seat: int) -> list[str]:
+        decision = self.decision_of(seat)
+        if decision is None:
+            return []
+        if decision is Decision.BID:
+            return self._legal_bid(seat)
+        if decision is Decision.PLACE:
+            return self._legal_place(seat)
+        if decision is Decision.DECLARE:
+            return [f"as {colour}-{value}" for colour, value in self._declarations()]
+        if decision is Decision.SHEAR:
+            return self._legal_shear(seat)
+        if decision is Decision.HIDE:
+            return [f"hide {CARD_IDS[card]}" for card in self.lot]
+        if decision is Decision.NAME:
+            names = [f"name {CARD_IDS[card]}" for card in self.lot]
+            return names + ["name hidden"] if self.lot_hidden else names
+        raise AssertionError(decision)
+
+    def default_action(self, seat: int) -> str | None:
+        """Never spend a card for a silent seat: pass a bid, end a redyk or a shearing step
+        (``done``); any lot card to hide or name, any declaration."""
+        decision = self.decision_of(seat)
+        if decision is Decision.BID:
+            return PASS
+        if decision in (Decision.PLACE, Decision.SHEAR):
+            return DONE
+        return None
+
+    def apply(self, seat: int, action: str) -> None:
+        decision = self.decision_of(seat)
+        if decision is None:
+            raise IllegalAction(f"seat {seat} has nothing to decide now")
+        if action not in self.legal_actions(seat):
+            raise IllegalAction(f"{action!r} is not one of your legal actions now")
+        verb, _, rest = action.partition(" ")
+        if decision is Decision.BID:
+            self._bid_action(seat, verb, rest)
+        elif decision is Decision.PLACE:
+            self._place_action(seat, verb, rest)
+        elif decision is Decision.DECLARE:
+            colour, value = rest.rsplit("-", 1)
+            self._place(seat, self.placing, self.placing_pen, colour, int(value))  # type: ignore[arg-type]
+        elif decision is Decision.SHEAR:
+            self._shear_action(seat, verb, rest)
+        elif decision is Decision.HIDE:
+            self._hide(INDEX[rest])
+        else:
+            self._name(None if rest == HIDDEN else INDEX[rest])
+
+    def take_events(self) -> list[GameEvent]:
+        return self.events.take()
+
+    def result(self) -> Result | None:
+        if self.phase is not Phase.OVER:
+            return None
+        return Result.from_scores(self.scores, rounds=self.turn)
+
+    def observe(self, seat: int) -> WypasObservation:
+        n = self.n
+        decision = self.decision_of(seat)
+        knows_hidden = self.hidden_card is not None and seat == self.baca and (
+            self.lot_hidden or self.auction_hidden)
+        return WypasObservation(
+            seat=seat, turn=self.turn, turn_cap=self.options.turn_cap,
+            phase=self.phase.value,
+            decision=decision.value if decision is not None else None,
+            baca=self.baca,
+            hand=tuple(CARD_IDS[card] for card in self.hands[seat]),
+            hand_sizes=tuple(len(hand) for hand in self.hands),
+            pens=tuple(tuple(tuple(pen) for pen in pens) for pens in self.pens),
+            wolves=tuple(tuple(None if w is None else CARD_IDS[w] for w in pair)
+                         for pair in self.wolves),
+            fleeces=tuple(self.fleeces), scores=tuple(self.scores),
+            deck_size=len(self.deck), discard_size=len(self.discard),
+            lot=tuple(CARD_IDS[card] for card in self.lot),
+            lot_hidden=self.lot_hidden,
+            hidden_card=CARD_IDS[self.hidden_card] if knows_hidden else None,  # type: ignore[index]
+            auction_card=(None if self.auction_card is None and not self.auction_hidden
+                          else HIDDEN if self.auction_hidden
+                          else CARD_IDS[self.auction_card]),  # type: ignore[index]
+            opener=self.opener if self.phase is Phase.AUCTION else None,
+            bidder=self.actor if self.decision is Decision.BID else None,
+            stakes=tuple(self.stakes),
+            laid=tuple(tuple(CARD_IDS[card] for card in laid) for laid in self.laid),
+            passed=tuple(self.passed) if self.phase is Phase.AUCTION else (False,) * n,
+            high_bidder=self.high_bidder,
+            actor=self.actor if self.decision is not None else None,
+            placing=None if self.placing is None else CARD_IDS[self.placing],
+            placing_pen=None if self.placing is None else self.placing_pen,
+            end_triggered_by=self.end_triggered_by,
+            window=self.windows.view(seat),
+        )
+
+    def clone(self) -> WypasState:
+        twin = object.__new__(WypasState)
+        twin.__dict__.update(self.__dict__)
+        twin.chance = self.chance.clone()
+        twin.events = self.events.copy()
+        for name in ("deck", "discard", "fleeces", "scores", "final_left", "lot", "stakes",
+                     "passed", "phase_left"):
+            setattr(twin, name, list(getattr(self, name)))
+        twin.hands = [list(hand) for hand in self.hands]
+        twin.laid = [list(laid) for laid in self.laid]
+        twin.pens = [[list(pen) for pen in pens] for pens in self.pens]
+        twin.wolves = [list(pair) for pair in self.wolves]
+        twin.windows = self.windows.copy_for(twin)
+        return twin
+
+    # -- helpers --
+
+    def left_of(self, seat: int) -> int:
+        return (seat + 1) % self.n
+
+    def _ask(self, decision: Decision, seat: int) -> None:
+        self.decision = decision
+        self.actor = seat
+
+    def _draw(self) -> int | None:
+        """The top card of the deck; an empty deck is first refilled from the used pile."""
+        if not self.deck:
+            if not self.discard:
+                return None
+            self.reshuffles += 1
+            order = self.chance.shuffle(range(len(self.discard)), "reshuffle", self.reshuffles)
+            self.deck = [self.discard[i] for i in order]
+            self.discard = []
+            self.events.emit("reshuffled", {"deck_size": len(self.deck)})
+        return self.deck.pop()
+
+    def _give(self, seat: int, card: int) -> None:
+        hand = self.hands[seat]
+        hand.append(card)
+        hand.sort()
+
+    def _deal(self, per_seat: int) -> None:
+        """``per_seat`` cards to each, one at a time, starting left of the baca; each seat sees
+        its own cards."""
+        dealt: list[list[int]] = [[] for _ in range(self.n)]
+        for _ in range(per_seat):
+            for step in range(1, self.n + 1):
+                seat = (self.baca + step) % self.n
+                card = self._draw()
+                if card is None:
+                    break
+                dealt[seat].append(card)
+                self._give(seat, card)
+        for seat, cards in enumerate(dealt):
+            self.events.emit("dealt", {"seat": seat, "cards": [CARD_IDS[c] for c in cards]},
+                             frozenset((seat,)))
+
+    def _deal_start(self) -> None:
+        self._deal(HAND_SIZE)
+        self._start_turn()
+
+    def _after(self, seat: int) -> None:
+        """A main-line action by ``seat`` is complete: a reaction window, then the next main
+        decision."""
+        self.decision = None
+        self.windows.open_after(seat)
+        if self.decision is None and not self.windows.active():
+            self._next_main()
+
+    # -- phase 1: the auction --
+
+    def _start_turn(self) -> None:
+        self.phase = Phase.AUCTION
+        self.events.emit("turn_start", {"turn": self.turn, "baca": self.baca})
+        drawn = []
+        for _ in range(lot_size(self.n)):
+            card = self._draw()
+            if card is None:
+                break
+            drawn.append(card)
+        self.lot = drawn
+        self.opener = self.baca  # the first auction opens left of the baca
+        if len(drawn) >= 2:
+            self.events.emit("lot_seen", {"cards": [CARD_IDS[c] for c in drawn]},
+                             frozenset((self.baca,)))
+            self._ask(Decision.HIDE, self.baca)
+        elif drawn:
+            self._hide(drawn[0])
+        else:
+            self._hide(None)
+
+    def _hide(self, card: int | None) -> None:
+        if card is not None:
+            self.lot.remove(card)
+        self.hidden_card = card
+        self.lot_hidden = card is not None
+        self.events.emit("lot_laid", {"face_up": [CARD_IDS[c] for c in self.lot],
+                                 "face_down": int(self.lot_hidden)})
+        if card is not None:
+            self.events.emit("face_down_card", {"card": CARD_IDS[card]}, frozenset((self.baca,)))
+        self.decision = None
+        self._next_auction()
+
+    def _next_auction(self) -> None:
+        if not self.lot and not self.lot_hidden:
+            self._start_redyk()
+            return
+        self.opener = self.left_of(self.opener)
+        if len(self.lot) + self.lot_hidden == 1:
+            self._name(self.lot[0] if self.lot else None)
+        else:
+            self._ask(Decision.NAME, self.opener)
+
+    def _name(self, card: int | None) -> None:
+        """The opener names the lot card to auction (None: the face-down one)."""
+        if card is None:
+            self.lot_hidden = False
+            self.auction_hidden = True
+            self.auction_card = self.hidden_card
+        else:
+            self.lot.remove(card)
+            self.auction_hidden = False
+            self.auction_card = card
+        n = self.n
+        self.stakes = [0] * n
+        self.laid = [[] for _ in range(n)]
+        self.passed = [False] * n
+        self.high_bidder = None
+        self.events.emit("auction_start", {
+            "opener": self.opener, "card": HIDDEN if card is None else CARD_IDS[card]})
+        self.actor = self.opener
+        self._after(self.opener)
+
+    def _high(self) -> int:
+        return 0 if self.high_bidder is None else self.stakes[self.high_bidder]
+
+    def _bid_value(self, card: int) -> int:
+        """What a card adds to a stake: a sheep its value, a joker 6 (the most it can declare,
+        and in an open auction more is never worse)."""
+        return MAX_VALUE if KIND[card] in JOKERS else CARDS[card].value or 0
+
+    def _legal_bid(self, seat: int) -> list[str]:
+        sheep = [card for card in self.hands[seat] if IS_SHEEP[card]]
+        stake, need = self.stakes[seat], self._high() + 1
+        actions = [f"add {CARD_IDS[card]}" for card in sheep]
+        if stake >= need:
+            actions.append(COMMIT)
+        actions.append(PASS)
+        return actions
+
+    def _bid_action(self, seat: int, verb: str, rest: str) -> None:
+        if verb == "add":
+            card = INDEX[rest]
+            self.hands[seat].remove(card)
+            self.laid[seat].append(card)
+            value = self._bid_value(card)
+            self.stakes[seat] += value
+            self.events.emit("bid_card", {"seat": seat, "card": rest, "value": value,
+                                          "stake": self.stakes[seat]})
+            return  # the same seat goes on bidding: no window after a card alone
+        if verb == COMMIT:
+            self.high_bidder = seat
+            self.events.emit("bid", {"seat": seat, "stake": self.stakes[seat]})
+        else:
+            self.passed[seat] = True
+            self.events.emit("bid_passed", {"seat": seat})
+        if self._auction_decided():
+            self._end_auction()
+        self._after(seat)
+
+    def _in_auction(self) -> list[int]:
+        return [seat for seat in range(self.n) if not self.passed[seat]]
+
+    def _auction_decided(self) -> bool:
+        active = self._in_auction()
+        return not active or active == [self.high_bidder]
+
+    def _next_bidder(self) -> int:
+        seat = self.actor if self.actor is not None else self.opener
+        for step in range(1, self.n + 1):
+            candidate = (seat + step) % self.n
+            if not self.passed[candidate]:
+                return candidate
+        raise AssertionError("no bidder left")
+
+    def _end_auction(self) -> None:
+        winner = self.high_bidder if self.high_bidder is not None else self.baca
+        card = self.auction_card
+        assert card is not None
+        self._give(winner, card)
+        spent = [c for laid in self.laid for c in laid]
+        self.discard.extend(spent)
+        hidden = self.auction_hidden
+        self.events.emit("auction_won", {
+            "seat": winner, "card": HIDDEN if hidden else CARD_IDS[card],
+            "stake": self.stakes[winner] if self.high_bidder is not None else 0,
+            "discarded": [CARD_IDS[c] for c in spent]})
+        if hidden:
+            self.events.emit("received", {"seat": winner, "card": CARD_IDS[card]},
+                             frozenset((winner,)))
+            self.hidden_card = None
+        self.auction_card = None
+        self.auction_hidden = False
+        self.high_bidder = None
+        self.stakes = [0] * self.n
+        self.laid = [[] for _ in range(self.n)]
+        self.passed = [False] * self.n
+
+    def _next_main(self) -> None:
+        """Ask for the next main-line decision after a completed action (and its window)."""
+        if self.phase is Phase.AUCTION:
+            if self.auction_card is None:
+                self._next_auction()
+            else:
+                self._ask_bidder(self._next_bidder() if self.stakes_or_passes() else self.opener)
+        elif self.phase is Phase.REDYK:
+            self._continue_redyk()
+        elif self.phase in (Phase.SHEARING, Phase.FINAL_SHEARING):
+            self._continue_shearing()
+
+    def stakes_or_passes(self) -> bool:
+        """Has anyone acted in the current auction yet (the opener bids first)?"""
+        return self.high_bidder is not None or any(self.passed)
+
+    def _ask_bidder(self, seat: int) -> None:
+        # asked even when only "pass" is legal: how fast a seat passes must not show its hand
+        self._ask(Decision.BID, seat)
+
+    # -- phase 2: redyk --
+
+    def _clockwise_from_baca(self) -> list[int]:
+        return [(self.baca + step) % self.n for step in range(self.n)]
+
+    def _start_redyk(self) -> None:
+        self.phase = Phase.REDYK
+        self.phase_left = self._clockwise_from_baca()
+        self.actor = None
+        self._continue_redyk()
+
+    def _continue_redyk(self) -> None:
+        # every seat is asked, even with nothing it could place (its hand is its own business)
+        if self.phase_left:
+            self._ask(Decision.PLACE, self.phase_left[0])
+        else:
+            self._start_shearing()
+
+    def _pen_choices(self, seat: int) -> list[int]:
+        """Pens worth offering: both, but only the first of two empty pens (they are alike)."""
+        first, second = self.pens[seat]
+        return [0] if not first and not second else [0, 1]
+
+    def _legal_place(self, seat: int) -> list[str]:
+        actions = []
+        pens = self.pens[seat]
+        choices = self._pen_choices(seat)
+        for card in self.hands[seat]:
+            kind = KIND[card]
+            if kind is Kind.SHEEP:
+                info = CARDS[card]
+                for pen in choices:
+                    if fits(pens[pen], info.colour, info.value):  # type: ignore[arg-type]
+                        actions.append(f"place {CARD_IDS[card]} {pen}")
+            elif kind in JOKERS:
+                for pen in choices:
+                    if self._joker_fits(card, pens[pen]):
+                        actions.append(f"place {CARD_IDS[card]} {pen}")
+        actions.append(DONE)
+        return actions
+
+    def _joker_options(self, card: int, pen: Sequence[Placed]) -> list[tuple[str, int]]:
+        printed = CARDS[card].colour
+        colours = COLOURS if printed is None else (printed,)
+        return [(colour, value) for colour in colours for value in range(1, MAX_VALUE + 1)
+                if fits(pen, colour, value)]
+
+    def _joker_fits(self, card: int, pen: Sequence[Placed]) -> bool:
+        return bool(self._joker_options(card, pen))
+
+    def _declarations(self) -> list[tuple[str, int]]:
+        assert self.actor is not None and self.placing is not None
+        return self._joker_options(self.placing, self.pens[self.actor][self.placing_pen])
+
+    def _place_action(self, seat: int, verb: str, rest: str) -> None:
+        if verb == DONE:
+            self.phase_left.pop(0)
+            self.decision = None
+            self._next_main()
+            return
+        card_id, pen_text = rest.split()
+        card, pen = INDEX[card_id], int(pen_text)
+        if KIND[card] in JOKERS:
+            self.placing, self.placing_pen = card, pen
+            self._ask(Decision.DECLARE, seat)
+            return
+        info = CARDS[card]
+        self._place(seat, card, pen, info.colour, info.value)  # type: ignore[arg-type]
+
+    def _place(self, seat: int, card: int, pen: int, colour: str, value: int) -> None:
+        self.placing = None
+        self.hands[seat].remove(card)
+        self.pens[seat][pen].append((CARD_IDS[card], colour, value))
+        self.events.emit("placed", {"seat": seat, "pen": pen, "card": CARD_IDS[card],
+                                    "colour": colour, "value": value})
+        self._after(seat)
+
+    # -- phase 3: shearing --
+
+    def _start_shearing(self) -> None:
+        self.phase = Phase.SHEARING
+        self.phase_left = self._clockwise_from_baca()
+        self.actor = None
+        self._continue_shearing()
+
+    def _continue_shearing(self) -> None:
+        while self.phase_left:
+            seat = self.phase_left[0]
+            if any(self.pens[seat]):
+                self._ask(Decision.SHEAR, seat)
+                return
+            self.phase_left.pop(0)
+        self._end_shearing()
+
+    def _legal_shear(self, seat: int) -> list[str]:
+        actions = []
+        for pen in (0, 1):
+            if self.pens[seat][pen]:
+                if self.options.strict_bleating:
+                    actions.append(f"shear {pen} {BLEAT}")
+                actions.append(f"shear {pen}")
+        actions.append(DONE)
+        return actions
+
+    def _shear_action(self, seat: int, verb: str, rest: str) -> None:
+        if verb == DONE:
+            self.phase_left.pop(0)
+            self.decision = None
+            self._next_main()
+            return
+        pen_text, _, bleat = rest.partition(" ")
+        self._shear(seat, int(pen_text), bleated=bleat == BLEAT or not self.options.strict_bleating)
+        if self.phase is not Phase.OVER:
+            self._after(seat)
+
+    def _shear(self, seat: int, pen: int, *, bleated: bool) -> None:
+        cards = self.pens[seat][pen]
+        wolf = self.wolves[seat][pen]
+        outcome = shear(cards, wolf is not None)
+        self.pens[seat][pen] = []
+        self.wolves[seat][pen] = None
+        gone = list(outcome.discarded) + ([outcome.eaten] if outcome.eaten else [])
+        if wolf is not None:
+            gone.append(CARD_IDS[wolf])
+        self.discard.extend(INDEX[card_id] for card_id in gone)
+        points = outcome.points if bleated else 0
+        bonus = 0
+        if outcome.fleece:
+            self.fleeces[seat] += 1
+            if self.fleeces[seat] == FLEECES_TO_END:
+                if self.end_triggered_by is None:
+                    self.end_triggered_by = seat
+                    bonus = END_BONUS
+                else:
+                    bonus = LATE_BONUS
+        self.scores[seat] += points + bonus
+        self.events.emit("sheared", {
+            "seat": seat, "pen": pen, "wolf": None if wolf is None else CARD_IDS[wolf],
+            "eaten": outcome.eaten, "discarded": list(outcome.discarded),
+            "fleece": list(outcome.fleece), "bleated": bleated, "points": points,
+            "bonus": bonus, "fleeces": self.fleeces[seat], "score": self.scores[seat]})
+        if bonus == END_BONUS:
+            self.events.emit("end_triggered", {"seat": seat})
+            self.phase = Phase.FINAL_SHEARING
+            # the trigger player finishes its step, then everyone else gets one final step
+            self.phase_left = [seat] + [(seat + step) % self.n for step in range(1, self.n)]
+
+    def _end_shearing(self) -> None:
+        if self.phase is Phase.FINAL_SHEARING:
+            self._finish("fifth_fleece")
+        elif self.turn >= self.options.turn_cap:
+            self._finish("turn_cap")
+        else:
+            self._deal(DEAL_SIZE)
+            self.baca = self.left_of(self.baca)
+            self.turn += 1
+            self._start_turn()
+
+    def _finish(self, reason: str) -> None:
+        self.phase = Phase.OVER
+        self.decision = None
+        self.actor = None
+        self.events.emit("game_over", {"reason": reason, "scores": list(self.scores),
+                                       "fleeces": list(self.fleeces)})
+
+
+class _NoWindows:
+    """Reaction windows while special cards are not playable: none ever opens."""
+
+    def open_after(self, seat: int) -> None:
+        pass
+
+    def active(self) -> bool:
+        return False
+
+    def view(self, seat: int) -> Mapping[str, Any] | None:
+        return None
+
+    def copy_for(self, state: WypasState) -> _NoWindows:
+        return self
+
+
+_no_windows = _NoWindows()
+
+
+def new_state(options: WypasOptions, seed: object, *, record_events: bool = False,
+              chance: Chance | None = None) -> WypasState:
+    return WypasState(options, seed, record_events=record_events, chance=chance)
+
+
+def info(_options: WypasOptions) -> dict[str, Any]:
+    """The public card table, sent to bots at game start."""
+    return {
+        "colours": list(COLOURS),
+        "cards": [{"id": card.id, "kind": KIND_NAMES[card.kind], "colour": card.colour,
+                   "value": card.value} for card in CARDS],
+    }
+
+
+def other_world(state: WypasState, seat: int, actions: Sequence[tuple[int, str]],
+                rng: Any) -> OtherWorld:
+    from arena.games.wypas_worlds import other_world as worlds
+
+    return worlds(state, seat, actions, rng)
+
+
+SPEC = GameSpec(
+    name="wypas",
+    title="Wypas",
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    parse_options=parse_options,
+    new_state=new_state,
+    options_type=WypasOptions,
+    observation_type=WypasObservation,
+    events={
+        "dealt": EventSpec(("seat", "cards"), "that seat only"),
+        "turn_start": EventSpec(("turn", "baca")),
+        "lot_seen": EventSpec(("cards",), "the baca only"),
+        "lot_laid": EventSpec(("face_up", "face_down")),
+        "face_down_card": EventSpec(("card",), "the baca only"),
+        "auction_start": EventSpec(("opener", "card")),
+        "bid_card": EventSpec(("seat", "card", "value", "stake")),
+        "bid": EventSpec(("seat", "stake")),
+        "bid_passed": EventSpec(("seat",)),
+        "auction_won": EventSpec(("seat", "card", "stake", "discarded")),
+        "received": EventSpec(("seat", "card"), "the winner of the face-down card only"),
+        "placed": EventSpec(("seat", "pen", "card", "colour", "value")),
+        "sheared": EventSpec(("seat", "pen", "wolf", "eaten", "discarded", "fleece", "bleated",
+                              "points", "bonus", "fleeces", "score")),
+        "end_triggered": EventSpec(("seat",)),
+        "reshuffled": EventSpec(("deck_size",)),
+        "game_over": EventSpec(("reason", "scores", "fleeces")),
+    },
+    other_world=other_world,
+    info=info,
+    round_name="turn",
+)
