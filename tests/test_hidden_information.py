@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 
+import attrs
 import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
@@ -124,3 +125,21 @@ def test_the_property_would_catch_a_leak(name, monkeypatch):
         WORLDS(the_property))
     with pytest.raises(AssertionError):
         quick(name)
+
+
+def test_the_property_would_catch_who_is_asked_in_a_window(monkeypatch):
+    """Sanity check for reaction windows: an observation that only says which seats are being
+    asked now (nothing about any card) is caught, because in the other world other seats hold
+    special cards where they held sheep."""
+    from arena.games.wypas import WypasState
+
+    original = WypasState.observe
+
+    def telling(self, seat):
+        return {"seen": attrs.asdict(original(self, seat)), "asked": list(self.to_act())}
+
+    monkeypatch.setattr(WypasState, "observe", telling)
+    quick = settings(max_examples=60, deadline=None, phases=[Phase.generate])(
+        WORLDS(the_property))
+    with pytest.raises(AssertionError):
+        quick("wypas")

@@ -34,23 +34,22 @@ from arena.games.base import (
 )
 from arena.games.chance import Chance, SeededChance
 from arena.games.wypas_cards import (
+    CARD_IDS,
+    CARDS,
+    COLOURS,
+    INDEX,
+    IS_SHEEP,
     JOKERS,
+    KIND,
     KIND_NAMES,
     MAX_VALUE,
     Kind,
     Placed,
-    colours_of,
     fits,
-    load_deck,
     shear,
 )
+from arena.games.wypas_windows import Decision, Windows
 
-CARDS = load_deck()
-CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)
-INDEX = {card_id: i for i, card_id in enumerate(CARD_IDS)}
-KIND = tuple(card.kind for card in CARDS)
-IS_SHEEP = tuple(card.is_sheep for card in CARDS)
-COLOURS = colours_of(CARDS)
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 HAND_SIZE = 5
 DEAL_SIZE = 3
@@ -71,22 +70,6 @@ class Phase(enum.Enum):
     SHEARING = "shearing"
     FINAL_SHEARING = "final_shearing"
     OVER = "over"
-
-
-class Decision(enum.Enum):
-    """What a seat decides now (the observation's ``decision``)."""
-
-    HIDE = "hide"
-    NAME = "name"
-    BID = "bid"
-    PLACE = "place"
-    DECLARE = "declare"
-    SHEAR = "shear"
-    WINDOW = "window"
-    TARGET = "target"
-    RESPONSE = "response"
-    STEAL = "steal"
-    SWAP = "swap"
 
 
 # --- Options and observation ---------------------------------------------------------------------
@@ -226,7 +209,7 @@ class WypasState:
         self.placing: int | None = None
         self.placing_pen = 0
         self.phase_left: list[int] = []  # seats still to act in redyk or shearing
-        self.windows = _no_windows
+        self.windows = Windows(self)
         self._deal_start()
 
     # -- the interface --
@@ -236,6 +219,8 @@ class WypasState:
         return self.n
 
     def to_act(self) -> tuple[int, ...]:
+        if self.windows.active():
+            return self.windows.to_act()
         if self.decision is None:
             return ()
         return (self.actor,)  # type: ignore[return-value]
@@ -244,15 +229,19 @@ class WypasState:
         return self.phase is Phase.OVER
 
     def is_reaction(self, seat: int) -> bool:
-        return False
+        return self.windows.is_reaction(seat)
 
     def decision_of(self, seat: int) -> Decision | None:
+        if self.windows.active():
+            return self.windows.decision_of(seat)
         return self.decision if seat == self.actor else None
 
     def legal_actions(self, seat: int) -> list[str]:
         decision = self.decision_of(seat)
         if decision is None:
             return []
+        if self.windows.active():
+            return self.windows.legal(seat)
         if decision is Decision.BID:
             return self._legal_bid(seat)
         if decision is Decision.PLACE:
@@ -272,6 +261,8 @@ class WypasState:
         """Never spend a card for a silent seat: pass a bid, end a redyk or a shearing step
         (``done``); any lot card to hide or name, any declaration."""
         decision = self.decision_of(seat)
+        if self.windows.active():
+            return self.windows.default(seat) if decision is not None else None
         if decision is Decision.BID:
             return PASS
         if decision in (Decision.PLACE, Decision.SHEAR):
@@ -282,6 +273,9 @@ class WypasState:
         decision = self.decision_of(seat)
         if decision is None:
             raise IllegalAction(f"seat {seat} has nothing to decide now")
+        if self.windows.active():
+            self.windows.apply(seat, action)
+            return
         if action not in self.legal_actions(seat):
             raise IllegalAction(f"{action!r} is not one of your legal actions now")
         verb, _, rest = action.partition(" ")
@@ -551,6 +545,10 @@ class WypasState:
         self.laid = [[] for _ in range(self.n)]
         self.passed = [False] * self.n
 
+    def windows_closed(self) -> None:
+        """The reaction window (and every special card played in it) is over."""
+        self._next_main()
+
     def _next_main(self) -> None:
         """Ask for the next main-line decision after a completed action (and its window)."""
         if self.phase is Phase.AUCTION:
@@ -737,25 +735,6 @@ class WypasState:
                                        "fleeces": list(self.fleeces)})
 
 
-class _NoWindows:
-    """Reaction windows while special cards are not playable: none ever opens."""
-
-    def open_after(self, seat: int) -> None:
-        pass
-
-    def active(self) -> bool:
-        return False
-
-    def view(self, seat: int) -> Mapping[str, Any] | None:
-        return None
-
-    def copy_for(self, state: WypasState) -> _NoWindows:
-        return self
-
-
-_no_windows = _NoWindows()
-
-
 def new_state(options: WypasOptions, seed: object, *, record_events: bool = False,
               chance: Chance | None = None) -> WypasState:
     return WypasState(options, seed, record_events=record_events, chance=chance)
@@ -804,6 +783,14 @@ SPEC = GameSpec(
         "end_triggered": EventSpec(("seat",)),
         "reshuffled": EventSpec(("deck_size",)),
         "game_over": EventSpec(("reason", "scores", "fleeces")),
+        "special_played": EventSpec(("seat", "card", "target", "cancels")),
+        "withdrawn": EventSpec(("seat", "card", "reason"), "that seat only"),
+        "resolved": EventSpec(("card", "cancelled", "dogs")),
+        "chased": EventSpec(("seat", "target", "wolf")),
+        "hand_seen": EventSpec(("seat", "cards"), "the thief's player only"),
+        "stole": EventSpec(("seat", "from")),
+        "stolen_card": EventSpec(("seat", "from", "card"), "the thief's player and its victim"),
+        "swapped": EventSpec(("seat", "target", "card", "black_sheep")),
     },
     other_world=other_world,
     info=info,

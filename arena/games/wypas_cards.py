@@ -101,6 +101,14 @@ def colours_of(cards: Sequence[Card]) -> tuple[str, ...]:
     return tuple(seen)
 
 
+CARDS = load_deck()
+CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)
+INDEX = {card_id: i for i, card_id in enumerate(CARD_IDS)}
+KIND = tuple(card.kind for card in CARDS)
+IS_SHEEP = tuple(card.is_sheep for card in CARDS)
+COLOURS = colours_of(CARDS)
+
+
 # --- Pens ----------------------------------------------------------------------------------------
 
 Placed = tuple[str, str | None, int]  # (card id, colour, value); a black sheep: (id, None, 0)

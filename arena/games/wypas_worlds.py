@@ -34,8 +34,10 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 def cards_seen(state: Any, seat: int, actions: Sequence[tuple[int, str]]) -> set[str]:
-    """Every card id ``seat`` was shown while ``actions`` were played from the start."""
-    from arena.games.wypas import INDEX, WypasState
+    """Every card id ``seat`` was shown while ``actions`` were played from the start, and then
+    while the other seats' open reaction windows passed."""
+    from arena.games.wypas import WypasState
+    from arena.games.wypas_cards import INDEX
 
     replay = WypasState(state.options, None, record_events=True, chance=state.chance.clone())
     seen: set[str] = set()
@@ -53,14 +55,26 @@ def cards_seen(state: Any, seat: int, actions: Sequence[tuple[int, str]]) -> set
     for actor, action in actions:
         replay.apply(actor, action)
         look()
-    return seen
+    # the test lets the other seats' open windows pass before it compares: what the seat sees
+    # by then (a hand its thief looks at, say) is seen too
+    while True:
+        waiting = [other for other in replay.to_act()
+                   if other != seat and replay.is_reaction(other)]
+        if not waiting:
+            return seen
+        replay.apply(waiting[0], replay.default_action(waiting[0]))  # type: ignore[arg-type]
+        look()
 
 
 def other_world(state: Any, seat: int, actions: Sequence[tuple[int, str]],
                 rng: Any) -> OtherWorld:
-    from arena.games.wypas import CARD_IDS, WypasState
+    from arena.games.wypas import WypasState
+    from arena.games.wypas_cards import CARD_IDS
 
     seen = cards_seen(state, seat, actions)
+    # a special card chosen in a window is shown to all when it resolves; one chosen but not
+    # resolved yet (or withdrawn) stays what it is, so that its owner is asked the same
+    seen |= {action.split()[1] for _, action in actions if action.startswith("play ")}
     unseen = [card for card in CARD_IDS if card not in seen]
     renamed = unseen[:]
     rng.shuffle(renamed)
@@ -74,20 +88,26 @@ def other_world(state: Any, seat: int, actions: Sequence[tuple[int, str]],
                      chance=RelabelledChance(state.chance.clone(), sigma))
     script: list[tuple[int, str]] = []
     for actor, action in actions:
-        while True:  # the new world asks someone what the old one does not: the default
+        while True:
+            # a window asks someone in the new world that the old one did not (or the old world
+            # has gone past it): that seat passes
+            behind = new.windows.opened < old.windows.opened
+            level = new.windows.opened == old.windows.opened
             extra = [other for other in new.to_act()
-                     if other != seat and new.decision_of(other) != old.decision_of(other)]
+                     if other != seat and new.is_reaction(other)
+                     and (behind or level and new.decision_of(other) != old.decision_of(other))]
             if not extra:
                 break
             default = new.default_action(extra[0])
-            assert default is not None, "an extra decision without a default"
+            assert default is not None, "a reaction decision without a default"
             new.apply(extra[0], default)
             script.append((extra[0], default))
-        if actor in new.to_act() and new.decision_of(actor) == old.decision_of(actor):
+        if (old.windows.opened == new.windows.opened and actor in new.to_act()
+                and new.decision_of(actor) == old.decision_of(actor)):
             translated = translate(action)
             new.apply(actor, translated)
             script.append((actor, translated))
-        else:  # the new world never asks this: it was the old world's default answer
+        else:  # a window the new world never asked this seat in: it was a pass
             assert action == old.default_action(actor), (actor, action)
         old.apply(actor, action)
     return sigma, script

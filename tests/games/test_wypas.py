@@ -130,7 +130,7 @@ def test_the_last_seat_in_may_still_bid_when_nobody_has():
 
 
 def test_a_seat_without_sheep_is_still_asked_and_may_only_pass():
-    state = game(4, [["sheep-red-1#0"], ["wolf#1", "dog#0", "thief#1", "wolf#2", "dog#1"],
+    state = game(4, [["sheep-red-1#0"], ["wolf#1", "dog#0", "wolf#3", "wolf#2", "dog#1"],
                      [], []], ["sheep-green-5#0", "sheep-yellow-3#0", "wolf#0"])
     play(state, (0, "hide wolf#0"), (1, "name hidden"))
     assert state.to_act() == (1,) and state.legal_actions(1) == ["pass"]
