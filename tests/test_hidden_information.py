@@ -67,10 +67,12 @@ def settle_windows(driver, seat):
     return sent
 
 
-def check_one_world(name: str, seed: int, players: int, data) -> None:
+def check_one_world(name: str, seed: int, players: int, data, **extra) -> None:
     spec = GAMES[name]
     rng = random.Random(seed)
     options = small_options(spec, players)
+    if extra:
+        options = attrs.evolve(options, **extra)
     game_seed = f"hidden{seed}"
     actions_a, _ = play(new_driver(spec, options, game_seed), rng=rng)
     cut = data.draw(st.integers(0, len(actions_a)), label="point P")
@@ -125,6 +127,13 @@ def test_the_property_would_catch_a_leak(name, monkeypatch):
         WORLDS(the_property))
     with pytest.raises(AssertionError):
         quick(name)
+
+
+@settings(max_examples=40, deadline=None)
+@WORLDS
+def test_wypas_with_bluff_keeps_face_down_bid_cards_hidden(seed, data):
+    players = data.draw(st.integers(3, 6), label="players")
+    check_one_world("wypas", seed, players, data, bluff=True, strict_bleating=True)
 
 
 def test_the_property_would_catch_who_is_asked_in_a_window(monkeypatch):

@@ -57,6 +57,7 @@ FLEECES_TO_END = 5
 END_BONUS, LATE_BONUS = 4, 2
 HIDDEN = "hidden"
 PASS, COMMIT, DONE = "pass", "commit", "done"
+BLUFF, CHECK, FACE_DOWN = "bluff", "check", "face-down"
 BLEAT = "meee"
 
 
@@ -160,6 +161,55 @@ class WypasObservation:
     placing_pen: int | None
     end_triggered_by: int | None
     window: Mapping[str, Any] | None  # an open reaction window (SPEC.md "Reaction windows")
+    declared: tuple[int, ...]  # bluff: the declared value of each seat's face-down bid card (0)
+    check: Mapping[str, Any] | None  # bluff: the offer to check, or the check under way
+
+
+# --- Bluff (an option) ---
+
+
+@attrs.define
+class Check:
+    """A checked bluff: the checker must match ``target`` exactly; so may later bidders."""
+
+    bluffer: int
+    checker: int
+    target: int
+    matched: list[int] = attrs.field(factory=list)
+
+
+class Bluff:
+    """One auction's face-down bid cards and checks (the Bluff option)."""
+
+    def __init__(self, n: int) -> None:
+        self.face_down: list[int | None] = [None] * n  # each seat's face-down card
+        self.declared = [0] * n
+        self.bluffer: int | None = None  # the last committed stake with a face-down card
+        self.offer: int | None = None  # the seat that may check it now
+        self.fresh = False  # the bidder has not acted yet this turn (a check comes first)
+        self.check: Check | None = None
+        self.tied: list[int] = []  # a showdown tie the baca settles
+        self.revealed = False
+
+    def copy(self) -> Bluff:
+        twin = object.__new__(Bluff)
+        twin.__dict__.update(self.__dict__)
+        twin.face_down, twin.declared, twin.tied = (
+            list(self.face_down), list(self.declared), list(self.tied))
+        if self.check is not None:
+            twin.check = Check(self.check.bluffer, self.check.checker, self.check.target,
+                               list(self.check.matched))
+        return twin
+
+    def view(self) -> Mapping[str, Any] | None:
+        if self.check is not None:
+            return {"bluffer": self.check.bluffer, "checker": self.check.checker,
+                    "stake": self.check.target, "matched": list(self.check.matched),
+                    "offer": None}
+        if self.offer is not None:
+            return {"bluffer": self.bluffer, "checker": None, "stake": None, "matched": [],
+                    "offer": self.offer}
+        return None
 
 
 # --- The state -----------------------------------------------------------------------------------
@@ -205,6 +255,7 @@ class WypasState:
         self.laid: list[list[int]] = [[] for _ in range(n)]
         self.passed = [False] * n
         self.high_bidder: int | None = None
+        self.bluff = Bluff(n)
         # redyk: the joker waiting for its declaration
         self.placing: int | None = None
         self.placing_pen = 0
@@ -252,6 +303,12 @@ class WypasState:
             return self._legal_shear(seat)
         if decision is Decision.HIDE:
             return [f"hide {CARD_IDS[card]}" for card in self.lot]
+        if decision is Decision.BLUFF_CARD:
+            return [f"face_down {CARD_IDS[card]}" for card in self.hands[seat]]
+        if decision is Decision.BLUFF_VALUE:
+            return [f"declare {v}" for v in self._declarable(seat)]
+        if decision is Decision.AWARD:
+            return [f"award {other}" for other in self.bluff.tied]
         if decision is Decision.NAME:
             names = [f"name {CARD_IDS[card]}" for card in self.lot]
             return names + ["name hidden"] if self.lot_hidden else names
@@ -267,6 +324,8 @@ class WypasState:
             return PASS
         if decision in (Decision.PLACE, Decision.SHEAR):
             return DONE
+        if decision is Decision.AWARD:  # the digest's fallback: first clockwise from the opener
+            return f"award {min(self.bluff.tied, key=lambda s: (s - self.opener) % self.n)}"
         return None
 
     def apply(self, seat: int, action: str) -> None:
@@ -290,6 +349,13 @@ class WypasState:
             self._shear_action(seat, verb, rest)
         elif decision is Decision.HIDE:
             self._hide(INDEX[rest])
+        elif decision is Decision.BLUFF_CARD:
+            self._lay_face_down(seat, INDEX[rest])
+        elif decision is Decision.BLUFF_VALUE:
+            self._declare_bluff(seat, int(rest))
+        elif decision is Decision.AWARD:
+            self._end_auction(int(rest))
+            self._after(seat)
         else:
             self._name(None if rest == HIDDEN else INDEX[rest])
 
@@ -327,7 +393,9 @@ class WypasState:
             opener=self.opener if self.phase is Phase.AUCTION else None,
             bidder=self.actor if self.decision is Decision.BID else None,
             stakes=tuple(self.stakes),
-            laid=tuple(tuple(CARD_IDS[card] for card in laid) for laid in self.laid),
+            laid=tuple(tuple(self._public_id(card, seat) for card in laid) for laid in self.laid),
+            declared=tuple(self.bluff.declared),
+            check=self.bluff.view(),
             passed=tuple(self.passed) if self.phase is Phase.AUCTION else (False,) * n,
             high_bidder=self.high_bidder,
             actor=self.actor if self.decision is not None else None,
@@ -350,6 +418,7 @@ class WypasState:
         twin.pens = [[list(pen) for pen in pens] for pens in self.pens]
         twin.wolves = [list(pair) for pair in self.wolves]
         twin.windows = self.windows.copy_for(twin)
+        twin.bluff = self.bluff.copy()
         return twin
 
     # -- helpers --
@@ -465,6 +534,7 @@ class WypasState:
         self.laid = [[] for _ in range(n)]
         self.passed = [False] * n
         self.high_bidder = None
+        self.bluff = Bluff(n)
         self.events.emit("auction_start", {
             "opener": self.opener, "card": HIDDEN if card is None else CARD_IDS[card]})
         self.actor = self.opener
@@ -481,13 +551,69 @@ class WypasState:
     def _legal_bid(self, seat: int) -> list[str]:
         sheep = [card for card in self.hands[seat] if IS_SHEEP[card]]
         stake, need = self.stakes[seat], self._high() + 1
+        bluff = self.bluff
+        check = bluff.check
+        if check is not None and seat == check.checker:  # must match exactly, or pass
+            target = check.target
+            actions = [f"add {CARD_IDS[card]}" for card in sheep
+                       if stake + self._bid_value(card) <= target]
+            if bluff.face_down[seat] is None and self.hands[seat] and stake < target:
+                actions.append(BLUFF)
+            if stake == target:
+                actions.append(COMMIT)
+            actions.append(PASS)
+            return actions
         actions = [f"add {CARD_IDS[card]}" for card in sheep]
-        if stake >= need:
+        if self.options.bluff and bluff.face_down[seat] is None and self.hands[seat]:
+            actions.append(BLUFF)
+        if bluff.offer == seat and bluff.fresh and check is None:
+            actions.append(CHECK)
+        if stake >= need or (check is not None and stake == check.target):
             actions.append(COMMIT)
         actions.append(PASS)
         return actions
 
+    def _declarable(self, seat: int) -> list[int]:
+        """The values a face-down card may be declared at: 1-6, and for a checker no more than
+        its stake needs to match."""
+        check = self.bluff.check
+        top = MAX_VALUE
+        if check is not None and seat == check.checker:
+            top = min(top, check.target - self.stakes[seat])
+        return list(range(1, top + 1))
+
+    def _lay_face_down(self, seat: int, card: int) -> None:
+        self.hands[seat].remove(card)
+        self.bluff.face_down[seat] = card
+        self._ask(Decision.BLUFF_VALUE, seat)
+
+    def _declare_bluff(self, seat: int, value: int) -> None:
+        card = self.bluff.face_down[seat]
+        assert card is not None
+        self.laid[seat].append(card)
+        self.bluff.declared[seat] = value
+        self.stakes[seat] += value
+        self.events.emit("bid_card", {"seat": seat, "card": FACE_DOWN, "value": value,
+                                      "stake": self.stakes[seat]})
+        self.events.emit("face_down_bid", {"seat": seat, "card": CARD_IDS[card]},
+                         frozenset((seat,)))
+        self._ask(Decision.BID, seat)
+
     def _bid_action(self, seat: int, verb: str, rest: str) -> None:
+        bluff = self.bluff
+        if bluff.offer == seat and verb != CHECK:
+            bluff.offer = None  # only the next bidder, first thing on its turn, may check
+        bluff.fresh = False
+        if verb == BLUFF:
+            self._ask(Decision.BLUFF_CARD, seat)
+            return
+        if verb == CHECK:
+            assert bluff.offer == seat and bluff.bluffer is not None
+            bluff.check = Check(bluff.bluffer, seat, self.stakes[bluff.bluffer])
+            bluff.offer = None
+            self.events.emit("checked", {"seat": seat, "bluffer": bluff.bluffer,
+                                         "stake": bluff.check.target})
+            return  # the checker goes on: cards until its stake matches
         if verb == "add":
             card = INDEX[rest]
             self.hands[seat].remove(card)
@@ -498,7 +624,15 @@ class WypasState:
                                           "stake": self.stakes[seat]})
             return  # the same seat goes on bidding: no window after a card alone
         if verb == COMMIT:
-            self.high_bidder = seat
+            check = bluff.check
+            if check is not None and self.stakes[seat] == check.target:
+                check.matched.append(seat)
+            else:
+                if check is not None:  # a raise: no showdown, the bidding goes on
+                    bluff.check = None
+                self.high_bidder = seat
+                if bluff.face_down[seat] is not None:
+                    bluff.bluffer, bluff.offer = seat, self._next_active(seat)
             self.events.emit("bid", {"seat": seat, "stake": self.stakes[seat]})
         else:
             self.passed[seat] = True
@@ -515,15 +649,55 @@ class WypasState:
         return not active or active == [self.high_bidder]
 
     def _next_bidder(self) -> int:
-        seat = self.actor if self.actor is not None else self.opener
+        return self._next_active(self.actor if self.actor is not None else self.opener)
+
+    def _next_active(self, seat: int) -> int:
         for step in range(1, self.n + 1):
             candidate = (seat + step) % self.n
             if not self.passed[candidate]:
                 return candidate
         raise AssertionError("no bidder left")
 
-    def _end_auction(self) -> None:
-        winner = self.high_bidder if self.high_bidder is not None else self.baca
+    def _showdown(self) -> None:
+        """Everyone still in matched a checked bluff: the face-down cards are revealed and the
+        highest true total wins (the bluffer beats its checker on a tie; the baca settles
+        other ties)."""
+        bluff = self.bluff
+        check = bluff.check
+        assert check is not None
+        seats = [check.bluffer] + check.matched
+        totals = {seat: sum(self._true_value(seat, card) for card in self.laid[seat])
+                  for seat in seats}
+        best = max(totals.values())
+        tied = [seat for seat in seats if totals[seat] == best]
+        if len(tied) == 2 and set(tied) == {check.bluffer, check.checker}:
+            tied = [check.bluffer]
+        bluff.revealed = True
+        self.events.emit("showdown", {
+            "revealed": [[seat, CARD_IDS[card], bluff.declared[seat]]
+                         for seat, card in enumerate(bluff.face_down) if card is not None],
+            "totals": [totals.get(seat) for seat in range(self.n)],
+            "winner": tied[0] if len(tied) == 1 else None, "tied": tied})
+        if len(tied) == 1:
+            self._end_auction(tied[0])
+            self._after(tied[0])
+        else:
+            bluff.tied = tied
+            self._ask(Decision.AWARD, self.baca)
+
+    def _true_value(self, seat: int, card: int) -> int:
+        """A bid card's value at a showdown: a face-down sheep its printed value, a face-down
+        joker the value declared for it, a face-down special card 0."""
+        if card != self.bluff.face_down[seat]:
+            return self._bid_value(card)
+        if KIND[card] in JOKERS:
+            return self.bluff.declared[seat]
+        return CARDS[card].value or 0
+
+    def _end_auction(self, winner: int | None = None) -> None:
+        bid = winner is not None or self.high_bidder is not None
+        if winner is None:
+            winner = self.high_bidder if self.high_bidder is not None else self.baca
         card = self.auction_card
         assert card is not None
         self._give(winner, card)
@@ -532,8 +706,8 @@ class WypasState:
         hidden = self.auction_hidden
         self.events.emit("auction_won", {
             "seat": winner, "card": HIDDEN if hidden else CARD_IDS[card],
-            "stake": self.stakes[winner] if self.high_bidder is not None else 0,
-            "discarded": [CARD_IDS[c] for c in spent]})
+            "stake": self.stakes[winner] if bid else 0,
+            "discarded": [self._public_id(c) for c in spent]})
         if hidden:
             self.events.emit("received", {"seat": winner, "card": CARD_IDS[card]},
                              frozenset((winner,)))
@@ -544,6 +718,15 @@ class WypasState:
         self.stakes = [0] * self.n
         self.laid = [[] for _ in range(self.n)]
         self.passed = [False] * self.n
+        self.bluff = Bluff(self.n)
+
+    def _public_id(self, card: int, seat: int | None = None) -> str:
+        """A bid card as everyone may see it: a face-down card stays face down (also in the
+        used pile) unless a showdown revealed it or ``seat`` laid it."""
+        face_down = self.bluff.face_down
+        if card in face_down and not self.bluff.revealed and face_down.index(card) != seat:
+            return FACE_DOWN
+        return CARD_IDS[card]
 
     def windows_closed(self) -> None:
         """The reaction window (and every special card played in it) is over."""
@@ -554,8 +737,15 @@ class WypasState:
         if self.phase is Phase.AUCTION:
             if self.auction_card is None:
                 self._next_auction()
+            elif not self.stakes_or_passes():
+                self._ask_bidder(self.opener)
             else:
-                self._ask_bidder(self._next_bidder() if self.stakes_or_passes() else self.opener)
+                seat = self._next_bidder()
+                check = self.bluff.check
+                if check is not None and seat == check.bluffer and check.matched:
+                    self._showdown()
+                else:
+                    self._ask_bidder(seat)
         elif self.phase is Phase.REDYK:
             self._continue_redyk()
         elif self.phase in (Phase.SHEARING, Phase.FINAL_SHEARING):
@@ -567,6 +757,7 @@ class WypasState:
 
     def _ask_bidder(self, seat: int) -> None:
         # asked even when only "pass" is legal: how fast a seat passes must not show its hand
+        self.bluff.fresh = True
         self._ask(Decision.BID, seat)
 
     # -- phase 2: redyk --
@@ -791,6 +982,9 @@ SPEC = GameSpec(
         "stole": EventSpec(("seat", "from")),
         "stolen_card": EventSpec(("seat", "from", "card"), "the thief's player and its victim"),
         "swapped": EventSpec(("seat", "target", "card", "black_sheep")),
+        "face_down_bid": EventSpec(("seat", "card"), "that seat only"),
+        "checked": EventSpec(("seat", "bluffer", "stake")),
+        "showdown": EventSpec(("revealed", "totals", "winner", "tied")),
     },
     other_world=other_world,
     info=info,

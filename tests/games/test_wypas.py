@@ -328,12 +328,17 @@ def test_a_silent_seat_spends_nothing():
     assert state.result().scores == (0, 0, 0)
 
 
-@pytest.mark.parametrize("players", [3, 6])
-def test_random_games_end_by_a_fifth_fleece_or_the_cap(players):
+@pytest.mark.parametrize("players,options", [(3, {}), (6, {}),
+                                             (4, {"bluff": True, "strict_bleating": True})])
+def test_random_games_end_by_a_fifth_fleece_or_the_cap(players, options):
     rng = random.Random(players)
     for seed in range(10):
-        state = SPEC.new_state(parse_options({"players": players}), seed)
+        state = SPEC.new_state(parse_options({"players": players, **options}), seed)
         while not state.is_over():
             seat = rng.choice(state.to_act())
-            state.apply(seat, rng.choice(state.legal_actions(seat)))
+            legal = state.legal_actions(seat)
+            assert 0 < len(legal) < 100
+            default = state.default_action(seat)
+            assert default is None or default in legal
+            state.apply(seat, rng.choice(legal))
         assert state.result().rounds <= 60
