@@ -38,6 +38,7 @@ BUILTIN_BOTS = {
     "random": f"{{python}} -m reference_bots.random {_BOT_ARGS}",
     "chochlik-heuristic": f"{{python}} -m reference_bots.chochlik_heuristic {_BOT_ARGS}",
     "vollewolle-heuristic": f"{{python}} -m reference_bots.vollewolle_heuristic {_BOT_ARGS}",
+    "wypas-heuristic": f"{{python}} -m reference_bots.wypas_heuristic {_BOT_ARGS}",
 }
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0

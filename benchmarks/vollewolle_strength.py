@@ -11,11 +11,11 @@ how long a game takes.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 from pathlib import Path
 
 import trio
+from strength_table import print_strength  # benchmarks/strength_table.py
 
 from arena.games import get_game
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
@@ -37,24 +37,7 @@ async def measure(games: int, players: int, random_rate: float, seed: str,
     records = report.records
     print(f"{len(records)} games, {players} players (heuristic random-rate {random_rate}, "
           f"seed {seed!r})")
-    print(f"{'bot':<22} {'wins':>6} {'win%':>6} {'mean score':>11} {'mean rank':>10} "
-          f"{'defaults':>9}")
-    for index, bot in enumerate(bots):
-        wins = 0.0
-        scores, ranks, defaults = [], [], 0
-        for record in records:
-            seat = record.bots.index(index)
-            scores.append(record.scores[seat])
-            ranks.append(record.ranks[seat])
-            defaults += record.defaults[seat]
-            if seat in record.winners:
-                wins += 1 / len(record.winners)
-        print(f"{bot.name:<22} {wins:>6.1f} {100 * wins / len(records):>6.1f} "
-              f"{statistics.mean(scores):>11.1f} {statistics.mean(ranks):>10.2f} {defaults:>9}")
-    seconds = [r.seconds for r in records]
-    print(f"a game takes {statistics.mean(seconds):.2f} s on average "
-          f"(median {statistics.median(seconds):.2f} s, max {max(seconds):.2f} s), "
-          f"{statistics.mean(r.rounds or 0 for r in records):.1f} rounds")
+    print_strength(bots, records, "round")
 
 
 def main() -> None:

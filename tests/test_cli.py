@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -42,7 +43,8 @@ def test_match_help_names_every_built_in_bot():
     code, out = run("match", "--help")
     out = re.sub(r"-\s+", "-", out)  # help text wraps after hyphens
     assert code == 0 and all(name in out for name in
-                             ("random", "chochlik-heuristic", "vollewolle-heuristic"))
+                             ("random", "chochlik-heuristic", "vollewolle-heuristic",
+                              "wypas-heuristic"))
 
 
 def test_vollewolle_over_tcp_for_two_and_four_players_with_the_reference_bots(tmp_path: Path):
@@ -61,6 +63,27 @@ def test_vollewolle_over_tcp_for_two_and_four_players_with_the_reference_bots(tm
         for log in logs:
             code, replayed = run("replay", str(log))
             assert code == 0 and "reproduces" in replayed
+
+
+@pytest.mark.parametrize("players,options", [(3, ()), (6, ()),
+                                             (3, ("-o", "bluff=true")),
+                                             (6, ("-o", "bluff=true", "-o", "strict_bleating=1"))])
+def test_wypas_over_tcp_with_the_reference_bots(tmp_path: Path, players, options):
+    """3 and 6 players, with and without bluff: real games over TCP between the heuristic and
+    random bots (special cards, windows and all); replay verifies every log."""
+    bots = ["wypas-heuristic"] + ["random"] * (players - 1)
+    args = [arg for bot in bots for arg in ("--bot", bot)]
+    code, out = run("match", "--game", "wypas", *args, "--games", "2", "--turn-cap", "12",
+                    *options, "--seed", f"wy{players}", "--log-dir", str(tmp_path))
+    assert code == 0, out
+    assert re.search(r"wypas-heuristic\s+2\s.*\s0\s+0\s+ok", out), out
+    logs = sorted(tmp_path.glob("wypas-*.jsonl"))
+    assert len(logs) == 2
+    for log in logs:
+        code, replayed = run("replay", str(log))
+        assert code == 0 and "reproduces" in replayed, replayed
+        kinds = {json.loads(line).get("kind") for line in log.read_text().splitlines()}
+        assert "auction_won" in kinds and "placed" in kinds
 
 
 def test_match_prints_a_result_table_and_replay_checks_the_logs(tmp_path: Path):
