@@ -57,7 +57,7 @@ def notice_for_closed(counter: RequestCounter, request_id: int) -> Error:
     if counter.was_sent(request_id):
         return Error(code=ErrorCode.STALE_REQUEST.value, id=request_id,
                      message=f"request {request_id} is closed; the answer was ignored")
-    return Error(code=ErrorCode.WRONG_REQUEST_ID.value, id=request_id,
+    return Error(code=ErrorCode.WRONG_REQUEST_ID.value,
                  message=f"request {request_id} was never sent to you; none is open")
 
 

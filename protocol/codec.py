@@ -60,9 +60,26 @@ def encode(message: Any) -> bytes:
     return line + b"\n"
 
 
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"the key {quote(key)} appears twice in one object")
+        obj[key] = value
+    return obj
+
+
+#: Strict JSON: no NaN or Infinity, no key twice in one object.
+_loads = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates).decode
+
+
 def _decode(line: bytes, catalogue: dict[str, type]) -> Any:
     try:
-        obj = json.loads(line.decode("utf-8"))
+        obj = _loads(line.decode("utf-8"))
     except UnicodeDecodeError:
         return PeerError(ErrorCode.MALFORMED, "the line is not valid UTF-8")
     except (ValueError, RecursionError) as exc:

@@ -11,10 +11,16 @@ from typing import Any, ClassVar
 
 import attrs
 
+#: The range of request ids an ``action`` may carry (SPEC.md "Limits"); any id in it is a
+#: well-formed answer (one never sent is ``wrong_request_id``), beyond it the line is malformed.
+MAX_REQUEST_ID = 2**53 - 1
+
 
 def _request_id(_instance: object, attribute: attrs.Attribute, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise TypeError(f"field {attribute.name!r} must be a non-negative integer")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"field {attribute.name!r} must be an integer")
+    if not -MAX_REQUEST_ID <= value <= MAX_REQUEST_ID:
+        raise ValueError(f"field {attribute.name!r} is out of range (at most 2**53 - 1)")
 
 
 def _text(_instance: object, attribute: attrs.Attribute, value: object) -> None:

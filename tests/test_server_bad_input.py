@@ -238,6 +238,10 @@ async def test_an_answer_between_games_is_refused_politely(nursery, tmp_path):
     await client.send({"type": "action", "id": 5, "action": "play 1"})
     error = await client.until("error")
     assert error["code"] == "wrong_request_id"
+    assert "id" not in error  # no request is involved (SPEC: error.id)
+    await client.send({"type": "action", "id": -3, "action": "play 1"})
+    error = await client.until("error")
+    assert error["code"] == "wrong_request_id" and "id" not in error
 
 
 async def test_a_roster_seats_by_token_not_by_arrival(nursery, tmp_path):

@@ -169,17 +169,28 @@ class Windows:
 
     def playable(self, seat: int) -> list[int]:
         """The special cards ``seat`` could play in a window now (each with a target)."""
-        seen: dict[Kind, bool] = {}
-        cards = []
-        for card in self.game.hands[seat]:
-            kind = KIND[card]
-            if kind < Kind.THIEF:
-                continue
-            if kind not in seen:
-                seen[kind] = bool(self.targets(seat, card))
-            if seen[kind]:
-                cards.append(card)
-        return cards
+        hand = self.game.hands[seat]
+        if not any(KIND[card] >= Kind.THIEF for card in hand):
+            return []
+        open_kinds = self._kinds_with_targets(seat)
+        return [card for card in hand if KIND[card] in open_kinds]
+
+    def _kinds_with_targets(self, seat: int) -> set[Kind]:
+        """The special kinds that have a target for ``seat`` now (one pass over the pens)."""
+        game = self.game
+        kinds: set[Kind] = set()
+        if any(game.hands[other] for other in range(game.n) if other != seat):
+            kinds.add(Kind.THIEF)
+        for owner in range(game.n):
+            wolves = game.wolves[owner]
+            for pen in (0, 1):
+                if wolves[pen] is not None:
+                    kinds.add(Kind.DOG)
+                elif sheep_in(game.pens[owner][pen]) >= 2:
+                    kinds.add(Kind.WOLF)
+                if sheep_in(game.pens[owner][pen]) >= 2:
+                    kinds.add(Kind.BLACK_SHEEP)
+        return kinds
 
     # -- opening and answering --
 

@@ -95,7 +95,13 @@ BAD_LINES = [
     (b'{"type":"dance"}', ErrorCode.UNKNOWN_MESSAGE),
     (b'{"type":"action","id":"7","action":"play 1"}', ErrorCode.MALFORMED),
     (b'{"type":"action","id":true,"action":"play 1"}', ErrorCode.MALFORMED),
-    (b'{"type":"action","id":-1,"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":1.5,"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":9007199254740992,"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":-9007199254740992,"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":' + b"9" * 4000 + b',"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":NaN,"action":"play 1"}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":1,"action":"play 1","x":Infinity}', ErrorCode.MALFORMED),
+    (b'{"type":"action","id":1,"action":"play 1","action":"play 2"}', ErrorCode.MALFORMED),
     (b'{"type":"action","id":7}', ErrorCode.MALFORMED),
     (b'{"type":"action","id":7,"action":["play 1"]}', ErrorCode.MALFORMED),
     (b'{"type":"hello"}', ErrorCode.MALFORMED),
@@ -108,6 +114,14 @@ BAD_LINES = [
 def test_bad_lines_become_peer_errors_with_a_code(line, code):
     error = decode_client(line)
     assert isinstance(error, PeerError) and error.code is code and error.detail
+    assert len(error.detail) < 300  # never the bad value quoted back at length
+
+
+def test_any_id_in_range_is_well_formed_even_negative_or_zero():
+    # an id that was never sent is wrong_request_id (decided by the table), not malformed
+    for request_id in (-1, 0, 2**53 - 1, -(2**53 - 1)):
+        line = b'{"type":"action","id":%d,"action":"x"}' % request_id
+        assert decode_client(line) == Action(id=request_id, action="x")
 
 
 def test_the_server_never_writes_a_line_over_the_limit():
