@@ -43,7 +43,10 @@ class LineBuffer:
                     self._scanned = 0
                     return None
                 self._scanned = len(self._data)
-                if self._scanned > self.max_line:
+                # a line of max_line bytes may still be waiting for the LF after its CR
+                crlf_pending = (self._scanned == self.max_line + 1
+                                and self._data.endswith(b"\r"))
+                if self._scanned > self.max_line and not crlf_pending:
                     self._discarding = True
                     self._data.clear()
                     self._scanned = 0

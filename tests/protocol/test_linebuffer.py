@@ -55,3 +55,15 @@ def test_memory_stays_bounded_under_an_endless_line():
         reported += drain(buffer).count(TOO_LONG)
         assert buffer.buffered <= 1000 + 512
     assert reported == 1
+
+
+def test_a_longest_line_whose_cr_and_lf_arrive_apart_is_accepted():
+    buffer = LineBuffer(max_line=8)
+    buffer.feed(b"x" * 8 + b"\r")
+    assert buffer.next_line() is None  # not too long yet: the LF may follow
+    buffer.feed(b"\n")
+    assert buffer.next_line() == b"x" * 8
+    buffer.feed(b"y" * 8 + b"\r")
+    assert buffer.next_line() is None
+    buffer.feed(b"z\n")  # the CR was not the end after all: 10 bytes
+    assert buffer.next_line() is TOO_LONG
