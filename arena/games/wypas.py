@@ -306,7 +306,7 @@ class WypasState:
         if decision is Decision.BLUFF_CARD:
             return [f"face_down {CARD_IDS[card]}" for card in self.hands[seat]]
         if decision is Decision.BLUFF_VALUE:
-            return [f"declare {v}" for v in self._declarable(seat)]
+            return [f"value {v}" for v in self._declarable(seat)]
         if decision is Decision.AWARD:
             return [f"award {other}" for other in self.bluff.tied]
         if decision is Decision.NAME:

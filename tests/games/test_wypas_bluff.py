@@ -29,7 +29,7 @@ def bluff(state, seat, card, value):
     assert state.observe(seat).decision == "bluff_card"
     state.apply(seat, f"face_down {card}")
     assert state.observe(seat).decision == "bluff_value"
-    state.apply(seat, f"declare {value}")
+    state.apply(seat, f"value {value}")
 
 
 def test_without_the_option_there_is_no_bluff():
