@@ -160,6 +160,9 @@ class WypasHeuristic:
             return f"add {best}"
         return "pass"
 
+    def on_joker_value(self, obs: dict[str, Any], legal: list[str]) -> str:
+        return legal[-1]  # the most it may count
+
     def bid_value(self, card: str) -> int:
         info = self.cards[card]
         return 6 if info["kind"] in ("dolly", "super_dolly") else info["value"] or 0

@@ -189,13 +189,16 @@ class Bluff:
         self.fresh = False  # the bidder has not acted yet this turn (a check comes first)
         self.check: Check | None = None
         self.tied: list[int] = []  # a showdown tie the baca settles
-        self.revealed = False
+        self.revealed: set[int] = set()  # seats whose face-down card a showdown revealed
+        self.joker: int | None = None  # a joker laid as a bid, its value still to declare
+        self.joker_values: dict[int, int] = {}  # jokers laid as bids: their declared values
 
     def copy(self) -> Bluff:
         twin = object.__new__(Bluff)
         twin.__dict__.update(self.__dict__)
         twin.face_down, twin.declared, twin.tied = (
             list(self.face_down), list(self.declared), list(self.tied))
+        twin.revealed, twin.joker_values = set(self.revealed), dict(self.joker_values)
         if self.check is not None:
             twin.check = Check(self.check.bluffer, self.check.checker, self.check.target,
                                list(self.check.matched))
@@ -246,6 +249,7 @@ class WypasState:
         self.decision: Decision | None = None
         # the lot and the auction
         self.lot: list[int] = []
+        self.drawn_lot: list[int] = []  # the lot while the baca chooses the face-down card
         self.hidden_card: int | None = None
         self.lot_hidden = False
         self.opener = self.baca
@@ -302,7 +306,9 @@ class WypasState:
         if decision is Decision.SHEAR:
             return self._legal_shear(seat)
         if decision is Decision.HIDE:
-            return [f"hide {CARD_IDS[card]}" for card in self.lot]
+            return [f"hide {CARD_IDS[card]}" for card in self.drawn_lot]
+        if decision is Decision.JOKER_VALUE:
+            return [f"value {v}" for v in self._declarable(seat)]
         if decision is Decision.BLUFF_CARD:
             return [f"face_down {CARD_IDS[card]}" for card in self.hands[seat]]
         if decision is Decision.BLUFF_VALUE:
@@ -324,6 +330,8 @@ class WypasState:
             return PASS
         if decision in (Decision.PLACE, Decision.SHEAR):
             return DONE
+        if decision is Decision.JOKER_VALUE:  # the joker is laid already: the most it may count
+            return self.legal_actions(seat)[-1]
         if decision is Decision.AWARD:  # the digest's fallback: first clockwise from the opener
             return f"award {min(self.bluff.tied, key=lambda s: (s - self.opener) % self.n)}"
         return None
@@ -353,6 +361,8 @@ class WypasState:
             self._lay_face_down(seat, INDEX[rest])
         elif decision is Decision.BLUFF_VALUE:
             self._declare_bluff(seat, int(rest))
+        elif decision is Decision.JOKER_VALUE:
+            self._declare_joker(seat, int(rest))
         elif decision is Decision.AWARD:
             self._end_auction(int(rest))
             self._after(seat)
@@ -410,7 +420,8 @@ class WypasState:
         twin.__dict__.update(self.__dict__)
         twin.chance = self.chance.clone()
         twin.events = self.events.copy()
-        for name in ("deck", "discard", "fleeces", "scores", "final_left", "lot", "stakes",
+        for name in ("deck", "discard", "fleeces", "scores", "final_left", "lot", "drawn_lot",
+                     "stakes",
                      "passed", "phase_left"):
             setattr(twin, name, list(getattr(self, name)))
         twin.hands = [list(hand) for hand in self.hands]
@@ -486,7 +497,8 @@ class WypasState:
             if card is None:
                 break
             drawn.append(card)
-        self.lot = drawn
+        self.lot = []  # laid out once the baca has chosen the face-down card
+        self.drawn_lot = drawn
         self.opener = self.baca  # the first auction opens left of the baca
         if len(drawn) >= 2:
             self.events.emit("lot_seen", {"cards": [CARD_IDS[c] for c in drawn]},
@@ -498,8 +510,8 @@ class WypasState:
             self._hide(None)
 
     def _hide(self, card: int | None) -> None:
-        if card is not None:
-            self.lot.remove(card)
+        self.lot = [c for c in self.drawn_lot if c != card]
+        self.drawn_lot = []
         self.hidden_card = card
         self.lot_hidden = card is not None
         self.events.emit("lot_laid", {"face_up": [CARD_IDS[c] for c in self.lot],
@@ -544,9 +556,11 @@ class WypasState:
         return 0 if self.high_bidder is None else self.stakes[self.high_bidder]
 
     def _bid_value(self, card: int) -> int:
-        """What a card adds to a stake: a sheep its value, a joker 6 (the most it can declare,
-        and in an open auction more is never worse)."""
-        return MAX_VALUE if KIND[card] in JOKERS else CARDS[card].value or 0
+        """What a laid card adds to a stake: a sheep its printed value, a joker the value
+        declared for it (6 until it is declared)."""
+        if KIND[card] in JOKERS:
+            return self.bluff.joker_values.get(card, MAX_VALUE)
+        return CARDS[card].value or 0
 
     def _legal_bid(self, seat: int) -> list[str]:
         sheep = [card for card in self.hands[seat] if IS_SHEEP[card]]
@@ -556,7 +570,8 @@ class WypasState:
         if check is not None and seat == check.checker:  # must match exactly, or pass
             target = check.target
             actions = [f"add {CARD_IDS[card]}" for card in sheep
-                       if stake + self._bid_value(card) <= target]
+                       if stake + (1 if KIND[card] in JOKERS else self._bid_value(card))
+                       <= target]
             if bluff.face_down[seat] is None and self.hands[seat] and stake < target:
                 actions.append(BLUFF)
             if stake == target:
@@ -581,6 +596,16 @@ class WypasState:
         if check is not None and seat == check.checker:
             top = min(top, check.target - self.stakes[seat])
         return list(range(1, top + 1))
+
+    def _declare_joker(self, seat: int, value: int) -> None:
+        card = self.bluff.joker
+        assert card is not None
+        self.bluff.joker = None
+        self.bluff.joker_values[card] = value
+        self.stakes[seat] += value
+        self.events.emit("bid_card", {"seat": seat, "card": CARD_IDS[card], "value": value,
+                                      "stake": self.stakes[seat]})
+        self._ask(Decision.BID, seat)
 
     def _lay_face_down(self, seat: int, card: int) -> None:
         self.hands[seat].remove(card)
@@ -618,6 +643,10 @@ class WypasState:
             card = INDEX[rest]
             self.hands[seat].remove(card)
             self.laid[seat].append(card)
+            if KIND[card] in JOKERS:  # its value is declared next
+                self.bluff.joker = card
+                self._ask(Decision.JOKER_VALUE, seat)
+                return
             value = self._bid_value(card)
             self.stakes[seat] += value
             self.events.emit("bid_card", {"seat": seat, "card": rest, "value": value,
@@ -670,12 +699,13 @@ class WypasState:
                   for seat in seats}
         best = max(totals.values())
         tied = [seat for seat in seats if totals[seat] == best]
-        if len(tied) == 2 and set(tied) == {check.bluffer, check.checker}:
-            tied = [check.bluffer]
-        bluff.revealed = True
+        if check.bluffer in tied and check.checker in tied:  # the bluffer beats its checker
+            tied.remove(check.checker)
+        bluff.revealed = set(seats)
         self.events.emit("showdown", {
             "revealed": [[seat, CARD_IDS[card], bluff.declared[seat]]
-                         for seat, card in enumerate(bluff.face_down) if card is not None],
+                         for seat, card in enumerate(bluff.face_down)
+                         if card is not None and seat in bluff.revealed],
             "totals": [totals.get(seat) for seat in range(self.n)],
             "winner": tied[0] if len(tied) == 1 else None, "tied": tied})
         if len(tied) == 1:
@@ -724,8 +754,10 @@ class WypasState:
         """A bid card as everyone may see it: a face-down card stays face down (also in the
         used pile) unless a showdown revealed it or ``seat`` laid it."""
         face_down = self.bluff.face_down
-        if card in face_down and not self.bluff.revealed and face_down.index(card) != seat:
-            return FACE_DOWN
+        if card in face_down:
+            owner = face_down.index(card)
+            if owner != seat and owner not in self.bluff.revealed:
+                return FACE_DOWN
         return CARD_IDS[card]
 
     def windows_closed(self) -> None:

@@ -44,6 +44,7 @@ class Decision(enum.Enum):
     HIDE = "hide"
     NAME = "name"
     BID = "bid"
+    JOKER_VALUE = "joker_value"
     BLUFF_CARD = "bluff_card"
     BLUFF_VALUE = "bluff_value"
     AWARD = "award"

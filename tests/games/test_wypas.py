@@ -41,6 +41,7 @@ def test_five_cards_each_and_the_baca_draws_three_lot_cards_and_hides_one():
     dealt = data(state, "dealt")
     assert [len(d["cards"]) for d in dealt] == [5] * 4
     assert state.to_act() == (2,) and state.observe(2).decision == "hide"
+    assert all(state.observe(seat).lot == () for seat in range(4))  # not laid out yet
     assert state.legal_actions(2) == ["hide sheep-red-1#0", "hide thief#0",
                                       "hide sheep-green-5#0"]
     state.apply(2, "hide thief#0")
@@ -127,6 +128,17 @@ def test_the_last_seat_in_may_still_bid_when_nobody_has():
     assert state.to_act() == (0,)
     play(state, (0, "add sheep-violet-5#0"), (0, "commit"))
     assert data(state, "auction_won")[0]["seat"] == 0
+
+
+def test_a_joker_bid_in_an_open_auction_declares_its_value():
+    state = game(4, [[], ["super_dolly#0"], [], []], ["sheep-green-5#0", "sheep-yellow-3#0",
+                                                       "wolf#0"])
+    play(state, (0, "hide wolf#0"), (1, "name hidden"), (1, "add super_dolly#0"))
+    assert state.observe(1).decision == "joker_value"
+    assert state.legal_actions(1) == [f"value {v}" for v in range(1, 7)]
+    play(state, (1, "value 4"))
+    assert data(state, "bid_card") == [{"seat": 1, "card": "super_dolly#0", "value": 4,
+                                        "stake": 4}]
 
 
 def test_a_seat_without_sheep_is_still_asked_and_may_only_pass():

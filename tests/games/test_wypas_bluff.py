@@ -131,9 +131,55 @@ def test_other_ties_go_to_the_baca_whose_default_is_the_first_from_the_opener():
     state.apply(3, "add sheep-red-1#1")
     state.apply(3, "commit")  # matches too: a three-way tie
     state.apply(0, "pass")
-    assert data(state, "showdown")[0]["tied"] == [1, 2, 3]
+    # the checker loses its tie with the bluffer; the baca chooses between the other two
+    assert data(state, "showdown")[0]["tied"] == [1, 3]
     assert state.to_act() == (0,) and state.observe(0).decision == "award"
-    assert state.legal_actions(0) == ["award 1", "award 2", "award 3"]
+    assert state.legal_actions(0) == ["award 1", "award 3"]
     assert state.default_action(0) == "award 1"
     state.apply(0, "award 3")
     assert data(state, "auction_won")[0]["seat"] == 3
+
+
+def test_a_showdown_reveals_only_the_face_down_cards_of_the_seats_in_it():
+    hands = [["sheep-red-4#0"], ["sheep-yellow-2#0"], ["sheep-violet-3#0"], ["wolf#1"]]
+    state = game(4, hands, LOT, bluff=True)
+    state.apply(0, "hide sheep-red-3#0")
+    state.apply(1, "name sheep-red-1#0")
+    bluff(state, 1, "sheep-yellow-2#0", 2)
+    state.apply(1, "commit")
+    state.apply(2, "add sheep-violet-3#0")  # 3: a raise, no check
+    state.apply(2, "commit")
+    bluff(state, 3, "wolf#1", 4)
+    state.apply(3, "commit")
+    state.apply(0, "check")
+    state.apply(0, "add sheep-red-4#0")
+    state.apply(0, "commit")
+    state.apply(1, "pass")  # seat 1's face-down card was never checked
+    state.apply(2, "pass")
+    seen = state.take_events()
+    (showdown,) = [dict(e.data) for e in seen if e.kind == "showdown"]
+    assert showdown["revealed"] == [[3, "wolf#1", 4]]
+    (won,) = [dict(e.data) for e in seen if e.kind == "auction_won"]
+    assert won["seat"] == 0 and "sheep-yellow-2#0" not in won["discarded"]
+    assert won["discarded"].count("face-down") == 1 and "wolf#1" in won["discarded"]
+
+
+def test_a_joker_laid_as_a_bid_takes_a_declared_value_so_a_checker_can_match_exactly():
+    hands = [[], ["sheep-violet-3#0"], ["dolly-red#0", "sheep-green-1#0"], []]
+    state = game(4, hands, LOT, bluff=True)
+    state.apply(0, "hide sheep-red-3#0")
+    state.apply(1, "name sheep-red-1#0")
+    bluff(state, 1, "sheep-violet-3#0", 3)
+    state.apply(1, "commit")
+    state.apply(2, "check")
+    state.apply(2, "add dolly-red#0")
+    assert state.observe(2).decision == "joker_value"
+    assert state.legal_actions(2) == ["value 1", "value 2", "value 3"]  # no more than 3
+    assert state.default_action(2) == "value 3"
+    state.apply(2, "value 3")
+    assert state.observe(0).stakes[2] == 3 and "commit" in state.legal_actions(2)
+    state.apply(2, "commit")
+    state.apply(3, "pass")
+    state.apply(0, "pass")
+    showdown = data(state, "showdown")[0]
+    assert showdown["totals"] == [None, 3, 3, None] and showdown["winner"] == 1
