@@ -32,9 +32,19 @@ def main(verbose: bool) -> None:
 @game_options
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=7777, show_default=True, help="Port (0: any free).")
+@click.option("--max-connections", type=click.IntRange(1), default=None,
+              help="Connections at once (default: the open-file limit less 128 for logs).")
+@click.option("--max-connections-per-address", type=click.IntRange(1), default=256,
+              show_default=True, help="Connections at once from one IP address.")
+@click.option("--hello-timeout", type=click.FloatRange(min=0.1), default=10.0,
+              show_default=True, help="Seconds a new connection has to send a valid hello.")
+@click.option("--max-queued-bytes", type=click.IntRange(1024), default=4 * 1024 * 1024,
+              show_default=True, help="Bytes queued for a bot that does not read before it "
+                                      "is dropped.")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, log_dir: Path, host: str, port: int,
-          **flags: Any) -> None:
+          max_connections: int | None, max_connections_per_address: int, hello_timeout: float,
+          max_queued_bytes: int, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.server import ArenaServer, ServerConfig
@@ -42,7 +52,9 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     spec, options = parse_game_options(game_name, players, extra, flags)
     config = ServerConfig(spec=spec, options=options, host=host, port=port,
                           move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-                          log_dir=log_dir, seed=seed)
+                          log_dir=log_dir, seed=seed, max_connections=max_connections,
+                          max_connections_per_address=max_connections_per_address,
+                          hello_timeout=hello_timeout, max_queued_bytes=max_queued_bytes)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(

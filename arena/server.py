@@ -32,8 +32,9 @@ from arena.games.chance import secret_seed
 from arena.match import MatchDriver, RequestCounter, notice_for_closed
 from arena.records import GameRecord
 from arena.seating import ArrivalSeating, SeatedTable, Seating, SeatingStatistics
-from arena.session import Session
+from arena.session import SEND_QUEUE_BYTES, Session
 from arena.table import Answer, BadLine, Gone, Table
+from protocol.codec import encode
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
@@ -51,6 +52,28 @@ BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
                 ErrorCode.EVENT_OVER: "the tournament is over: thank you for playing"}
 #: Seconds running games get to be logged as aborted at shutdown.
 SHUTDOWN_GRACE = 5.0
+#: File descriptors kept free for logs, listeners and the runner's pipes.
+FILE_HEADROOM = 128
+
+
+def connection_limit() -> int:
+    """How many connections this process can hold: its open-file limit (raised to the hard
+    limit where allowed) less :data:`FILE_HEADROOM`, so logs can always be written."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > soft):
+            target = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        if soft == resource.RLIM_INFINITY:
+            soft = 65536
+    except (ImportError, ValueError, OSError):
+        soft = 1024
+    return max(16, soft - FILE_HEADROOM)
+
+
 #: What the refusals of a seating policy say.
 REFUSALS = {ErrorCode.UNKNOWN_TOKEN: "this server seats bots by token; send the token you were "
                                      "given (ARENA_TOKEN) in hello",
@@ -68,6 +91,15 @@ class ServerConfig:
     reaction_timeout: float = 1.0
     log_dir: Path = Path("arena-logs")
     seed: str | None = None
+    #: Connections open at once; more are refused (``too_many_connections``).  None: the
+    #: process's file limit less headroom for logs and listeners (:func:`connection_limit`).
+    max_connections: int | None = None
+    #: Connections open at once from one address (all of a laptop's bots share 127.0.0.1).
+    max_connections_per_address: int = 256
+    #: Seconds from ``welcome`` to a valid ``hello``; then ``hello_timeout`` and the end.
+    hello_timeout: float = 10.0
+    #: Bytes queued for a bot that does not read before it is dropped (``slow_reader``).
+    max_queued_bytes: int = SEND_QUEUE_BYTES
 
 
 @attrs.frozen
@@ -101,6 +133,9 @@ class ArenaServer:
         self._nursery: trio.Nursery | None = None
         self._shutting_down = False
         self._deadline_changed = trio.Event()
+        self.max_connections = (config.max_connections if config.max_connections is not None
+                                else connection_limit())
+        self.per_address: dict[str, int] = {}
 
     def statistics(self) -> ServerStatistics:
         return ServerStatistics(connections=len(self.sessions), tables_running=len(self.tables),
@@ -153,22 +188,34 @@ class ArenaServer:
 
     async def handle_stream(self, stream: trio.abc.Stream) -> None:
         """Serve one connection to its end; never raises for anything the peer does."""
-        session = Session(next(self._connections),
-                          ServerConnection(game=self.spec.name, max_line=MAX_LINE_BYTES))
+        address = peer_address(stream)
         if self._shutting_down:
             await stream.aclose()
             return
+        if (len(self.sessions) >= self.max_connections
+                or self.per_address.get(address, 0) >= self.config.max_connections_per_address):
+            await refuse(stream, ErrorCode.TOO_MANY_CONNECTIONS,
+                         f"this server holds {self.max_connections} connections at most, "
+                         f"{self.config.max_connections_per_address} from one address")
+            return
+        session = Session(next(self._connections),
+                          ServerConnection(game=self.spec.name, max_line=MAX_LINE_BYTES),
+                          address=address, max_queued_bytes=self.config.max_queued_bytes)
         self.sessions.add(session)
+        self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
             async with trio.open_nursery() as nursery:
                 session.cancel_scope = nursery.cancel_scope
                 nursery.start_soon(self._write_loop, session, stream)
+                nursery.start_soon(self._hello_deadline, session)
                 session.send(Welcome(
                     protocol=PROTOCOL_VERSION, server="arena", game=self.spec.name,
                     players=self.players,
                     limits={"max_line_bytes": MAX_LINE_BYTES, "max_tries": MAX_TRIES,
                             "move_timeout_ms": round(self.config.move_timeout * 1000),
-                            "reaction_timeout_ms": round(self.config.reaction_timeout * 1000)}))
+                            "reaction_timeout_ms": round(self.config.reaction_timeout * 1000),
+                            "hello_timeout_ms": round(self.config.hello_timeout * 1000),
+                            "max_queued_bytes": self.config.max_queued_bytes}))
                 await self._read_loop(session, stream)
                 session.finish()  # the writer flushes the queue, then the nursery ends
                 nursery.cancel_scope.deadline = trio.current_time() + FLUSH_GRACE
@@ -179,13 +226,28 @@ class ArenaServer:
         finally:
             session.alive = False
             self.sessions.discard(session)
+            left = self.per_address.get(address, 1) - 1
+            if left > 0:
+                self.per_address[address] = left
+            else:
+                self.per_address.pop(address, None)
             self._session_gone(session)
             with trio.CancelScope(shield=True), trio.move_on_after(1):
                 await stream.aclose()
 
+    async def _hello_deadline(self, session: Session) -> None:
+        """A connection that has not said a valid hello in time is closed."""
+        await trio.sleep(self.config.hello_timeout)
+        if not session.admitted and session.alive and not session.closing:
+            session.send(Error(code=ErrorCode.HELLO_TIMEOUT.value, fatal=True,
+                               message=f"no valid hello within {self.config.hello_timeout:g} s"))
+            session.conn.close()
+            session.finish()
+
     async def _write_loop(self, session: Session, stream: trio.abc.Stream) -> None:
         async for data in session.out_receive:
             await stream.send_all(data)
+            session.queued_bytes -= len(data)
         # the queue was closed and everything in it is sent: the connection is over
         if session.cancel_scope is not None:
             session.cancel_scope.cancel()
@@ -321,3 +383,23 @@ class ArenaServer:
             if session.idle:
                 tables += self.seating.ready(session, now)
         self._seat(tables)
+
+
+def peer_address(stream: trio.abc.Stream) -> str:
+    """The peer's IP address, or ``local`` for a stream without a socket (tests)."""
+    sock = getattr(stream, "socket", None)
+    try:
+        return str(sock.getpeername()[0]) if sock is not None else "local"
+    except (OSError, IndexError, TypeError):
+        return "unknown"
+
+
+async def refuse(stream: trio.abc.Stream, code: ErrorCode, message: str) -> None:
+    """Tell a connection we will not serve it why, and close it (never waits long)."""
+    with trio.move_on_after(1):
+        try:
+            await stream.send_all(encode(Error(code=code.value, fatal=True, message=message)))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+    with trio.CancelScope(shield=True), trio.move_on_after(1):
+        await stream.aclose()

@@ -2,8 +2,8 @@
 
 A session is kept apart from a seat: a seat outlives a bot that leaves it, and a session
 outlives the games it plays.  Outgoing messages go through a bounded queue, so a bot that stops
-reading never blocks a table: when its queue is full it is dropped (``slow_reader``) and the
-default policy plays its seat.
+reading never blocks a table: when its queue is full (in messages or in bytes) it is dropped
+(``slow_reader``) and the default policy plays its seat.
 """
 
 from __future__ import annotations
@@ -24,11 +24,17 @@ log = logging.getLogger("arena.server")
 
 #: Messages queued for one connection before it counts as not reading (``slow_reader``).
 SEND_QUEUE_LIMIT = 4096
+#: Bytes queued for one connection before it counts as not reading (``slow_reader``).
+SEND_QUEUE_BYTES = 4 * 1024 * 1024
 
 
 class Session:
-    def __init__(self, number: int, conn: ServerConnection) -> None:
+    def __init__(self, number: int, conn: ServerConnection, *, address: str = "local",
+                 max_queued_bytes: int = SEND_QUEUE_BYTES) -> None:
         self.number = number
+        self.address = address
+        self.max_queued_bytes = max_queued_bytes
+        self.queued_bytes = 0  # written to the queue, not yet to the socket
         self.conn = conn
         self.name = f"conn{number}"
         self.token: str | None = None
@@ -50,8 +56,12 @@ class Session:
         except Exception:  # our bug (a message too long to send, say): skip it, log it
             log.exception("could not send %s to %s", message.TYPE, self.name)
             return
+        if self.queued_bytes + len(data) > self.max_queued_bytes:
+            self.drop(ErrorCode.SLOW_READER)
+            return
         try:
             self._out_send.send_nowait(data)
+            self.queued_bytes += len(data)
         except trio.WouldBlock:
             self.drop(ErrorCode.SLOW_READER)
         except (trio.ClosedResourceError, trio.BrokenResourceError):

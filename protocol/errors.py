@@ -30,6 +30,8 @@ class ErrorCode(enum.StrEnum):
     GAME_OVER = "game_over"  # the game ended with the request open
     TOO_MANY_ERRORS = "too_many_errors"  # MAX_CONSECUTIVE_ERRORS bad lines in a row (fatal)
     SLOW_READER = "slow_reader"  # the bot did not read its messages; connection closed
+    TOO_MANY_CONNECTIONS = "too_many_connections"  # the server or this address is full (fatal)
+    HELLO_TIMEOUT = "hello_timeout"  # no valid hello in time after welcome (fatal)
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
     INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
     SERIES_OVER = "series_over"  # the last game of an `arena match` series is over

@@ -1,0 +1,90 @@
+"""The server's limits (SPEC.md "Limits"): connections in total and per address, the time to
+say hello, and the bytes queued for a bot that does not read."""
+
+from __future__ import annotations
+
+import attrs
+import trio
+import trio.testing
+
+from arena.server import ArenaServer, connection_limit
+from arena.session import Session
+from protocol.connection import ServerConnection
+from protocol.messages import Error, Welcome
+from tests.helpers import connect_in_memory, connect_tcp, make_server
+
+
+def with_config(tmp_path, **limits) -> ArenaServer:
+    server = make_server(tmp_path)
+    return ArenaServer(attrs.evolve(server.config, **limits), seating=server.seating)
+
+
+async def test_connections_over_the_limit_are_refused_with_a_reason(nursery, tmp_path):
+    server = with_config(tmp_path, max_connections=2)
+    await nursery.start(server.serve, False)
+    first, second = [await connect_in_memory(nursery, server) for _ in range(2)]
+    await first.until("welcome")
+    await second.until("welcome")
+    third = await connect_in_memory(nursery, server)
+    error = await third.receive()
+    assert error["type"] == "error" and error["code"] == "too_many_connections"
+    assert error["fatal"] is True
+    assert await third.receive() is None  # and closed
+    # a place frees up when a connection ends
+    await first.stream.aclose()
+    while len(server.sessions) > 1:
+        await trio.sleep(0)
+    fourth = await connect_in_memory(nursery, server)
+    assert (await fourth.receive())["type"] == "welcome"
+
+
+async def test_one_address_may_hold_only_so_many_connections(nursery, tmp_path):
+    server = with_config(tmp_path, max_connections_per_address=2)
+    port = await nursery.start(server.serve)
+    clients = [await connect_tcp(port) for _ in range(2)]
+    for client in clients:
+        assert (await client.receive())["type"] == "welcome"
+    refused = await connect_tcp(port)
+    error = await refused.receive()
+    assert error["code"] == "too_many_connections" and await refused.receive() is None
+    assert server.per_address == {"127.0.0.1": 2}
+
+
+async def test_a_connection_that_never_says_hello_is_closed(nursery, tmp_path, autojump_clock):
+    server = with_config(tmp_path, hello_timeout=10.0)
+    await nursery.start(server.serve, False)
+    silent = await connect_in_memory(nursery, server)
+    welcome = await silent.until("welcome")
+    assert welcome["limits"]["hello_timeout_ms"] == 10000
+    started = trio.current_time()
+    error = await silent.until("error")
+    assert error["code"] == "hello_timeout" and error["fatal"] is True
+    assert trio.current_time() - started >= 10.0
+    assert await silent.receive() is None
+    assert not server.sessions
+    # a bot that says hello in time is not affected
+    polite = await connect_in_memory(nursery, server)
+    await polite.hello("polite")
+    await trio.sleep(30)
+    assert len(server.sessions) == 1
+
+
+def test_a_bot_that_does_not_read_is_dropped_by_bytes_queued():
+    async def main():
+        session = Session(1, ServerConnection(game="chochlik"), max_queued_bytes=10_000)
+        session.send(Welcome(protocol=1, server="arena", game="chochlik", players=3, limits={}))
+        big = Error(code="malformed", message="y" * 3000)
+        for _ in range(3):
+            session.send(big)
+        assert session.alive and session.queued_bytes > 9000
+        session.send(big)  # the fourth would pass 10,000 bytes
+        assert not session.alive
+    trio.run(main)
+
+
+def test_the_default_connection_limit_leaves_room_for_logs():
+    import resource
+
+    limit = connection_limit()
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert 16 <= limit <= soft - 128 or soft == resource.RLIM_INFINITY
