@@ -67,11 +67,21 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             bound = await nursery.start(server.serve)
             click.echo(f"arena: hosting {spec.name} ({options.players} players) on "
                        f"{host}:{bound}; logs in {log_dir}/; Ctrl-C stops")
+            # the receiver stays open while stopping: a second Ctrl-C hurries the stop
+            # (no grace periods) but still logs every running game and tells every bot bye
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _ in signals:
                     click.echo("arena: stopping (running games are logged as aborted)")
                     break
-            await server.shutdown()
+                async with trio.open_nursery() as stopping:
+                    async def stop() -> None:
+                        await server.shutdown()
+                        stopping.cancel_scope.cancel()
+
+                    stopping.start_soon(stop)
+                    async for _ in signals:
+                        click.echo("arena: stopping now")
+                        server.hurry()
 
     try:
         trio.run(run)

@@ -52,6 +52,8 @@ BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
                 ErrorCode.EVENT_OVER: "the tournament is over: thank you for playing"}
 #: Seconds running games get to be logged as aborted at shutdown.
 SHUTDOWN_GRACE = 5.0
+#: Seconds queues get to flush ``bye`` when the stop is hurried (a second Ctrl-C).
+HURRIED_FLUSH = 0.2
 #: File descriptors kept free for logs, listeners and the runner's pipes.
 FILE_HEADROOM = 128
 
@@ -132,6 +134,7 @@ class ArenaServer:
         self.port: int | None = None
         self._nursery: trio.Nursery | None = None
         self._shutting_down = False
+        self._hurried_at: float | None = None  # when a second Ctrl-C asked to stop now
         self._deadline_changed = trio.Event()
         self.max_connections = (config.max_connections if config.max_connections is not None
                                 else connection_limit())
@@ -170,15 +173,23 @@ class ArenaServer:
         for table in list(self.tables):
             table.scope.cancel()
         with trio.move_on_after(SHUTDOWN_GRACE):
-            while self.tables:
+            while self.tables and self._hurried_at is None:
                 await trio.sleep(0.01)
         for session in list(self.sessions):
             session.finish(Bye(reason=reason.value, message=BYE_MESSAGES.get(reason)))
-        with trio.move_on_after(FLUSH_GRACE):
-            while self.sessions:
-                await trio.sleep(0.01)
+        deadline = trio.current_time() + FLUSH_GRACE
+        while self.sessions and trio.current_time() < deadline:
+            if self._hurried_at is not None:
+                deadline = min(deadline, self._hurried_at + HURRIED_FLUSH)
+            await trio.sleep(0.01)
         if self._nursery is not None:
             self._nursery.cancel_scope.cancel()
+
+    def hurry(self) -> None:
+        """Stop now (a second Ctrl-C): no more waiting for games and queues; the running games
+        are still logged as aborted and every bot is still sent ``bye``."""
+        if self._hurried_at is None:
+            self._hurried_at = trio.current_time()
 
     def withdraw(self, token: str) -> None:
         """The bot with this token will not come (its process ended): stop waiting for it."""

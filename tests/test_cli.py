@@ -138,6 +138,34 @@ def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path)
     assert last == {"type": "aborted", "reason": "server_shutdown"}
 
 
+def test_a_second_ctrl_c_stops_at_once_and_still_logs_the_game_and_says_bye(tmp_path: Path):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--game", "chochlik", "--port", "0",
+         "--target", "0", "--hands", "500", "--log-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    bots = []
+    try:
+        banner = server.stdout.readline()
+        port = int(re.search(r":(\d+);", banner).group(1))
+        bots = [subprocess.Popen([sys.executable, "-m", "reference_bots.random", "--port",
+                                  str(port), "--name", f"r{i}"]) for i in range(3)]
+        time.sleep(1.5)
+        server.send_signal(signal.SIGINT)
+        time.sleep(0.005)
+        server.send_signal(signal.SIGINT)
+        output, _ = server.communicate(timeout=20)
+        assert server.returncode == 0, output
+        assert "Traceback" not in output and "stopping now" in output
+        assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
+    finally:
+        for process in [server, *bots]:
+            if process.poll() is None:
+                process.kill()
+    ends = [json.loads(log.read_text().splitlines()[-1]) for log in tmp_path.glob("*.jsonl")]
+    assert {"type": "aborted", "reason": "server_shutdown"} in ends  # the running game
+
+
 def test_every_command_that_starts_games_has_a_reaction_timeout():
     for command in ("serve", "match", "tournament", "sprt"):
         code, out = run(command, "--help")
