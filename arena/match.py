@@ -15,7 +15,9 @@ What happens at the edges:
   ``default_action`` for that seat, or where it names none a uniform draw from the legal list
   with the ``default`` random stream), cancels the request saying what it played, and logs it;
 - an answer to an earlier, closed request is ignored with a ``stale_request`` notice;
-- a disconnected seat is played by the default policy to the end of the game.
+- a disconnected seat is played by the default policy to the end of the game; when every seat
+  is gone the game ends unfinished (``all_seats_gone``) instead of being played out by
+  defaults.
 """
 
 from __future__ import annotations
@@ -148,6 +150,8 @@ class MatchDriver:
     # -- inputs from the edge --
 
     def start(self, now: float) -> list[Outgoing]:
+        if self.finished:  # every seat was gone before the game could start
+            return []
         info = dict(self.spec.info(self.options))
         options = self.spec.options_to_dict(self.options)
         out = [
@@ -211,6 +215,8 @@ class MatchDriver:
             return out
         self.connected[seat] = False
         self.log.note(seat, "disconnected")
+        if not any(self.connected):  # nobody left to play for: no game of defaults
+            return self.abort(ErrorCode.ALL_SEATS_GONE.value, now)
         if seat in self.open:
             request = self.open.pop(seat)
             self._apply_default(seat, request, "disconnected", now)

@@ -34,6 +34,7 @@ class ErrorCode(enum.StrEnum):
     HELLO_TIMEOUT = "hello_timeout"  # no valid hello in time after welcome (fatal)
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
     INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
+    ALL_SEATS_GONE = "all_seats_gone"  # every bot of a game left: it ends unfinished
     SERIES_OVER = "series_over"  # the last game of an `arena match` series is over
     EVENT_OVER = "event_over"  # `arena tournament` has no more games for this bot
 

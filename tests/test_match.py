@@ -149,14 +149,26 @@ def test_a_disconnected_seat_is_played_by_the_default_policy_to_the_end():
                                   if r["type"] == "action" and r["by"] == "bot" and r["seat"] == 2]
 
 
-def test_when_everyone_is_gone_the_game_still_finishes_and_is_logged():
+def test_when_everyone_is_gone_the_game_ends_early_and_is_logged_as_such():
+    """No whole game of defaults for ghosts (a client that connects, says hello and leaves,
+    again and again, made the server play thousands)."""
     d = driver(hands=3)
     d.start(0.0)
+    for seat in range(2):
+        d.disconnect(seat, 1.0)
+    assert not d.finished  # one bot is still there: it plays on against the defaults
+    out = d.disconnect(2, 1.0)
+    assert d.finished and d.aborted == "all_seats_gone"
+    end = only(out, 0, GameEnd)
+    assert end.aborted == "all_seats_gone" and end.scores == []
+    assert d.log.records[-1] == {"type": "aborted", "reason": "all_seats_gone"}
+
+
+def test_a_game_whose_seats_are_all_gone_before_it_starts_never_starts():
+    d = driver()
     for seat in range(3):
-        out = d.disconnect(seat, 1.0)
-    assert d.finished
-    assert isinstance(only(out, 0, GameEnd), GameEnd)
-    assert d.log.records[-1]["type"] == "result"
+        d.disconnect(seat, 0.0)
+    assert d.finished and d.start(0.0) == []
 
 
 def test_defaults_are_deterministic_for_a_seed():
