@@ -16,6 +16,7 @@ import click
 import trio
 
 from arena.cli_options import game_options, parse_game_options
+from arena.gamelog import LogDirectoryError
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
 
@@ -82,9 +83,14 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                     async for _ in signals:
                         click.echo("arena: stopping now")
                         server.hurry()
+        if server.unwritten_logs:
+            raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
+                                       f"written to {log_dir} (is the disk full?)")
 
     try:
         trio.run(run)
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot serve on {host}:{port}: {exc}") from None
 
@@ -122,10 +128,13 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         click.echo(f"game {record.number + 1}/{games}: {scores}  "
                    f"({record.rounds} {spec.round_name}s, {record.seconds:.1f} s)")
 
-    report = trio.run(lambda: run_match(
-        spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
-        reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
-        on_game_over=game_over))
+    try:
+        report = trio.run(lambda: run_match(
+            spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
+            reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
+            on_game_over=game_over))
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     click.echo()
     click.echo(report.table())
     for run in report.bots:

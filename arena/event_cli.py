@@ -16,6 +16,7 @@ import trio
 from click.core import ParameterSource
 
 from arena.cli_options import game_options, parse_game_options
+from arena.gamelog import LogDirectoryError
 from arena.games import get_game
 from arena.schedule import Format
 
@@ -183,7 +184,10 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
             nursery.cancel_scope.cancel()
         return report
 
-    report = trio.run(run)  # None when a second Ctrl-C stopped it at once
+    try:
+        report = trio.run(run)  # None when a second Ctrl-C stopped it at once
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     stored = storage.games()
     click.echo("\n" if on_terminal else "")
     click.echo(format_table(leaderboard(names, stored, resamples=resamples,
@@ -324,7 +328,10 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=move_timeout,
                        reaction_timeout=reaction_timeout, on_game_over=progress)
-    trio.run(event.run)
+    try:
+        trio.run(event.run)
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     state = verdict.get("state")
     if state is None or state.decision is None:
         click.echo(f"undecided after {state.sets if state else 0} set(s)")

@@ -74,9 +74,31 @@ class GameLog:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{self.header['game']}-{self.header['game_id']}.jsonl"
         partial = path.with_suffix(".jsonl.part")
-        partial.write_text(self.to_jsonl(), encoding="utf-8")
-        os.replace(partial, path)
+        try:
+            partial.write_text(self.to_jsonl(), encoding="utf-8")
+            os.replace(partial, path)
+        except OSError:
+            partial.unlink(missing_ok=True)  # no half log left behind (a full disk, say)
+            raise
         return path
+
+
+class LogDirectoryError(Exception):
+    """Game logs cannot be written where they should go."""
+
+
+def ensure_writable(directory: str | os.PathLike[str]) -> None:
+    """Create the log folder and write a probe file there, or raise LogDirectoryError: a server
+    that could not keep its games must not start."""
+    folder = Path(directory)
+    probe = folder / f".arena-probe-{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.write_text("probe\n", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise LogDirectoryError(f"cannot write game logs to {folder}: {exc.strerror or exc}") \
+            from None
 
 
 def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

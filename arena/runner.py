@@ -26,6 +26,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.gamelog import ensure_writable
 from arena.games.base import GameSpec
 from arena.records import GameRecord
 from arena.seating import RosterEntry, RosterSeating
@@ -132,11 +133,12 @@ class MatchReport:
     records: list[GameRecord]
     seconds: float
     log_dir: Path
+    unwritten_logs: int = 0  # finished games whose log could not be written (a full disk)
 
     @property
     def ok(self) -> bool:
         return all(b.status == "ok" for b in self.bots) and not any(
-            r.aborted for r in self.records)
+            r.aborted for r in self.records) and not self.unwritten_logs
 
     def rows(self) -> list[dict[str, Any]]:
         rows = []
@@ -178,6 +180,9 @@ class MatchReport:
         lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
                      f"{self.seconds:.1f} s; "
                      f"logs in {self.log_dir}")
+        if self.unwritten_logs:
+            lines.append(f"ERROR: {self.unwritten_logs} game log(s) could not be written to "
+                         f"{self.log_dir} (is the disk full?)")
         return "\n".join(lines)
 
 
@@ -202,6 +207,7 @@ async def run_match(
                           log_dir=log_dir, seed=seed)
     seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
     server = ArenaServer(config, seating=seating, on_game_over=on_game_over)
+    ensure_writable(log_dir)  # never play games whose logs would be lost
     output_dir = log_dir / "bots"
     output_dir.mkdir(parents=True, exist_ok=True)
     runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
@@ -210,7 +216,7 @@ async def run_match(
     await serve_with_bots(server, runs, ErrorCode.SERIES_OVER)
     records = sorted(server.records, key=lambda r: r.number)
     return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
-                       log_dir)
+                       log_dir, unwritten_logs=len(server.unwritten_logs))
 
 
 async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode) -> None:

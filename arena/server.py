@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.gamelog import GameLog, ensure_writable
 from arena.games.base import GameSpec
 from arena.games.chance import secret_seed
 from arena.match import MatchDriver, RequestCounter, notice_for_closed
@@ -129,6 +130,9 @@ class ArenaServer:
         self.sessions: set[Session] = set()
         self.tables: set[Table] = set()
         self.records: list[GameRecord] = []
+        #: Finished games whose log could not be written yet (a full disk): retried after every
+        #: game and at shutdown; what is left at the end is reported (``unwritten_logs``).
+        self.unwritten_logs: list[GameLog] = []
         self.on_game_over = on_game_over
         self.all_games_done = trio.Event()
         self.port: int | None = None
@@ -152,6 +156,7 @@ class ArenaServer:
         """Listen and serve until cancelled or :meth:`shutdown`; reports the port bound.
         With ``listen=False`` nothing listens: connections come in through
         :meth:`handle_stream` (tests use in-memory streams)."""
+        ensure_writable(self.config.log_dir)  # never host games whose logs would be lost
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             if listen:
@@ -182,8 +187,24 @@ class ArenaServer:
             if self._hurried_at is not None:
                 deadline = min(deadline, self._hurried_at + HURRIED_FLUSH)
             await trio.sleep(0.01)
+        self.write_logs()  # a last try for logs a full disk held back
         if self._nursery is not None:
             self._nursery.cancel_scope.cancel()
+
+    def write_logs(self) -> dict[int, Path]:
+        """Write every finished game's log not written yet; returns where each went (by the
+        log's id).  A log that cannot be written now stays queued (never half written)."""
+        written: dict[int, Path] = {}
+        waiting = []
+        for game_log in self.unwritten_logs:
+            try:
+                written[id(game_log)] = game_log.write(self.config.log_dir)
+            except Exception:
+                log.exception("could not write a game log to %s; it stays queued",
+                              self.config.log_dir)
+                waiting.append(game_log)
+        self.unwritten_logs = waiting
+        return written
 
     def hurry(self) -> None:
         """Stop now (a second Ctrl-C): no more waiting for games and queues; the running games
@@ -373,11 +394,8 @@ class ArenaServer:
 
     def _end_table(self, table: Table) -> None:
         self.tables.discard(table)
-        log_path = None
-        try:
-            log_path = table.driver.log.write(self.config.log_dir)
-        except Exception:
-            log.exception("could not write the log of table %s", table.number)
+        self.unwritten_logs.append(table.driver.log)
+        log_path = self.write_logs().get(id(table.driver.log))
         record = table.record(log_path)
         self.records.append(record)
         if self.on_game_over is not None:

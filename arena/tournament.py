@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from arena.gamelog import ensure_writable
 from arena.games.base import GameSpec
 from arena.records import GameRecord
 from arena.runner import BotRun, BotSpec, serve_with_bots
@@ -159,6 +160,7 @@ class Tournament:
 
     async def run(self) -> TournamentReport:
         started = time.monotonic()
+        ensure_writable(self.log_dir)  # never play games whose logs would be lost
         output_dir = self.log_dir / "bots"
         output_dir.mkdir(parents=True, exist_ok=True)
         runs = [BotRun(self.bots[instance.entrant], instance.token,

@@ -1,0 +1,74 @@
+"""Game logs are never lost quietly: an unwritable log folder stops a server from starting, a
+write that fails leaves no half log and is retried, and the runners say so."""
+
+from __future__ import annotations
+
+import errno
+import random
+
+import pytest
+import trio
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.gamelog import GameLog, LogDirectoryError, ensure_writable
+from tests.helpers import in_memory_clients, make_server
+
+
+def full_disk(*_args, **_kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def a_log() -> GameLog:
+    return GameLog.begin(game="chochlik", game_id="g1", table=1, seed="s", names=["a"],
+                         options={}, move_timeout_ms=5000, started_at="")
+
+
+def test_an_unwritable_log_folder_is_refused_up_front(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    with pytest.raises(LogDirectoryError, match="cannot write game logs"):
+        ensure_writable(blocker)
+    ensure_writable(tmp_path / "new" / "logs")  # created when missing
+    assert not list((tmp_path / "new" / "logs").iterdir())  # the probe is gone
+
+
+def test_a_failed_write_leaves_no_half_log(tmp_path, monkeypatch):
+    monkeypatch.setattr("os.replace", full_disk)
+    with pytest.raises(OSError):
+        a_log().write(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_server_will_not_start_without_a_writable_log_folder(tmp_path):
+    (tmp_path / "logs").write_text("a file where the folder should be")
+    server = make_server(tmp_path)
+    with pytest.raises(LogDirectoryError):
+        await server.serve(False)
+
+
+async def test_a_log_the_disk_refused_is_kept_and_written_later(nursery, tmp_path,
+                                                                 monkeypatch):
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)
+    monkeypatch.setattr(GameLog, "write", full_disk)
+    clients = await in_memory_clients(nursery, server, 3)
+    rng = random.Random(1)
+    async with trio.open_nursery() as players:
+        for client in clients:
+            players.start_soon(client.play_randomly, rng)
+    (record,) = server.records
+    assert record.log_path is None and len(server.unwritten_logs) == 1
+    monkeypatch.undo()  # space again
+    written = server.write_logs()
+    assert len(written) == 1 and not server.unwritten_logs
+    assert [p.name for p in (tmp_path / "logs").iterdir()] == [f"chochlik-{record.game_id}.jsonl"]
+
+
+def test_arena_match_with_an_unwritable_log_folder_fails_with_a_message(tmp_path):
+    blocker = tmp_path / "logs"
+    blocker.write_text("x")  # the folder would have to be inside a file
+    result = CliRunner().invoke(main, ["match", "--game", "chochlik", "--bot", "random",
+                                       "--bot", "random", "--bot", "random", "--games", "1",
+                                       "--log-dir", str(blocker / "games")])
+    assert result.exit_code == 1 and "cannot write game logs" in result.output
