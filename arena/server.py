@@ -40,6 +40,7 @@ from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
 from protocol.messages import Action, Bye, Error, Hello, Welcome
+from protocol.ratelimit import TokenBucket
 
 log = logging.getLogger("arena.server")
 
@@ -103,6 +104,9 @@ class ServerConfig:
     hello_timeout: float = 10.0
     #: Bytes queued for a bot that does not read before it is dropped (``slow_reader``).
     max_queued_bytes: int = SEND_QUEUE_BYTES
+    #: Lines a connection may send per second on average (twice as many in a burst); more
+    #: get ``too_fast`` and the connection is closed.
+    max_messages_per_second: float = 200.0
 
 
 @attrs.frozen
@@ -247,6 +251,7 @@ class ArenaServer:
                             "move_timeout_ms": round(self.config.move_timeout * 1000),
                             "reaction_timeout_ms": round(self.config.reaction_timeout * 1000),
                             "hello_timeout_ms": round(self.config.hello_timeout * 1000),
+                            "max_messages_per_second": self.config.max_messages_per_second,
                             "max_queued_bytes": self.config.max_queued_bytes}))
                 await self._read_loop(session, stream)
                 session.finish()  # the writer flushes the queue, then the nursery ends
@@ -286,6 +291,7 @@ class ArenaServer:
 
     async def _read_loop(self, session: Session, stream: trio.abc.Stream) -> None:
         conn = session.conn
+        bucket = TokenBucket(self.config.max_messages_per_second)
         while session.alive:
             event = conn.next_event()
             if event is None:
@@ -296,6 +302,11 @@ class ArenaServer:
                 conn.receive_data(bytes(data))
                 continue
             if event is ENDED:
+                return
+            if not bucket.allow(trio.current_time()):
+                session.send(Error(code=ErrorCode.TOO_FAST.value, fatal=True, message=(
+                    f"more than {self.config.max_messages_per_second:g} lines a second")))
+                conn.close()
                 return
             if isinstance(event, PeerError):
                 await self._peer_error(session, event)

@@ -32,6 +32,7 @@ class ErrorCode(enum.StrEnum):
     SLOW_READER = "slow_reader"  # the bot did not read its messages; connection closed
     TOO_MANY_CONNECTIONS = "too_many_connections"  # the server or this address is full (fatal)
     HELLO_TIMEOUT = "hello_timeout"  # no valid hello in time after welcome (fatal)
+    TOO_FAST = "too_fast"  # more lines than the message rate allows (fatal)
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
     INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
     ALL_SEATS_GONE = "all_seats_gone"  # every bot of a game left: it ends unfinished

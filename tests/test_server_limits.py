@@ -88,3 +88,24 @@ def test_the_default_connection_limit_leaves_room_for_logs():
     limit = connection_limit()
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert 16 <= limit <= soft - 128 or soft == resource.RLIM_INFINITY
+
+
+async def test_a_connection_that_floods_lines_is_told_too_fast_and_closed(nursery, tmp_path,
+                                                                          autojump_clock):
+    server = with_config(tmp_path, max_messages_per_second=10.0)
+    await nursery.start(server.serve, False)
+    flood = await connect_in_memory(nursery, server)
+    welcome = await flood.hello("flood")
+    assert welcome["limits"]["max_messages_per_second"] == 10.0
+    await flood.send(b'{"type":"action","id":1,"action":"x"}\n' * 50)  # over the burst of 20
+    error = await flood.until("error", code="too_fast")
+    assert error["fatal"] is True
+    while await flood.receive() is not None:
+        pass  # closed
+    # one that keeps to the rate is never refused
+    steady = await connect_in_memory(nursery, server)
+    await steady.hello("steady")
+    for _ in range(60):
+        await steady.send({"type": "action", "id": 1, "action": "x"})
+        await trio.sleep(0.2)
+        assert (await steady.receive())["code"] == "wrong_request_id"

@@ -1,0 +1,29 @@
+"""A token bucket: how many messages a peer may send, on average and in a burst.
+
+Pure: the caller passes the time (any monotonic clock, in seconds)."""
+
+from __future__ import annotations
+
+
+class TokenBucket:
+    __slots__ = ("rate", "burst", "_tokens", "_last")
+
+    def __init__(self, rate: float, burst: float | None = None) -> None:
+        """``rate`` messages per second on average, up to ``burst`` at once (2 s worth by
+        default)."""
+        if rate <= 0:
+            raise ValueError("the rate must be positive")
+        self.rate = rate
+        self.burst = burst if burst is not None else 2 * rate
+        self._tokens = self.burst
+        self._last: float | None = None
+
+    def allow(self, now: float) -> bool:
+        """Take one message's token at time ``now``; False when the peer is over its rate."""
+        if self._last is not None:
+            self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
+        self._last = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return True
+        return False
