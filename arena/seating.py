@@ -98,7 +98,11 @@ class Seating(Protocol):
 
 
 class ArrivalSeating:
-    """First come, first seated, ``players`` to a table; tables start as soon as they fill."""
+    """First come, first seated, ``players`` to a table; tables start as soon as they fill.
+
+    Two connections with one name (one player) never sit at one table: the second waits for
+    another table.  Seats rotate: table k's seat order is its arrival order rotated by k - 1, so
+    the first to arrive does not deal first every game."""
 
     def __init__(self, players: int) -> None:
         self.players = players
@@ -115,13 +119,26 @@ class ArrivalSeating:
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
         self.waiting.append(session)
         tables = []
-        while len(self.waiting) >= self.players:
-            sessions = tuple(self.waiting.popleft() for _ in range(self.players))
+        while True:
+            picked: list[Hashable] = []
+            names: set[str] = set()
+            for waiting in self.waiting:
+                name = _name(waiting).casefold()
+                if name not in names:
+                    picked.append(waiting)
+                    names.add(name)
+                    if len(picked) == self.players:
+                        break
+            if len(picked) < self.players:
+                return tables
+            for chosen in picked:
+                self.waiting.remove(chosen)
             self.started += 1
             self.running += 1
+            shift = (self.started - 1) % self.players
+            sessions = tuple(picked[shift:] + picked[:shift])
             tables.append(SeatedTable(self.started, sessions, tuple(map(_name, sessions)),
                                       (None,) * self.players))
-        return tables
 
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
         try:

@@ -23,7 +23,32 @@ def test_arrival_seats_the_first_comers_and_reseats_them_at_the_back():
     assert seating.ready("e", 0) == []
     assert seating.game_over(table, 1) == []
     (again,) = seating.ready("a", 1) + seating.ready("f", 1)
-    assert again.sessions == ("e", "a", "f")
+    assert again.sessions == ("a", "f", "e")  # table 2: arrival order e a f, rotated by one
+
+
+class Bot:
+    def __init__(self, name):
+        self.name = name
+
+
+def test_one_player_never_takes_two_seats_at_a_table():
+    seating = ArrivalSeating(2)
+    first, second, other = Bot("Greedy"), Bot("greedy"), Bot("honest")
+    assert seating.ready(first, 0) == [] and seating.ready(second, 0) == []  # same player
+    (table,) = seating.ready(other, 0)
+    assert {bot.name for bot in table.sessions} == {"Greedy", "honest"}
+    assert list(seating.waiting) == [second]  # waits for another table
+
+
+def test_seats_rotate_so_the_first_to_arrive_does_not_always_deal_first():
+    seating = ArrivalSeating(3)
+    firsts = []
+    for game in range(6):
+        tables = [t for name in "abc" for t in seating.ready(name, game)]
+        (table,) = tables
+        firsts.append(table.sessions[0])
+        seating.game_over(table, game)
+    assert set(firsts) == {"a", "b", "c"}
 
 
 def roster(games=2, timeout=None):
