@@ -187,11 +187,17 @@ class MatchDriver:
         self._advance(now, out)
         return out
 
-    def bad_input(self, seat: int, error: PeerError, now: float) -> list[Outgoing]:
+    def bad_input(self, seat: int, error: PeerError, now: float,
+                  newest_sent: int | None = None) -> list[Outgoing]:
         """A line from the seat that was not a usable message.  Costs a try if a request is
-        open; otherwise it is only reported."""
+        open, and, when ``newest_sent`` (the newest request id sent to the seat when the line
+        was read) is given, only if that request was already sent then: a bad line never
+        burns a request the bot had not seen yet.  Otherwise it is only reported."""
         out: list[Outgoing] = []
-        if self.finished:
+        request = self.open.get(seat)
+        if self.finished or (request is not None and newest_sent is not None
+                             and request.id > newest_sent):
+            self.stats[seat].errors += not self.finished
             out.append(Outgoing(seat, Error(code=error.code.value, message=error.detail)))
         else:
             self._wrong(seat, error.code, error.detail, now, out)

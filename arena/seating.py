@@ -118,7 +118,7 @@ class ArrivalSeating:
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
         self.waiting.append(session)
-        tables = []
+        tables: list[SeatedTable] = []
         while True:
             picked: list[Hashable] = []
             names: set[str] = set()

@@ -322,7 +322,7 @@ class ArenaServer:
     async def _peer_error(self, session: Session, error: PeerError) -> None:
         table = session.table
         if table is not None and not error.fatal:
-            await table.put(BadLine(session, error))
+            await table.put(BadLine(session, error, session.requests.newest))
         else:
             session.send(Error(code=error.code.value, message=error.detail, fatal=error.fatal))
 

@@ -22,7 +22,7 @@ from arena.records import GameRecord
 from arena.seating import SeatedTable
 from arena.session import Session
 from protocol.errors import ErrorCode, PeerError
-from protocol.messages import Action
+from protocol.messages import Action, Error
 
 log = logging.getLogger("arena.server")
 
@@ -40,10 +40,12 @@ class Answer:
 
 @attrs.frozen
 class BadLine:
-    """A session sent a line that is not a usable message (it may cost a try)."""
+    """A session sent a line that is not a usable message (it may cost a try: only of a request
+    already sent when the line was read, ``newest_sent``)."""
 
     session: Session
     error: PeerError
+    newest_sent: int | None = None
 
 
 @attrs.frozen
@@ -78,8 +80,15 @@ class Table:
         try:
             await self.inbox_send.send(item)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
-            if isinstance(item, Answer):
-                item.session.send(notice_for_closed(item.session.requests, item.action.id))
+            self._late(item)
+
+    @staticmethod
+    def _late(item: TableInput) -> None:
+        """The reply to an input that came after the game ended: every line gets one."""
+        if isinstance(item, Answer):
+            item.session.send(notice_for_closed(item.session.requests, item.action.id))
+        elif isinstance(item, BadLine):
+            item.session.send(Error(code=item.error.code.value, message=item.error.detail))
 
     def put_nowait(self, item: TableInput) -> bool:
         try:
@@ -112,6 +121,11 @@ class Table:
             if not driver.finished:
                 self._abort(self.abort_reason)
             self.inbox_send.close()
+            while True:  # lines queued as the game ended are answered too
+                try:
+                    self._late(self.inbox_receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
 
     def release(self) -> list[Session]:
         """The game is over: the sessions still seated here leave their seats."""
@@ -150,7 +164,7 @@ class Table:
         if isinstance(item, Answer):
             return driver.answer(seat, item.action.id, item.action.action, now)
         if isinstance(item, BadLine):
-            return driver.bad_input(seat, item.error, now)
+            return driver.bad_input(seat, item.error, now, item.newest_sent)
         self.sessions[seat] = None
         session.table = session.seat = None
         return driver.disconnect(seat, now)

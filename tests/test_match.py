@@ -97,6 +97,19 @@ def test_a_wrong_request_id_is_an_error_that_costs_a_try():
         assert only(d.answer(0, never_sent, "imp 1", 1.0), 0, Error).code == "wrong_request_id"
 
 
+def test_a_bad_line_read_before_a_request_was_sent_never_costs_that_request_a_try():
+    from protocol.errors import ErrorCode, PeerError
+
+    d = driver()
+    request = by_seat(d.start(0.0), Request)[0]
+    bad = PeerError(ErrorCode.MALFORMED, "not JSON")
+    out = d.bad_input(0, bad, 0.5, newest_sent=request.id - 1)  # read before request 1
+    error = only(out, 0, Error)
+    assert error.id is None and error.tries_left is None and d.open[0].tries_left == 3
+    out = d.bad_input(0, bad, 0.6, newest_sent=request.id)  # read after it was sent
+    assert only(out, 0, Error).tries_left == 2
+
+
 def test_timeout_plays_a_default_and_a_late_answer_is_ignored_as_stale():
     d = driver()
     request = by_seat(d.start(0.0), Request)[0]
