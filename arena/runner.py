@@ -154,7 +154,7 @@ class MatchReport:
                 ranks += record.ranks[seat]
                 defaults += record.defaults[seat]
                 errors += record.errors[seat]
-                if seat in record.winners:
+                if seat in record.winners and bot.connected:  # no credit for the defaults
                     wins += 1 / len(record.winners)
             rows.append({
                 "bot": bot.spec.name, "games": games, "wins": wins,

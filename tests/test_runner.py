@@ -68,6 +68,22 @@ async def test_a_bot_that_crashes_or_never_connects_is_reported_not_waited_on(tm
     assert len(report.records) == 2 and not any(r.aborted for r in report.records)
     rows = report.rows()
     assert rows[1]["defaults"] > 0 and rows[2]["defaults"] > 0 and rows[0]["defaults"] == 0
+    assert rows[1]["wins"] == 0  # a bot that never played is never credited a win
+
+
+def test_a_bot_refused_at_hello_is_credited_no_win(tmp_path: Path):
+    from arena.records import GameRecord
+    from arena.runner import BotRun, MatchReport
+
+    runs = [BotRun(bot, f"t{i}", tmp_path / f"{i}.txt", connected=i != 1)
+            for i, bot in enumerate(plan_bots(["random", "random", "random"]))]
+    record = GameRecord(number=0, game_id="g", entrants=(0, 1, 2), names=("a", "b", "c"),
+                        seed="s", scores=(1, 9, 2), ranks=(3, 1, 2), winners=(1,),
+                        aborted=None, defaults=(0, 40, 0), errors=(0, 0, 0), rounds=1,
+                        log_path=None, seconds=1.0)
+    report = MatchReport("chochlik", "hand", runs, [record], 1.0, tmp_path)
+    rows = report.rows()
+    assert rows[1]["wins"] == 0 and rows[1]["status"] == "never connected" and not report.ok
 
 
 async def test_a_bot_that_never_connects_is_given_up_after_the_connect_timeout(tmp_path: Path):
