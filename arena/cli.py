@@ -42,13 +42,16 @@ def main(verbose: bool) -> None:
 @click.option("--max-queued-bytes", type=click.IntRange(1024), default=4 * 1024 * 1024,
               show_default=True, help="Bytes queued for a bot that does not read before it "
                                       "is dropped.")
+@click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
               show_default=True, help="Lines a connection may send per second (twice as many "
                                       "in a burst) before it is closed.")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, log_dir: Path, host: str, port: int,
           max_connections: int | None, max_connections_per_address: int, hello_timeout: float,
-          max_queued_bytes: int, max_messages_per_second: float, **flags: Any) -> None:
+          max_queued_bytes: int, max_messages_per_second: float, idle_timeout: float,
+          **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.server import ArenaServer, ServerConfig
@@ -59,7 +62,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           log_dir=log_dir, seed=seed, max_connections=max_connections,
                           max_connections_per_address=max_connections_per_address,
                           hello_timeout=hello_timeout, max_queued_bytes=max_queued_bytes,
-                          max_messages_per_second=max_messages_per_second)
+                          max_messages_per_second=max_messages_per_second,
+                          idle_timeout=idle_timeout)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(

@@ -204,7 +204,8 @@ async def run_match(
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
     config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
                           move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-                          log_dir=log_dir, seed=seed)
+                          log_dir=log_dir, seed=seed,
+                          idle_timeout=None)  # its own bots wait for one another
     seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
     server = ArenaServer(config, seating=seating, on_game_over=on_game_over)
     ensure_writable(log_dir)  # never play games whose logs would be lost

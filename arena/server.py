@@ -107,6 +107,9 @@ class ServerConfig:
     #: Lines a connection may send per second on average (twice as many in a burst); more
     #: get ``too_fast`` and the connection is closed.
     max_messages_per_second: float = 200.0
+    #: Seconds an admitted connection may wait without a seat; then ``idle_timeout`` and the
+    #: end (None: no limit).
+    idle_timeout: float | None = 600.0
 
 
 @attrs.frozen
@@ -169,6 +172,8 @@ class ArenaServer:
                     host=self.config.host, handler_nursery=nursery))
                 self.port = listeners[0].socket.getsockname()[1]
             nursery.start_soon(self._seating_clock)
+            if self.config.idle_timeout is not None:
+                nursery.start_soon(self._idle_sweeper, self.config.idle_timeout)
             self._seat(self.seating.start(trio.current_time()))
             task_status.started(self.port)
             await trio.sleep_forever()  # until shutdown() cancels the nursery
@@ -252,6 +257,8 @@ class ArenaServer:
                             "reaction_timeout_ms": round(self.config.reaction_timeout * 1000),
                             "hello_timeout_ms": round(self.config.hello_timeout * 1000),
                             "max_messages_per_second": self.config.max_messages_per_second,
+                            "idle_timeout_ms": (None if self.config.idle_timeout is None
+                                                else round(self.config.idle_timeout * 1000)),
                             "max_queued_bytes": self.config.max_queued_bytes}))
                 await self._read_loop(session, stream)
                 session.finish()  # the writer flushes the queue, then the nursery ends
@@ -271,6 +278,19 @@ class ArenaServer:
             self._session_gone(session)
             with trio.CancelScope(shield=True), trio.move_on_after(1):
                 await stream.aclose()
+
+    async def _idle_sweeper(self, limit: float) -> None:
+        """Close connections that have waited longer than ``limit`` without a seat."""
+        while True:
+            await trio.sleep(min(limit / 4, 5.0))
+            now = trio.current_time()
+            for session in list(self.sessions):
+                since = session.idle_since
+                if since is not None and session.idle and now - since > limit:
+                    session.send(Error(code=ErrorCode.IDLE_TIMEOUT.value, fatal=True,
+                                       message=f"no seat for you within {limit:g} s"))
+                    session.conn.close()
+                    session.finish()
 
     async def _hello_deadline(self, session: Session) -> None:
         """A connection that has not said a valid hello in time is closed."""
@@ -341,6 +361,7 @@ class ArenaServer:
         session.name = admission.name or hello.name.strip()
         session.token = hello.token
         session.admitted = True
+        session.idle_since = trio.current_time()
         self._seat(self.seating.ready(session, trio.current_time()))
 
     async def _action(self, session: Session, action: Action) -> None:
@@ -393,6 +414,9 @@ class ArenaServer:
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         table = Table(seated, driver, sessions)
+        for session in sessions:
+            if session is not None:
+                session.idle_since = None
         self.tables.add(table)
         assert self._nursery is not None, "serve() is not running"
         self._nursery.start_soon(self._run_table, table)
@@ -418,6 +442,8 @@ class ArenaServer:
         if self._shutting_down:
             return
         now = trio.current_time()
+        for session in sessions:
+            session.idle_since = now
         tables = self.seating.game_over(table.seated, now)
         for session in sessions:
             if session.idle:

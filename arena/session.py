@@ -35,6 +35,7 @@ class Session:
         self.address = address
         self.max_queued_bytes = max_queued_bytes
         self.queued_bytes = 0  # written to the queue, not yet to the socket
+        self.idle_since: float | None = None  # admitted and waiting for a seat since then
         self.conn = conn
         self.name = f"conn{number}"
         self.token: str | None = None

@@ -139,7 +139,8 @@ class Tournament:
                                         connect_timeout=connect_timeout)
         config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-                              log_dir=log_dir)
+                              log_dir=log_dir,
+                              idle_timeout=None)  # instances wait for their scheduled tables
         self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
         self.played = 0
 

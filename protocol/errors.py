@@ -33,6 +33,7 @@ class ErrorCode(enum.StrEnum):
     TOO_MANY_CONNECTIONS = "too_many_connections"  # the server or this address is full (fatal)
     HELLO_TIMEOUT = "hello_timeout"  # no valid hello in time after welcome (fatal)
     TOO_FAST = "too_fast"  # more lines than the message rate allows (fatal)
+    IDLE_TIMEOUT = "idle_timeout"  # waited too long without a seat (fatal)
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
     INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
     ALL_SEATS_GONE = "all_seats_gone"  # every bot of a game left: it ends unfinished

@@ -109,3 +109,25 @@ async def test_a_connection_that_floods_lines_is_told_too_fast_and_closed(nurser
         await steady.send({"type": "action", "id": 1, "action": "x"})
         await trio.sleep(0.2)
         assert (await steady.receive())["code"] == "wrong_request_id"
+
+
+async def test_a_bot_that_waits_too_long_without_a_seat_is_disconnected(nursery, tmp_path,
+                                                                        autojump_clock):
+    server = with_config(tmp_path, idle_timeout=30.0)
+    await nursery.start(server.serve, False)
+    lonely = await connect_in_memory(nursery, server)
+    welcome = await lonely.hello("lonely")
+    assert welcome["limits"]["idle_timeout_ms"] == 30000
+    started = trio.current_time()
+    error = await lonely.until("error")
+    assert error["code"] == "idle_timeout" and error["fatal"] is True
+    assert 30.0 < trio.current_time() - started <= 40.0
+    assert await lonely.receive() is None
+    assert server.seating.statistics().tables_started == 0
+    # bots seated at a table are not idle, however long their game lasts
+    clients = [await connect_in_memory(nursery, server) for _ in range(3)]
+    for i, client in enumerate(clients):
+        await client.hello(f"b{i}")
+    await clients[0].until("game_start")
+    await trio.sleep(100)
+    assert len(server.sessions) == 3
