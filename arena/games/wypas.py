@@ -769,7 +769,7 @@ class WypasState:
         if self.phase is Phase.AUCTION:
             if self.auction_card is None:
                 self._next_auction()
-            elif not self.stakes_or_passes():
+            elif not self._auction_under_way():
                 self._ask_bidder(self.opener)
             else:
                 seat = self._next_bidder()
@@ -783,7 +783,7 @@ class WypasState:
         elif self.phase in (Phase.SHEARING, Phase.FINAL_SHEARING):
             self._continue_shearing()
 
-    def stakes_or_passes(self) -> bool:
+    def _auction_under_way(self) -> bool:
         """Has anyone acted in the current auction yet (the opener bids first)?"""
         return self.high_bidder is not None or any(self.passed)
 
