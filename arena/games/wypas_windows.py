@@ -168,28 +168,32 @@ class Windows:
             return [(s, p) for s, p in pens if game.wolves[s][p] is not None]
         return []
 
-    def playable(self, seat: int) -> list[int]:
-        """The special cards ``seat`` could play in a window now (each with a target)."""
+    def playable(self, seat: int, pen_kinds: set[Kind] | None = None) -> list[int]:
+        """The special cards ``seat`` could play in a window now (each with a target);
+        ``pen_kinds``: :meth:`_pen_kinds`, when the caller has it already."""
         hand = self.game.hands[seat]
-        if not any(KIND[card] >= Kind.THIEF for card in hand):
+        specials = [card for card in hand if KIND[card] >= Kind.THIEF]
+        if not specials:
             return []
-        open_kinds = self._kinds_with_targets(seat)
-        return [card for card in hand if KIND[card] in open_kinds]
+        kinds = self._pen_kinds() if pen_kinds is None else pen_kinds
+        game = self.game
+        thief = any(game.hands[other] for other in range(game.n) if other != seat)
+        return [card for card in specials
+                if KIND[card] in kinds or (thief and KIND[card] is Kind.THIEF)]
 
-    def _kinds_with_targets(self, seat: int) -> set[Kind]:
-        """The special kinds that have a target for ``seat`` now (one pass over the pens)."""
+    def _pen_kinds(self) -> set[Kind]:
+        """The special kinds with a pen to aim at now (one pass over the pens)."""
         game = self.game
         kinds: set[Kind] = set()
-        if any(game.hands[other] for other in range(game.n) if other != seat):
-            kinds.add(Kind.THIEF)
         for owner in range(game.n):
-            wolves = game.wolves[owner]
+            wolves, pens = game.wolves[owner], game.pens[owner]
             for pen in (0, 1):
+                sheep = sheep_in(pens[pen]) >= 2
                 if wolves[pen] is not None:
                     kinds.add(Kind.DOG)
-                elif sheep_in(game.pens[owner][pen]) >= 2:
+                elif sheep:
                     kinds.add(Kind.WOLF)
-                if sheep_in(game.pens[owner][pen]) >= 2:
+                if sheep:
                     kinds.add(Kind.BLACK_SHEEP)
         return kinds
 
@@ -204,7 +208,8 @@ class Windows:
         game = self.game
         self.opened += 1
         self.chosen, self.answers = {}, {}
-        self.waiting = [s for s in range(game.n) if self.playable(s)]
+        pen_kinds = self._pen_kinds()
+        self.waiting = [s for s in range(game.n) if self.playable(s, pen_kinds)]
         self.stage = Stage.WINDOW if self.waiting else Stage.CLOSED
 
     def apply(self, seat: int, action: str) -> None:
