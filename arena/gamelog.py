@@ -42,11 +42,13 @@ class GameLog:
                              "to": audience})
 
     def action(self, seat: int, action: str, request_id: int | None, ms: int, *, by: str,
-               reason: str | None = None) -> None:
+               reason: str | None = None, decision: str | None = None) -> None:
         record = {"type": "action", "seat": seat, "action": action, "id": request_id, "ms": ms,
                   "by": by}
         if reason is not None:
             record["reason"] = reason
+        if decision is not None:
+            record["decision"] = decision
         self.records.append(record)
 
     def error(self, seat: int, code: ErrorCode, request_id: int | None, detail: str) -> None:

@@ -81,6 +81,7 @@ class OpenRequest:
     issued_at: float
     deadline: float
     tries_left: int
+    decision: str | None = None  # the observation's ``decision``, where the game has one
 
 
 @attrs.define
@@ -182,7 +183,8 @@ class MatchDriver:
                         out, legal=True)
             return out
         del self.open[seat]
-        self.log.action(seat, action, request_id, _ms(now - request.issued_at), by="bot")
+        self.log.action(seat, action, request_id, _ms(now - request.issued_at), by="bot",
+                        decision=request.decision)
         self.state.apply(seat, action)
         self._advance(now, out)
         return out
@@ -303,8 +305,10 @@ class MatchDriver:
             action = self._default_rng.choice(legal)
         self.stats[seat].count_default(reason)
         elapsed = _ms(now - request.issued_at) if request else 0
+        decision = (request.decision if request
+                    else getattr(self.state.observe(seat), "decision", None))
         self.log.action(seat, action, request.id if request else None, elapsed,
-                        by="default", reason=reason)
+                        by="default", reason=reason, decision=decision)
         self.state.apply(seat, action)
         return action
 
@@ -336,10 +340,11 @@ class MatchDriver:
         request_id = self.counters[seat].next_id()
         legal = tuple(self.state.legal_actions(seat))
         timeout = self.timeout_for(seat)
-        self.open[seat] = OpenRequest(request_id, legal, now, now + timeout, self.max_tries)
+        observation = self.state.observe(seat)
+        self.open[seat] = OpenRequest(request_id, legal, now, now + timeout, self.max_tries,
+                                      getattr(observation, "decision", None))
         out.append(Outgoing(seat, Request(id=request_id, legal=list(legal),
-                                          time_left_ms=_ms(timeout),
-                                          observation=self.state.observe(seat))))
+                                          time_left_ms=_ms(timeout), observation=observation)))
 
     def _flush_events(self, out: list[Outgoing]) -> None:
         seats = range(len(self.players))

@@ -211,3 +211,7 @@ def test_a_silent_bot_never_plays_a_special_card():
     assert windows > 0  # seats were asked in windows, and passed
     assert not kinds_seen & {"special_played", "bid_card", "placed", "sheared"}
     assert driver.result.scores == (0, 0, 0, 0)
+    # the log says which decision each action answered (a window pass is not a bid pass)
+    logged = {(r["action"], r.get("decision")) for r in driver.log.records
+              if r["type"] == "action"}
+    assert ("pass", "window") in logged and ("pass", "bid") in logged
