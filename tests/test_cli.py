@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -113,55 +114,48 @@ def test_usage_errors_exit_2():
     assert run("serve", "--game", "chochlik", "-o", "colour")[0] == 2
 
 
-def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path):
+@contextlib.contextmanager
+def serving_three_random_bots(tmp_path: Path):
+    """``arena serve`` in a subprocess with three random bots playing a long game (they get
+    1.5 s to connect and start); every process is killed on the way out."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     server = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--game", "chochlik", "--port", "0",
          "--target", "0", "--hands", "500", "--log-dir", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    bots = []
+    bots: list[subprocess.Popen] = []
     try:
         banner = server.stdout.readline()
         port = int(re.search(r":(\d+);", banner).group(1))
         bots = [subprocess.Popen([sys.executable, "-m", "reference_bots.random", "--port",
                                   str(port), "--name", f"r{i}"]) for i in range(3)]
-        time.sleep(1.5)
-        server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=20) == 0
-        assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
+        time.sleep(1.5)  # a subprocess gives no event to wait on: the game is under way by now
+        yield server, bots
     finally:
         for process in [server, *bots]:
             if process.poll() is None:
                 process.kill()
+
+
+def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path):
+    with serving_three_random_bots(tmp_path) as (server, bots):
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=20) == 0
+        assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
     (log,) = tmp_path.glob("*.jsonl")
     last = json.loads(log.read_text().splitlines()[-1])
     assert last == {"type": "aborted", "reason": "server_shutdown"}
 
 
 def test_a_second_ctrl_c_stops_at_once_and_still_logs_the_game_and_says_bye(tmp_path: Path):
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--game", "chochlik", "--port", "0",
-         "--target", "0", "--hands", "500", "--log-dir", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    bots = []
-    try:
-        banner = server.stdout.readline()
-        port = int(re.search(r":(\d+);", banner).group(1))
-        bots = [subprocess.Popen([sys.executable, "-m", "reference_bots.random", "--port",
-                                  str(port), "--name", f"r{i}"]) for i in range(3)]
-        time.sleep(1.5)
+    with serving_three_random_bots(tmp_path) as (server, bots):
         server.send_signal(signal.SIGINT)
-        time.sleep(0.005)
+        time.sleep(0.005)  # the defect's reproduction: a second Ctrl-C 5 ms after the first
         server.send_signal(signal.SIGINT)
         output, _ = server.communicate(timeout=20)
         assert server.returncode == 0, output
         assert "Traceback" not in output and "stopping now" in output
         assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
-    finally:
-        for process in [server, *bots]:
-            if process.poll() is None:
-                process.kill()
     ends = [json.loads(log.read_text().splitlines()[-1]) for log in tmp_path.glob("*.jsonl")]
     assert {"type": "aborted", "reason": "server_shutdown"} in ends  # the running game
 
