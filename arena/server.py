@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.connections import connection_limit, peer_address, refuse
 from arena.gamelog import GameLog, ensure_writable
 from arena.games.base import GameSpec
 from arena.games.chance import secret_seed
@@ -35,7 +36,6 @@ from arena.records import GameRecord
 from arena.seating import ArrivalSeating, SeatedTable, Seating, SeatingStatistics
 from arena.session import SEND_QUEUE_BYTES, Session
 from arena.table import Answer, BadLine, Gone, Table
-from protocol.codec import encode
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
@@ -56,28 +56,6 @@ BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
 SHUTDOWN_GRACE = 5.0
 #: Seconds queues get to flush ``bye`` when the stop is hurried (a second Ctrl-C).
 HURRIED_FLUSH = 0.2
-#: File descriptors kept free for logs, listeners and the runner's pipes.
-FILE_HEADROOM = 128
-
-
-def connection_limit() -> int:
-    """How many connections this process can hold: its open-file limit (raised to the hard
-    limit where allowed) less :data:`FILE_HEADROOM`, so logs can always be written."""
-    try:
-        import resource
-
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > soft):
-            target = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        if soft == resource.RLIM_INFINITY:
-            soft = 65536
-    except (ImportError, ValueError, OSError):
-        soft = 1024
-    return max(16, soft - FILE_HEADROOM)
-
-
 #: What the refusals of a seating policy say.
 REFUSALS = {ErrorCode.UNKNOWN_TOKEN: "this server seats bots by token; send the token you were "
                                      "given (ARENA_TOKEN) in hello",
@@ -450,22 +428,3 @@ class ArenaServer:
                 tables += self.seating.ready(session, now)
         self._seat(tables)
 
-
-def peer_address(stream: trio.abc.Stream) -> str:
-    """The peer's IP address, or ``local`` for a stream without a socket (tests)."""
-    sock = getattr(stream, "socket", None)
-    try:
-        return str(sock.getpeername()[0]) if sock is not None else "local"
-    except (OSError, IndexError, TypeError):
-        return "unknown"
-
-
-async def refuse(stream: trio.abc.Stream, code: ErrorCode, message: str) -> None:
-    """Tell a connection we will not serve it why, and close it (never waits long)."""
-    with trio.move_on_after(1):
-        try:
-            await stream.send_all(encode(Error(code=code.value, fatal=True, message=message)))
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
-    with trio.CancelScope(shield=True), trio.move_on_after(1):
-        await stream.aclose()

@@ -7,7 +7,8 @@ import attrs
 import trio
 import trio.testing
 
-from arena.server import ArenaServer, connection_limit
+from arena.connections import connection_limit
+from arena.server import ArenaServer
 from arena.session import Session
 from protocol.connection import ServerConnection
 from protocol.messages import Error, Welcome

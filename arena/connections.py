@@ -1,0 +1,51 @@
+"""The edge's guards on connections: how many this process can hold, who a peer is, and how
+a connection the server will not serve is refused."""
+
+from __future__ import annotations
+
+import trio
+
+from protocol.codec import encode
+from protocol.errors import ErrorCode
+from protocol.messages import Error
+
+#: File descriptors kept free for logs, listeners and the runner's pipes.
+FILE_HEADROOM = 128
+
+
+def connection_limit() -> int:
+    """How many connections this process can hold: its open-file limit (raised to the hard
+    limit where allowed) less :data:`FILE_HEADROOM`, so logs can always be written."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > soft):
+            target = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        if soft == resource.RLIM_INFINITY:
+            soft = 65536
+    except (ImportError, ValueError, OSError):
+        soft = 1024
+    return max(16, soft - FILE_HEADROOM)
+
+
+def peer_address(stream: trio.abc.Stream) -> str:
+    """The peer's IP address, or ``local`` for a stream without a socket (tests)."""
+    sock = getattr(stream, "socket", None)
+    try:
+        return str(sock.getpeername()[0]) if sock is not None else "local"
+    except (OSError, IndexError, TypeError):
+        return "unknown"
+
+
+async def refuse(stream: trio.abc.Stream, code: ErrorCode, message: str) -> None:
+    """Tell a connection we will not serve it why, and close it (never waits long)."""
+    with trio.move_on_after(1):
+        try:
+            await stream.send_all(encode(Error(code=code.value, fatal=True, message=message)))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+    with trio.CancelScope(shield=True), trio.move_on_after(1):
+        await stream.aclose()
