@@ -42,6 +42,10 @@ def main(verbose: bool) -> None:
 @click.option("--max-queued-bytes", type=click.IntRange(1024), default=4 * 1024 * 1024,
               show_default=True, help="Bytes queued for a bot that does not read before it "
                                       "is dropped.")
+@click.option("--tokens", "tokens_file",
+              type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Registered players: a file of 'name token' lines. Only they are admitted, "
+                   "each with its token (default: open to anyone).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
@@ -51,9 +55,10 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           move_timeout: float, reaction_timeout: float, log_dir: Path, host: str, port: int,
           max_connections: int | None, max_connections_per_address: int, hello_timeout: float,
           max_queued_bytes: int, max_messages_per_second: float, idle_timeout: float,
-          **flags: Any) -> None:
+          tokens_file: Path | None, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
+    from arena.seating import ArrivalSeating, load_registry
     from arena.server import ArenaServer, ServerConfig
 
     spec, options = parse_game_options(game_name, players, extra, flags)
@@ -70,8 +75,16 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             f"{name}={score}" for name, score in zip(record.names, record.scores))
         click.echo(f"table {record.game_id}: {outcome}  [{record.log_path}]")
 
+    registry = None
+    if tokens_file is not None:
+        try:
+            registry = load_registry(tokens_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"{tokens_file}: {exc}") from None
+
     async def run() -> None:
-        server = ArenaServer(config, on_game_over=game_over)
+        server = ArenaServer(config, on_game_over=game_over,
+                             seating=ArrivalSeating(options.players, registry))
         async with trio.open_nursery() as nursery:
             bound = await nursery.start(server.serve)
             click.echo(f"arena: hosting {spec.name} ({options.players} players) on "

@@ -22,8 +22,9 @@ reconnection and spectators will be a rebinding of a seat, not a branch in the s
 
 from __future__ import annotations
 
+import hmac
 from collections import Counter, deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -104,8 +105,12 @@ class ArrivalSeating:
     another table.  Seats rotate: table k's seat order is its arrival order rotated by k - 1, so
     the first to arrive does not deal first every game."""
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, registry: Mapping[str, str] | None = None) -> None:
+        """``registry``: registered names (case-insensitive) and their secret tokens; with one,
+        only registered players are admitted, each with its own token."""
         self.players = players
+        self.registry = ({name.casefold(): token for name, token in registry.items()}
+                         if registry is not None else None)
         self.waiting: deque[Hashable] = deque()
         self.started = 0
         self.running = 0
@@ -114,6 +119,13 @@ class ArrivalSeating:
         return []
 
     def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        if self.registry is None:
+            return Admission(name=name)
+        expected = self.registry.get(name.casefold())
+        if expected is None:
+            return Admission(refusal=ErrorCode.UNKNOWN_TOKEN)
+        if token is None or not hmac.compare_digest(token.encode(), expected.encode()):
+            return Admission(refusal=ErrorCode.BAD_TOKEN)
         return Admission(name=name)
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
@@ -417,3 +429,23 @@ class ScheduledSeating:
                 planned.index, sessions, tuple(self.names[e] for e in planned.entrants),
                 tuple(planned.entrants), seed=planned.seed, tag=planned))
         return tables
+
+
+def load_registry(text: str) -> dict[str, str]:
+    """Registered players from a tokens file: one ``name token`` per line (``#`` comments and
+    blank lines skipped).  Raises ValueError naming the line of anything wrong."""
+    registry: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"line {number}: expected 'name token'")
+        name, token = parts
+        if name.casefold() in {known.casefold() for known in registry}:
+            raise ValueError(f"line {number}: {name!r} is registered twice")
+        if len(token) < 16:
+            raise ValueError(f"line {number}: a token needs at least 16 characters")
+        registry[name] = token
+    return registry

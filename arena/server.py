@@ -59,7 +59,8 @@ HURRIED_FLUSH = 0.2
 #: What the refusals of a seating policy say.
 REFUSALS = {ErrorCode.UNKNOWN_TOKEN: "this server seats bots by token; send the token you were "
                                      "given (ARENA_TOKEN) in hello",
-            ErrorCode.TOKEN_IN_USE: "another connection already uses that token"}
+            ErrorCode.TOKEN_IN_USE: "another connection already uses that token",
+            ErrorCode.BAD_TOKEN: "that name is registered here: send its token in hello"}
 
 
 @attrs.frozen

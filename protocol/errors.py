@@ -19,6 +19,7 @@ class ErrorCode(enum.StrEnum):
     WRONG_GAME = "wrong_game"  # hello named a game this server does not host (fatal)
     UNKNOWN_TOKEN = "unknown_token"  # a roster server does not know this token (fatal)
     TOKEN_IN_USE = "token_in_use"  # another live connection holds this token (fatal)
+    BAD_TOKEN = "bad_token"  # the name is registered and this is not its token (fatal)
     # answers to requests
     WRONG_REQUEST_ID = "wrong_request_id"  # no such request is open for you
     STALE_REQUEST = "stale_request"  # the request was answered or cancelled: answer ignored

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.schedule import plan
 from arena.seating import (
     ArrivalSeating,
@@ -159,3 +161,18 @@ def test_a_table_needing_two_instances_of_a_bot_starts_with_the_one_left():
     (table,) = seating.expire(5)  # it never did
     seats = [s for s, e in zip(table.sessions, table.entrants) if e == twice]
     assert sorted(seats, key=str) == sorted([f"s{twice}", None], key=str)
+
+
+def test_registered_players_need_their_own_token():
+    from arena.seating import load_registry
+
+    registry = load_registry("# players\nAlice alice-secret-token-1\n\nbob bob-secret-token-22")
+    seating = ArrivalSeating(3, registry)
+    assert seating.admit("s1", "alice", "alice-secret-token-1").name == "alice"
+    assert seating.admit("s2", "Alice", "bob-secret-token-22").refusal is ErrorCode.BAD_TOKEN
+    assert seating.admit("s3", "bob", None).refusal is ErrorCode.BAD_TOKEN
+    assert seating.admit("s4", "mallory", "x" * 20).refusal is ErrorCode.UNKNOWN_TOKEN
+    assert ArrivalSeating(3).admit("s5", "anyone", None).name == "anyone"  # the open mode
+    for bad in ("alice", "alice short", "a 0123456789abcdef\nA 0123456789abcdef"):
+        with pytest.raises(ValueError):
+            load_registry(bad)

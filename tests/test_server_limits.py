@@ -132,3 +132,23 @@ async def test_a_bot_that_waits_too_long_without_a_seat_is_disconnected(nursery,
     await clients[0].until("game_start")
     await trio.sleep(100)
     assert len(server.sessions) == 3
+
+
+async def test_a_registered_name_cannot_be_used_without_its_token(nursery, tmp_path):
+    from arena.seating import ArrivalSeating
+
+    server = make_server(tmp_path)
+    server = ArenaServer(server.config, seating=ArrivalSeating(3, {"alice": "a" * 16}))
+    await nursery.start(server.serve, False)
+    thief = await connect_in_memory(nursery, server)
+    await thief.hello("alice", token="b" * 16)
+    error = await thief.until("error")
+    assert error["code"] == "bad_token" and error["fatal"] is True
+    assert await thief.receive() is None
+    stranger = await connect_in_memory(nursery, server)
+    await stranger.hello("mallory")
+    assert (await stranger.until("error"))["code"] == "unknown_token"
+    alice = await connect_in_memory(nursery, server)
+    await alice.hello("alice", token="a" * 16)
+    await trio.sleep(1)
+    assert [s.name for s in server.sessions if s.admitted] == ["alice"]
