@@ -208,8 +208,12 @@ class Windows:
         game = self.game
         self.opened += 1
         self.chosen, self.answers = {}, {}
-        pen_kinds = self._pen_kinds()
-        self.waiting = [s for s in range(game.n) if self.playable(s, pen_kinds)]
+        # a window opens after every main-line action: look at the pens only when someone
+        # holds a special card at all
+        holders = [s for s in range(game.n)
+                   if any(KIND[card] >= Kind.THIEF for card in game.hands[s])]
+        pen_kinds = self._pen_kinds() if holders else set()
+        self.waiting = [s for s in holders if self.playable(s, pen_kinds)]
         self.stage = Stage.WINDOW if self.waiting else Stage.CLOSED
 
     def apply(self, seat: int, action: str) -> None:
