@@ -133,7 +133,7 @@ def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
 
     fresh = tmp_path / "fresh.db"
     clean = CliRunner().invoke(main, event_args(fresh, "logs2"))
-    assert clean.exit_code == 0, clean.output
+    assert clean.exit_code == 0, (clean.output, repr(clean.exception))
     assert results(SqliteStorage(fresh)) == results(SqliteStorage(db))
 
 
