@@ -15,7 +15,13 @@ from typing import Any
 import click
 import trio
 
-from arena.cli_options import game_options, parse_game_options
+from arena.cli_options import (
+    TRUSTED_BOTS_NOTE,
+    bot_launch,
+    bot_launch_options,
+    game_options,
+    parse_game_options,
+)
 from arena.gamelog import LogDirectoryError
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
@@ -120,17 +126,21 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 @game_options
 @click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
               help="A bot command (one per seat), or a built-in bot: "
-                   f"{', '.join(BUILTIN_BOTS)}.  {{host}} {{port}} {{name}} {{token}} are "
+                   f"{', '.join(BUILTIN_BOTS)}.  {{host}} {{port}} {{name}} {{token_file}} are "
                    "replaced.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play with the same bots (seats rotate each game).")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot to connect.")
+@bot_launch_options
 def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, log_dir: Path,
           bot_commands: tuple[str, ...], games: int, connect_timeout: float,
+          stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
           **flags: Any) -> None:
-    """Play a series of GAMES games between bot programs and print a result table."""
+    """Play a series of GAMES games between bot programs and print a result table.
+
+    Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
     from arena.runner import plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
@@ -140,6 +150,9 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         bots = plan_bots(list(bot_commands))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    if launch.sandbox is None:
+        click.echo(TRUSTED_BOTS_NOTE, err=True)
 
     def game_over(record: Any) -> None:
         if record.aborted:
@@ -153,7 +166,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         report = trio.run(lambda: run_match(
             spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
-            on_game_over=game_over))
+            on_game_over=game_over, launch=launch))
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()

@@ -106,3 +106,44 @@ def parse_game_options(game_name: str, players: int | None, extra: tuple[str, ..
         return spec, spec.parse_options(raw)
     except OptionsError as exc:
         raise click.UsageError(f"{exc} (see `arena games`)") from None
+
+
+def bot_launch_options(function: Any) -> Any:
+    """How a runner starts its bots: ``--stdio`` and ``--sandbox`` with its limits."""
+    decorators = [
+        click.option("--stdio", is_flag=True,
+                     help="Bots speak the protocol on stdin/stdout instead of a socket "
+                          "(ARENA_TRANSPORT=stdio; the built-in bots follow it)."),
+        click.option("--sandbox", is_flag=True,
+                     help="Run each bot isolated (own PID, mount and network namespaces, "
+                          "read-only files, memory and CPU limits; implies --stdio). Without "
+                          "it bots run with your user's rights: only for bots you trust."),
+        click.option("--sandbox-memory", type=click.IntRange(min=64), default=2048,
+                     show_default=True, metavar="MB", help="A sandboxed bot's address space."),
+        click.option("--sandbox-cpu", type=click.IntRange(min=1), default=None, metavar="SECONDS",
+                     help="A sandboxed bot's CPU time over its whole run (default: no limit)."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def bot_launch(stdio: bool, sandbox: bool, sandbox_memory: int,
+               sandbox_cpu: int | None) -> Any:
+    """The runner's :class:`~arena.runner.BotLaunch` from :func:`bot_launch_options`; a usage
+    error when the sandbox cannot run here."""
+    from arena.runner import BotLaunch
+    from arena.sandbox import Sandbox, SandboxUnavailable
+
+    if not sandbox:
+        return BotLaunch(stdio=stdio)
+    box = Sandbox(memory_mb=sandbox_memory, cpu_seconds=sandbox_cpu)
+    try:
+        box.check()
+    except SandboxUnavailable as exc:
+        raise click.UsageError(str(exc)) from None
+    return BotLaunch(stdio=True, sandbox=box)
+
+
+TRUSTED_BOTS_NOTE = ("arena: bots run with your user's rights (they could read each other's "
+                     "files and memory); use --sandbox for bots you do not trust")

@@ -15,7 +15,13 @@ import click
 import trio
 from click.core import ParameterSource
 
-from arena.cli_options import game_options, parse_game_options
+from arena.cli_options import (
+    TRUSTED_BOTS_NOTE,
+    bot_launch,
+    bot_launch_options,
+    game_options,
+    parse_game_options,
+)
 from arena.gamelog import LogDirectoryError
 from arena.games import get_game
 from arena.schedule import Format
@@ -56,12 +62,14 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_tim
               help="Seconds to wait for every bot instance to connect.")
 @click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Bootstrap resamples for the final leaderboard's intervals.")
+@bot_launch_options
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
                seed: str | None, move_timeout: float, reaction_timeout: float, log_dir: Path,
                bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
                concurrency: int, db: Path, resume: bool, connect_timeout: float,
-               resamples: int, **flags: Any) -> None:
+               resamples: int, stdio: bool, sandbox: bool, sandbox_memory: int,
+               sandbox_cpu: int | None, **flags: Any) -> None:
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
@@ -118,12 +126,16 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             raise click.UsageError(str(exc)) from None
         storage.write_event({**settings.to_meta(), "plan": plan_digest(planned)},
                             [(b.name, b.command) for b in bots])
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    if launch.sandbox is None:
+        click.echo(TRUSTED_BOTS_NOTE, err=True)
     run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
-              connect_timeout=connect_timeout, resamples=resamples)
+              connect_timeout=connect_timeout, resamples=resamples, launch=launch)
 
 
 def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
-              log_dir: Path, concurrency: int, connect_timeout: float, resamples: int) -> None:
+              log_dir: Path, concurrency: int, connect_timeout: float, resamples: int,
+              launch: Any = None) -> None:
     from arena.leaderboard import format_table, leaderboard
     from arena.progress import LiveView
     from arena.ratings import TableResult
@@ -156,7 +168,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=settings.move_timeout,
                        reaction_timeout=settings.reaction_timeout,
-                       connect_timeout=connect_timeout, on_game_over=progress)
+                       connect_timeout=connect_timeout, on_game_over=progress, launch=launch)
     click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
                f"in {settings.sets} set(s) ({settings.format}"
                f"{', duplicate' if settings.duplicate else ''}), {len(event.todo)} to play, "
@@ -270,11 +282,13 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("arena-sprt.db"), show_default=True)
+@bot_launch_options
 def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
          move_timeout: float, reaction_timeout: float, log_dir: Path,
          bot_commands: tuple[str, ...], field_command: str,
          elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
-         db: Path, **flags: Any) -> None:
+         db: Path, stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
+         **flags: Any) -> None:
     """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
     (A, B and the field at every table, every seating of one seed); stop as soon as the
     evidence allows.  Exit status 0 when H1 is accepted, 1 otherwise."""
@@ -325,9 +339,12 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         if state.decision:
             event.drain()
 
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    if launch.sandbox is None:
+        click.echo(TRUSTED_BOTS_NOTE, err=True)
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=move_timeout,
-                       reaction_timeout=reaction_timeout, on_game_over=progress)
+                       reaction_timeout=reaction_timeout, on_game_over=progress, launch=launch)
     try:
         trio.run(event.run)
     except LogDirectoryError as exc:

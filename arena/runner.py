@@ -1,23 +1,35 @@
 """``arena match``: a server on a free port, bots as subprocesses, N games, a result table.
 
 Each bot gets a fresh token; the server seats connections by token (never by arrival order),
-so every result is attributed to the bot that earned it.  In every bot command ``{host}``,
-``{port}``, ``{name}`` and ``{token}`` are replaced, and ARENA_HOST, ARENA_PORT, ARENA_NAME and
-ARENA_TOKEN are set.  A command may also be the name of a built-in bot (:data:`BUILTIN_BOTS`).
+so every result is attributed to the bot that earned it.  The token is never on a command line
+or in the environment (other processes can read both): it is in a private file named by
+``ARENA_TOKEN_FILE`` (``{token_file}`` in a command), and it is bound to the process it was given
+to: a connection from any other process is refused (``token_not_yours``, see
+:mod:`arena.peer_process`) and fails the run.  In every bot command ``{host}``, ``{port}``,
+``{name}`` and ``{token_file}`` are replaced (``{token}`` too, for old bots, though it shows the
+token to other users' processes), and ARENA_HOST, ARENA_PORT, ARENA_NAME and ARENA_TOKEN_FILE are
+set.  A command may also be the name of a built-in bot (:data:`BUILTIN_BOTS`).
+
+With ``stdio`` a bot speaks the protocol on its standard input and output, bridged by the
+runner (``ARENA_TRANSPORT=stdio``); it needs no socket and no token.  With a
+:class:`~arena.sandbox.Sandbox` it also runs isolated, without a network.
 
 A bot that never connects (within ``connect_timeout``) or crashes is reported, not waited on:
 the default policy plays its seat.  Each bot's standard output and error go to a file in
-``<log_dir>/bots/``.
+``<log_dir>/bots/`` (with ``stdio``, its standard error only).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import secrets
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,18 +40,20 @@ import trio
 
 from arena.gamelog import ensure_writable
 from arena.games.base import GameSpec
+from arena.peer_process import ProcessBinding
 from arena.records import GameRecord
+from arena.sandbox import Sandbox
 from arena.seating import RosterEntry, RosterSeating
 from arena.server import ArenaServer, ServerConfig
 from protocol.errors import ErrorCode
 
-_BOT_ARGS = "--host {host} --port {port} --name {name} --token {token}"
-#: Short names for the reference bots, usable wherever a bot command is expected.
+#: Short names for the reference bots, usable wherever a bot command is expected (they read
+#: where to connect, their name and their token file from the ARENA_* variables).
 BUILTIN_BOTS = {
-    "random": f"{{python}} -m reference_bots.random {_BOT_ARGS}",
-    "chochlik-heuristic": f"{{python}} -m reference_bots.chochlik_heuristic {_BOT_ARGS}",
-    "vollewolle-heuristic": f"{{python}} -m reference_bots.vollewolle_heuristic {_BOT_ARGS}",
-    "wypas-heuristic": f"{{python}} -m reference_bots.wypas_heuristic {_BOT_ARGS}",
+    "random": "{python} -m reference_bots.random",
+    "chochlik-heuristic": "{python} -m reference_bots.chochlik_heuristic",
+    "vollewolle-heuristic": "{python} -m reference_bots.vollewolle_heuristic",
+    "wypas-heuristic": "{python} -m reference_bots.wypas_heuristic",
 }
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0
@@ -48,7 +62,20 @@ EXIT_GRACE = 5.0
 @attrs.frozen
 class BotSpec:
     name: str
-    command: str  # a template with {host} {port} {name} {token}
+    command: str  # a template with {host} {port} {name} {token_file}
+
+
+@attrs.frozen
+class BotLaunch:
+    """How the runner starts bots: over TCP (default) or stdin/stdout (``stdio``), and in a
+    :class:`~arena.sandbox.Sandbox` or not (a sandboxed bot always uses stdio)."""
+
+    stdio: bool = False
+    sandbox: Sandbox | None = None
+
+    @property
+    def uses_stdio(self) -> bool:
+        return self.stdio or self.sandbox is not None
 
 
 #: Programs that run a script: a bot run by one is named after its script, not after them.
@@ -95,9 +122,10 @@ def plan_bots(commands: list[str]) -> list[BotSpec]:
     return [BotSpec(name, template) for name, template in zip(names, templates)]
 
 
-def bot_argv(template: str, *, host: str, port: int, name: str, token: str) -> list[str]:
+def bot_argv(template: str, *, host: str, port: int, name: str, token: str,
+             token_file: str = "") -> list[str]:
     values = {"{host}": host, "{port}": str(port), "{name}": name, "{token}": token,
-              "{python}": sys.executable}
+              "{token_file}": token_file, "{python}": sys.executable}
     argv = []
     for word in shlex.split(template):
         for placeholder, value in values.items():
@@ -134,11 +162,12 @@ class MatchReport:
     seconds: float
     log_dir: Path
     unwritten_logs: int = 0  # finished games whose log could not be written (a full disk)
+    refusals: dict[str, int] = attrs.Factory(dict)  # refused hellos by reason (a token thief)
 
     @property
     def ok(self) -> bool:
         return all(b.status == "ok" for b in self.bots) and not any(
-            r.aborted for r in self.records) and not self.unwritten_logs
+            r.aborted for r in self.records) and not self.unwritten_logs and not self.refusals
 
     def rows(self) -> list[dict[str, Any]]:
         rows = []
@@ -183,6 +212,10 @@ class MatchReport:
         if self.unwritten_logs:
             lines.append(f"ERROR: {self.unwritten_logs} game log(s) could not be written to "
                          f"{self.log_dir} (is the disk full?)")
+        for code, count in sorted(self.refusals.items()):
+            lines.append(f"ERROR: {count} connection(s) refused with {code}"
+                         + (" (a process used a token given to another bot)"
+                            if code == ErrorCode.TOKEN_NOT_YOURS else ""))
         return "\n".join(lines)
 
 
@@ -198,6 +231,7 @@ async def run_match(
     reaction_timeout: float = 1.0,
     connect_timeout: float = 10.0,
     on_game_over: Callable[[GameRecord], None] | None = None,
+    launch: BotLaunch | None = None,
 ) -> MatchReport:
     started = time.monotonic()
     tokens = [secrets.token_hex(12) for _ in bots]
@@ -214,22 +248,37 @@ async def run_match(
     runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
             for bot, token in zip(bots, tokens)]
 
-    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER)
+    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER, launch or BotLaunch())
     records = sorted(server.records, key=lambda r: r.number)
     return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
-                       log_dir, unwritten_logs=len(server.unwritten_logs))
+                       log_dir, unwritten_logs=len(server.unwritten_logs),
+                       refusals=dict(server.refusals))
 
 
-async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode) -> None:
+async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode,
+                          how: BotLaunch | None = None) -> None:
     """Serve, launch every bot, wait until the server's seating is done, then say ``bye``
     (``ending``) and stop the bots: the ones that never connected at once, the others after
-    :data:`EXIT_GRACE` seconds.  Whatever happens (Ctrl-C included), no bot outlives it."""
+    :data:`EXIT_GRACE` seconds.  Whatever happens (Ctrl-C included), no bot outlives it, and
+    its token file is removed."""
     processes: list[trio.Process] = []
+    how = how if how is not None else BotLaunch()
+    if server.binding is None:
+        server.binding = ProcessBinding()
+    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))  # mode 0700: this user's only
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
             for run in runs:
-                processes.append(await launch(run, port))
+                processes.append(await launch(run, port, how, private))
+                if how.uses_stdio:
+                    process = processes[-1]
+                    assert process.stdin is not None and process.stdout is not None
+                    nursery.start_soon(functools.partial(
+                        server.handle_stream, trio.StapledStream(process.stdin, process.stdout),
+                        bound_token=run.token))
+                else:
+                    server.binding.bind(run.token, processes[-1].pid)
                 nursery.start_soon(watch, server, run, processes[-1])
             await server.all_games_done.wait()
             seated = server.statistics().seating
@@ -248,22 +297,41 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         for process in processes:
             if process.returncode is None:
                 process.kill()
+        shutil.rmtree(private, ignore_errors=True)
 
 
-async def launch(run: BotRun, port: int) -> trio.Process:
+async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.Process:
     """Start the bot's process, its output going to ``run.output``; a command that cannot be
-    started becomes a process that exits with 127 (reported, never raised)."""
+    started becomes a process that exits with 127 (reported, never raised).  Its token goes in
+    a file of its own in the private folder ``private``."""
+    token_file = private / f"{secrets.token_hex(4)}.token"
+    if not how.uses_stdio:  # a stdio bot's pipe is its identity: its token never leaves here
+        descriptor = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(run.token)
     argv = bot_argv(run.spec.command, host="127.0.0.1", port=port, name=run.spec.name,
-                    token=run.token)
-    env = dict(os.environ, ARENA_HOST="127.0.0.1", ARENA_PORT=str(port),
-               ARENA_NAME=run.spec.name, ARENA_TOKEN=run.token)
+                    token=run.token, token_file=str(token_file))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env.update(ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_NAME=run.spec.name)
+    if how.uses_stdio:
+        env["ARENA_TRANSPORT"] = "stdio"
+    else:
+        env["ARENA_TOKEN_FILE"] = str(token_file)
+    extra: dict[str, Any] = {}
+    if how.sandbox is not None:
+        argv = how.sandbox.wrap(argv)
+        extra["preexec_fn"] = how.sandbox.limits()
     output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
     try:
         # a session of its own: a Ctrl-C at the terminal reaches the arena, which stops the bots
         # itself, and not the bots (whose seats would be played by default in stored games)
+        if how.uses_stdio:
+            return await trio.lowlevel.open_process(
+                argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=output,
+                start_new_session=True, **extra)
         return await trio.lowlevel.open_process(
             argv, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            start_new_session=True, **extra)
     except OSError as exc:
         output.write(f"could not start {argv!r}: {exc}\n".encode())
         return await trio.lowlevel.open_process(

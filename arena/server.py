@@ -20,6 +20,7 @@ import logging
 import math
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,9 @@ from arena.gamelog import GameLog, ensure_writable
 from arena.games.base import GameSpec
 from arena.games.chance import secret_seed
 from arena.match import MatchDriver, RequestCounter, notice_for_closed
+from arena.peer_process import ProcessBinding, socket_addresses
 from arena.records import GameRecord
-from arena.seating import ArrivalSeating, SeatedTable, Seating, SeatingStatistics
+from arena.seating import Admission, ArrivalSeating, SeatedTable, Seating, SeatingStatistics
 from arena.session import SEND_QUEUE_BYTES, Session
 from arena.table import Answer, BadLine, Gone, Table
 from protocol.connection import ENDED, ServerConnection
@@ -60,7 +62,8 @@ HURRIED_FLUSH = 0.2
 REFUSALS = {ErrorCode.UNKNOWN_TOKEN: "this server seats bots by token; send the token you were "
                                      "given (ARENA_TOKEN) in hello",
             ErrorCode.TOKEN_IN_USE: "another connection already uses that token",
-            ErrorCode.BAD_TOKEN: "that name is registered here: send its token in hello"}
+            ErrorCode.BAD_TOKEN: "that name is registered here: send its token in hello",
+            ErrorCode.TOKEN_NOT_YOURS: "that token was given to another process"}
 
 
 @attrs.frozen
@@ -103,8 +106,14 @@ class ServerStatistics:
 
 class ArenaServer:
     def __init__(self, config: ServerConfig, *, seating: Seating | None = None,
-                 on_game_over: Callable[[GameRecord], None] | None = None) -> None:
+                 on_game_over: Callable[[GameRecord], None] | None = None,
+                 binding: ProcessBinding | None = None) -> None:
+        """``binding``: tokens bound to the processes a runner gave them to; a connection from
+        any other process is refused (``token_not_yours``)."""
         self.config = config
+        self.binding = binding
+        #: Refused hellos, by reason code (a runner fails its run on any).
+        self.refusals: Counter[str] = Counter()
         self.spec = config.spec
         self.players: int = config.options.players
         self.seating: Seating = seating if seating is not None else ArrivalSeating(self.players)
@@ -206,8 +215,11 @@ class ArenaServer:
 
     # -- connections --
 
-    async def handle_stream(self, stream: trio.abc.Stream) -> None:
-        """Serve one connection to its end; never raises for anything the peer does."""
+    async def handle_stream(self, stream: trio.abc.Stream, *,
+                            bound_token: str | None = None) -> None:
+        """Serve one connection to its end; never raises for anything the peer does.
+        ``bound_token``: the connection is the server's own pipe to the bot given that token
+        (``arena match --stdio``), which then needs to send none."""
         address = peer_address(stream)
         if self._shutting_down:
             await stream.aclose()
@@ -220,7 +232,9 @@ class ArenaServer:
             return
         session = Session(next(self._connections),
                           ServerConnection(game=self.spec.name, max_line=MAX_LINE_BYTES),
-                          address=address, max_queued_bytes=self.config.max_queued_bytes)
+                          address=address, max_queued_bytes=self.config.max_queued_bytes,
+                          sockets=socket_addresses(getattr(stream, "socket", None)),
+                          bound_token=bound_token)
         self.sessions.add(session)
         self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
@@ -330,18 +344,31 @@ class ArenaServer:
             session.finish(Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
                                message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN]))
             return
-        admission = self.seating.admit(session, hello.name.strip(), hello.token)
-        if admission.refusal is not None:
-            session.send(Error(code=admission.refusal.value, fatal=True,
-                               message=REFUSALS.get(admission.refusal, "refused")))
+        token = session.bound_token or hello.token
+        if token is not None and not self._process_may_use(session, token):
+            admission = Admission(refusal=ErrorCode.TOKEN_NOT_YOURS)
+        else:
+            admission = self.seating.admit(session, hello.name.strip(), token)
+        refusal = admission.refusal
+        if refusal is not None:
+            self.refusals[refusal.value] += 1
+            log.warning("refused %s (%s): %s", session.name, session.address, refusal.value)
+            session.send(Error(code=refusal.value, fatal=True,
+                               message=REFUSALS.get(refusal, "refused")))
             session.conn.close()
             session.finish()
             return
         session.name = admission.name or hello.name.strip()
-        session.token = hello.token
+        session.token = token
         session.admitted = True
         session.idle_since = trio.current_time()
         self._seat(self.seating.ready(session, trio.current_time()))
+
+    def _process_may_use(self, session: Session, token: str) -> bool:
+        if self.binding is None or session.bound_token is not None:
+            return True
+        peer, local = session.sockets if session.sockets is not None else (None, None)
+        return self.binding.allows(token, peer, local)
 
     async def _action(self, session: Session, action: Action) -> None:
         if session.table is not None:

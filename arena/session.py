@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena.match import RequestCounter
+from arena.peer_process import Address
 from protocol.connection import ServerConnection
 from protocol.errors import ErrorCode
 
@@ -30,9 +31,15 @@ SEND_QUEUE_BYTES = 4 * 1024 * 1024
 
 class Session:
     def __init__(self, number: int, conn: ServerConnection, *, address: str = "local",
-                 max_queued_bytes: int = SEND_QUEUE_BYTES) -> None:
+                 max_queued_bytes: int = SEND_QUEUE_BYTES,
+                 sockets: tuple[Address, Address] | None = None,
+                 bound_token: str | None = None) -> None:
+        """``sockets``: (peer, local) addresses of a TCP connection; ``bound_token``: the token
+        of a connection the server made itself (a runner's pipe to its bot): it needs none."""
         self.number = number
         self.address = address
+        self.sockets = sockets
+        self.bound_token = bound_token
         self.max_queued_bytes = max_queued_bytes
         self.queued_bytes = 0  # written to the queue, not yet to the socket
         self.idle_since: float | None = None  # admitted and waiting for a seat since then

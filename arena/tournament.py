@@ -28,7 +28,7 @@ import attrs
 from arena.gamelog import ensure_writable
 from arena.games.base import GameSpec
 from arena.records import GameRecord
-from arena.runner import BotRun, BotSpec, serve_with_bots
+from arena.runner import BotLaunch, BotRun, BotSpec, serve_with_bots
 from arena.schedule import Format, PlannedTable, plan, set_size
 from arena.seating import Instance, ScheduledSeating
 from arena.server import ArenaServer, ServerConfig
@@ -124,8 +124,10 @@ class Tournament:
                  planned: Sequence[PlannedTable], storage: Storage, *, log_dir: Path,
                  concurrency: int = 1, move_timeout: float = 5.0,
                  reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
-                 on_game_over: Callable[[StoredGame], None] | None = None) -> None:
+                 on_game_over: Callable[[StoredGame], None] | None = None,
+                 launch: BotLaunch | None = None) -> None:
         self.spec, self.options, self.bots = spec, options, list(bots)
+        self.launch = launch if launch is not None else BotLaunch()
         self.storage = storage
         self.log_dir = log_dir
         done = {game.planned for game in storage.games()}
@@ -168,7 +170,7 @@ class Tournament:
                        output_dir / f"{self.server.run_id}-{self.bots[instance.entrant].name}"
                                     f"-{i}.txt")
                 for i, instance in enumerate(self.instances)]
-        await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER)
+        await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
         return TournamentReport(runs, self.played, remaining, time.monotonic() - started)

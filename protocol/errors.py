@@ -20,6 +20,7 @@ class ErrorCode(enum.StrEnum):
     UNKNOWN_TOKEN = "unknown_token"  # a roster server does not know this token (fatal)
     TOKEN_IN_USE = "token_in_use"  # another live connection holds this token (fatal)
     BAD_TOKEN = "bad_token"  # the name is registered and this is not its token (fatal)
+    TOKEN_NOT_YOURS = "token_not_yours"  # the token was given to another process (fatal)
     # answers to requests
     WRONG_REQUEST_ID = "wrong_request_id"  # no such request is open for you
     STALE_REQUEST = "stale_request"  # the request was answered or cancelled: answer ignored

@@ -23,7 +23,7 @@ import random
 import sys
 from typing import Any
 
-from reference_bots.client import argument_parser, run
+from reference_bots.client import argument_parser, play
 
 START_PRICE = 19
 
@@ -142,8 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="probability of playing a uniformly random legal action instead")
     args = parser.parse_args(argv)
     policy = ChochlikHeuristic(args.random_rate, args.seed)
-    return run(policy, args.host, args.port, args.name, args.token,
-               log=sys.stderr if args.verbose else None)
+    return play(policy, args)
 
 
 if __name__ == "__main__":

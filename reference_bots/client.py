@@ -29,10 +29,21 @@ class Policy(Protocol):
 
 
 class Connection:
-    def __init__(self, host: str, port: int, timeout: float | None = None) -> None:
+    """Lines to and from the server: over a TCP socket, or over standard input and output
+    (``stdio``, when the arena runner bridges the bot: then nothing else may be printed to
+    standard output; use standard error)."""
+
+    def __init__(self, host: str, port: int, timeout: float | None = None, *,
+                 stdio: bool = False) -> None:
+        self.sock: socket.socket | None = None
+        if stdio:
+            self.reader: Any = sys.stdin.buffer
+            self.writer: Any = sys.stdout.buffer
+            return
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.settimeout(None)
         self.reader = self.sock.makefile("rb")
+        self.writer = None
 
     def read(self) -> dict[str, Any] | None:
         """The next message, or None when the server closed the connection."""
@@ -44,9 +55,16 @@ class Connection:
     def write(self, message: dict[str, Any]) -> None:
         line = json.dumps({k: v for k, v in message.items() if v is not None},
                           separators=(",", ":"), ensure_ascii=False)
-        self.sock.sendall(line.encode("utf-8") + b"\n")
+        data = line.encode("utf-8") + b"\n"
+        if self.sock is not None:
+            self.sock.sendall(data)
+        else:
+            self.writer.write(data)
+            self.writer.flush()
 
     def close(self) -> None:
+        if self.sock is None:
+            return
         try:
             self.reader.close()
             self.sock.close()
@@ -55,10 +73,15 @@ class Connection:
 
 
 def run(policy: Policy, host: str, port: int, name: str, token: str | None = None,
-        *, log: Any = None, connect_timeout: float = 10.0) -> int:
-    """Connect, say hello, answer every request until the server ends the session."""
+        *, log: Any = None, connect_timeout: float = 10.0, stdio: bool = False) -> int:
+    """Connect (or speak over stdin/stdout with ``stdio``), say hello, answer every request
+    until the server ends the session."""
     rescue = random.Random()
-    conn = Connection(host, port, timeout=connect_timeout)
+    try:
+        conn = Connection(host, port, timeout=connect_timeout, stdio=stdio)
+    except OSError as exc:
+        print(f"{name}: cannot connect to {host}:{port}: {exc}", file=sys.stderr)
+        return 1
     try:
         welcome = conn.read()
         if welcome is None or welcome.get("type") != "welcome":
@@ -103,7 +126,28 @@ def argument_parser(description: str, default_name: str) -> argparse.ArgumentPar
     parser.add_argument("--host", default=env.get("ARENA_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(env.get("ARENA_PORT", "7777")))
     parser.add_argument("--name", default=env.get("ARENA_NAME", default_name))
-    parser.add_argument("--token", default=env.get("ARENA_TOKEN") or None)
+    parser.add_argument("--token", default=env.get("ARENA_TOKEN") or None,
+                        help="the token to send in hello (prefer --token-file: a command line "
+                             "can be read by other users' processes)")
+    parser.add_argument("--token-file", default=env.get("ARENA_TOKEN_FILE") or None,
+                        help="a file holding the token (how `arena match` hands it over)")
+    parser.add_argument("--stdio", action="store_true",
+                        default=env.get("ARENA_TRANSPORT") == "stdio",
+                        help="speak the protocol on stdin/stdout instead of a socket")
     parser.add_argument("--seed", default=None, help="seed for the bot's own choices")
     parser.add_argument("--verbose", action="store_true", help="print errors to stderr")
     return parser
+
+
+def token_from(args: argparse.Namespace) -> str | None:
+    """The token given by ``--token``, or read from ``--token-file``."""
+    if args.token_file:
+        with open(args.token_file, encoding="utf-8") as file:
+            return file.read().strip() or None
+    return args.token
+
+
+def play(policy: Policy, args: argparse.Namespace) -> int:
+    """Run ``policy`` with the options of :func:`argument_parser`; the bot's exit status."""
+    return run(policy, args.host, args.port, args.name, token_from(args), stdio=args.stdio,
+               log=sys.stderr if args.verbose else None)

@@ -10,7 +10,7 @@ import random
 import sys
 from typing import Any
 
-from reference_bots.client import argument_parser, run
+from reference_bots.client import argument_parser, play
 
 
 class RandomPolicy:
@@ -26,8 +26,7 @@ class RandomPolicy:
 
 def main(argv: list[str] | None = None) -> int:
     args = argument_parser("arena random bot", "random").parse_args(argv)
-    return run(RandomPolicy(args.seed), args.host, args.port, args.name, args.token,
-               log=sys.stderr if args.verbose else None)
+    return play(RandomPolicy(args.seed), args)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from reference_bots.client import argument_parser, run
+from reference_bots.client import argument_parser, play
 
 MIN_BID, HIGH_BID = 14, 26  # 26 is the "26+" bid, which costs a wool chip
 TRIO_370 = (0, 3, 14)  # points for 0, 1, 2 cards of 3-7-0 beyond complete trios
@@ -275,8 +275,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="probability of playing a uniformly random legal action instead")
     args = parser.parse_args(argv)
     policy = VolleWolleHeuristic(args.random_rate, args.seed)
-    return run(policy, args.host, args.port, args.name, args.token,
-               log=sys.stderr if args.verbose else None)
+    return play(policy, args)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import random
 import sys
 from typing import Any
 
-from reference_bots.client import argument_parser, run
+from reference_bots.client import argument_parser, play
 
 SPECIAL_WORTH = {"thief": 3.0, "wolf": 2.0, "dog": 2.0, "black_sheep": 2.0}
 CARD_COST = 1.0  # what spending any card costs, beyond its use to us
@@ -293,8 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="probability of playing a uniformly random legal action instead")
     args = parser.parse_args(argv)
     policy = WypasHeuristic(args.random_rate, args.seed)
-    return run(policy, args.host, args.port, args.name, args.token,
-               log=sys.stderr if args.verbose else None)
+    return play(policy, args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,152 @@
+"""Which process is at the other end of a loopback TCP connection (Linux ``/proc``).
+
+``arena match`` and ``arena tournament`` launch the bots themselves, so they know which process
+was given which token.  A token read by another process (from a file, a command line, or the
+memory of a process of the same user) must not win that bot's seat: :class:`ProcessBinding`
+admits a token only from a connection whose socket is held by the process the token was given
+to, or by one of its descendants (a ``sh -c`` wrapper, say) or a process in its session.
+
+The socket is found by its addresses in ``/proc/net/tcp`` / ``tcp6``, and its holder by the
+``socket:[inode]`` links under ``/proc/PID/fd``.  Where ``/proc`` cannot answer (another
+system), :attr:`ProcessBinding.available` is false and tokens alone decide.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+PROC = Path("/proc")
+
+Address = tuple[str, int]
+
+
+def _hex_address(address: Address) -> str:
+    """An address as ``/proc/net/tcp*`` writes it: the IP in host byte order, then the port."""
+    ip = ipaddress.ip_address(address[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    packed = ip.packed
+    if len(packed) == 4:
+        text = packed[::-1].hex()
+    else:  # four 32-bit words, each in host (little-endian) order
+        text = "".join(packed[i:i + 4][::-1].hex() for i in range(0, 16, 4))
+    return f"{text.upper()}:{address[1]:04X}"
+
+
+def _hex_variants(address: Address) -> set[str]:
+    """The ways ``address`` can appear: as IPv4, and as an IPv4-mapped IPv6 address."""
+    variants = {_hex_address(address)}
+    ip = ipaddress.ip_address(address[0])
+    if isinstance(ip, ipaddress.IPv4Address):
+        mapped = ipaddress.IPv6Address(f"::ffff:{ip}")
+        variants.add(_hex_address((str(mapped), address[1])))
+    return variants
+
+
+def socket_inode(bot_side: Address, server_side: Address) -> int | None:
+    """The inode of the bot's end of the connection ``bot_side`` -> ``server_side``."""
+    local, remote = _hex_variants(bot_side), _hex_variants(server_side)
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (PROC / "net" / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[1] in local and fields[2] in remote:
+                return int(fields[9])
+    return None
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, session id) of ``pid``."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()  # after the command name, which may hold spaces
+    return int(fields[1]), int(fields[3])
+
+
+def _pids() -> Iterator[int]:
+    for entry in os.scandir(PROC):
+        if entry.name.isdigit():
+            yield int(entry.name)
+
+
+def family(root: int) -> set[int]:
+    """``root``, its descendants, and every process in its session."""
+    parents: dict[int, int] = {}
+    members = {root}
+    for pid in _pids():
+        stat = _stat(pid)
+        if stat is None:
+            continue
+        parents[pid] = stat[0]
+        if stat[1] == root:
+            members.add(pid)
+    for pid in parents:
+        chain: list[int] = []
+        ancestor = pid
+        while ancestor > 1 and ancestor not in members and len(chain) < 64:
+            chain.append(ancestor)
+            ancestor = parents.get(ancestor, 0)
+        if ancestor in members:
+            members.update(chain)
+    return members
+
+
+def holds_socket(pid: int, inode: int) -> bool:
+    target = f"socket:[{inode}]"
+    try:
+        entries = os.scandir(PROC / str(pid) / "fd")
+    except OSError:
+        return False
+    with entries:
+        for entry in entries:
+            try:
+                if os.readlink(entry.path) == target:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+class ProcessBinding:
+    """Tokens bound to the processes they were given to."""
+
+    def __init__(self) -> None:
+        self.available = (PROC / "net" / "tcp").exists() and (PROC / "self" / "fd").exists()
+        self.owners: dict[str, int] = {}
+
+    def bind(self, token: str, pid: int) -> None:
+        self.owners[token] = pid
+
+    def allows(self, token: str, bot_side: Address | None, server_side: Address | None) -> bool:
+        """May the connection ``bot_side`` -> ``server_side`` use ``token``?  Tokens not bound
+        here, connections without sockets (a runner's pipe) and systems without ``/proc`` are
+        let through: the token alone decides there."""
+        owner = self.owners.get(token)
+        if owner is None or not self.available or bot_side is None or server_side is None:
+            return True
+        inode = socket_inode(bot_side, server_side)
+        if inode is None:
+            return False
+        return any(holds_socket(pid, inode) for pid in family(owner))
+
+
+def socket_addresses(sock: socket.socket | None) -> tuple[Address, Address] | None:
+    """(peer, local) addresses of a connected TCP socket, as (host, port) pairs."""
+    if sock is None:
+        return None
+    try:
+        peer, local = sock.getpeername(), sock.getsockname()
+    except (OSError, AttributeError):
+        return None
+    if not isinstance(peer, tuple) or not isinstance(local, tuple):
+        return None
+    return (str(peer[0]), int(peer[1])), (str(local[0]), int(local[1]))

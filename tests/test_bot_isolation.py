@@ -1,0 +1,178 @@
+"""Bots the runner launches cannot take each other's seats: tokens stay off command lines and
+out of the environment, a token works only from the process it was given to, and the optional
+sandbox cuts a bot off from the network, the files and the other processes."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+import pytest
+import trio
+
+from arena.games import get_game
+from arena.peer_process import ProcessBinding, socket_addresses
+from arena.runner import BotLaunch, plan_bots, run_match
+from arena.sandbox import Sandbox, SandboxUnavailable
+
+SPEC = get_game("chochlik")
+OPTIONS = SPEC.parse_options({"players": 3, "hands": 1})
+
+#: A bot that reports whether its token is visible anywhere but its token file, then plays.
+INSPECTOR = '''
+import os, sys
+token = open(os.environ["ARENA_TOKEN_FILE"]).read().strip()
+where = [name for name, value in os.environ.items() if token in value]
+if token in " ".join(sys.argv):
+    where.append("argv")
+print("TOKEN SEEN IN:", where or "nowhere", file=sys.stderr, flush=True)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+#: A bot that first tries every other bot's token (it can read their token files: same user),
+#: then plays with its own.
+THIEF = '''
+import glob, json, os, socket, sys
+mine = os.environ["ARENA_TOKEN_FILE"]
+for path in glob.glob(os.path.join(os.path.dirname(mine), "*.token")):
+    if path == mine:
+        continue
+    s = socket.create_connection((os.environ["ARENA_HOST"], int(os.environ["ARENA_PORT"])))
+    f = s.makefile("rb")
+    f.readline()
+    stolen = open(path).read().strip()
+    s.sendall(json.dumps({"type": "hello", "name": "thief", "token": stolen}).encode() + b"\\n")
+    print("STOLEN TOKEN GOT:", json.loads(f.readline()).get("code"), file=sys.stderr, flush=True)
+    s.close()
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+#: A bot that reports what the sandbox lets it do, then plays over stdin/stdout.
+PROBE = '''
+import os, socket, sys
+report = []
+try:
+    open(os.path.join(os.getcwd(), "sandbox-escape.txt"), "w").write("x")
+    report.append("wrote the project folder")
+except OSError:
+    pass
+try:
+    socket.create_connection(("127.0.0.1", int(os.environ["ARENA_PORT"])), timeout=2)
+    report.append("reached the server's port")
+except OSError:
+    pass
+pids = [p for p in os.listdir("/proc") if p.isdigit()]
+if len(pids) > 8:
+    report.append(f"saw {len(pids)} processes")
+with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "scratch"), "w") as f:
+    f.write("ok")
+print("SANDBOX:", report or "held", file=sys.stderr, flush=True)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+
+def _script(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    return f"{name}={{python}} {path}"
+
+
+async def test_no_token_on_a_bot_command_line_or_in_its_environment(tmp_path: Path):
+    bots = plan_bots([_script(tmp_path, "inspector", INSPECTOR), "random", "random"])
+    report = await run_match(SPEC, OPTIONS, bots, games=1, seed="i", move_timeout=5,
+                             log_dir=tmp_path / "logs")
+    assert report.ok, report.table()
+    assert "TOKEN SEEN IN: nowhere" in report.bots[0].output.read_text()
+
+
+async def test_a_token_thief_is_refused_and_fails_the_run(tmp_path: Path):
+    bots = plan_bots([_script(tmp_path, "thief", THIEF), "random", "random"])
+    report = await run_match(SPEC, OPTIONS, bots, games=2, seed="t", move_timeout=5,
+                             log_dir=tmp_path / "logs")
+    output = report.bots[0].output.read_text()
+    assert output.count("STOLEN TOKEN GOT: token_not_yours") == 2, output
+    assert report.refusals == {"token_not_yours": 2}
+    assert not report.ok and "token_not_yours" in report.table()
+    # the victims kept their seats and played every game themselves
+    assert [bot.status for bot in report.bots] == ["ok", "ok", "ok"]
+    assert all(not r.aborted and sum(r.defaults) == 0 for r in report.records)
+    assert [list(r.names) for r in report.records][0] == ["thief", "random-1", "random-2"]
+
+
+def test_the_binding_tells_a_bots_own_connection_from_a_siblings():
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        hold = f"import socket,time; s=socket.create_connection(('127.0.0.1',{port})); " \
+               "time.sleep(30)"
+        owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                                 start_new_session=True)
+        sibling = subprocess.Popen([sys.executable, "-c", hold], start_new_session=True)
+        try:
+            conn, _ = server.accept()
+            addresses = socket_addresses(conn)
+            assert addresses is not None
+            binding = ProcessBinding()
+            if not binding.available:
+                pytest.skip("no /proc/net/tcp here: tokens alone decide")
+            binding.bind("owner's", owner.pid)
+            binding.bind("sibling's", sibling.pid)
+            assert binding.allows("sibling's", *addresses)
+            assert not binding.allows("owner's", *addresses)
+            assert binding.allows("unbound", *addresses)  # tokens it never gave out
+            conn.close()
+        finally:
+            owner.kill()
+            sibling.kill()
+            owner.wait()
+            sibling.wait()
+
+
+async def test_bots_can_speak_over_stdin_and_stdout(tmp_path: Path):
+    report = await run_match(SPEC, OPTIONS, plan_bots(["random", "chochlik-heuristic", "random"]),
+                             games=2, seed="s", move_timeout=5, log_dir=tmp_path,
+                             launch=BotLaunch(stdio=True))
+    assert report.ok, report.table()
+    assert len(report.records) == 2
+    assert all(sum(r.defaults) == 0 and sum(r.errors) == 0 for r in report.records)
+
+
+def _sandbox() -> Sandbox:
+    sandbox = Sandbox()
+    try:
+        sandbox.check()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no sandbox on this machine: {exc}")
+    return sandbox
+
+
+async def test_a_sandboxed_bot_has_no_network_no_writable_files_and_sees_no_processes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    sandbox = _sandbox()
+    monkeypatch.chdir(tmp_path)
+    bots = plan_bots([_script(tmp_path, "probe", PROBE), "random", "random"])
+    report = await run_match(SPEC, OPTIONS, bots, games=1, seed="p", move_timeout=10,
+                             log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox))
+    output = report.bots[0].output.read_text()
+    assert "SANDBOX: held" in output, output
+    assert report.ok, report.table()
+    assert not (tmp_path / "sandbox-escape.txt").exists()
+
+
+async def test_a_sandboxed_bot_over_its_memory_limit_fails_alone(tmp_path: Path):
+    sandbox = attrs.evolve(_sandbox(), memory_mb=256)
+    hog = _script(tmp_path, "hog", "x = bytearray(1024 ** 3)\n")
+    bots = plan_bots([hog, "random", "random"])
+    with trio.fail_after(60):
+        report = await run_match(SPEC, OPTIONS, bots, games=1, seed="h", move_timeout=5,
+                                 log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox),
+                                 connect_timeout=5)
+    assert report.bots[0].status.startswith("never connected (exit 1)"), report.table()
+    assert "MemoryError" in report.bots[0].output.read_text()
+    assert not report.ok
+    assert [b.status for b in report.bots[1:]] == ["ok", "ok"]
