@@ -57,11 +57,16 @@ def main(verbose: bool) -> None:
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
               show_default=True, help="Lines a connection may send per second (twice as many "
                                       "in a burst) before it is closed.")
+@click.option("--reconnect-grace", type=click.FloatRange(min=0), default=30.0,
+              show_default=True,
+              help="Seconds a bot with a token whose connection was lost may take to come back "
+                   "to its seat (0: none).")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-          move_timeout: float, reaction_timeout: float, log_dir: Path, host: str, port: int,
-          max_connections: int | None, max_connections_per_address: int, hello_timeout: float,
-          max_queued_bytes: int, max_messages_per_second: float, idle_timeout: float,
-          tokens_file: Path | None, **flags: Any) -> None:
+          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
+          host: str, port: int, max_connections: int | None, max_connections_per_address: int,
+          hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
+          idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
+          **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.seating import ArrivalSeating, load_registry
@@ -74,7 +79,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           max_connections_per_address=max_connections_per_address,
                           hello_timeout=hello_timeout, max_queued_bytes=max_queued_bytes,
                           max_messages_per_second=max_messages_per_second,
-                          idle_timeout=idle_timeout)
+                          idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
+                          time_bank=time_bank)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(
@@ -134,7 +140,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
               help="Seconds to wait for every bot to connect.")
 @bot_launch_options
 def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-          move_timeout: float, reaction_timeout: float, log_dir: Path,
+          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           bot_commands: tuple[str, ...], games: int, connect_timeout: float,
           stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
           **flags: Any) -> None:
@@ -166,7 +172,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         report = trio.run(lambda: run_match(
             spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
-            on_game_over=game_over, launch=launch))
+            on_game_over=game_over, launch=launch, time_bank=time_bank))
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()

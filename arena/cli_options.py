@@ -59,6 +59,10 @@ def game_options(function: Any = None, *, game_required: bool = True) -> Any:
                      show_default=True,
                      help="time limit for a reaction-window decision (a special card or pass), "
                           "in seconds"),
+        click.option("--time-bank", type=click.FloatRange(min=0), default=0.0,
+                     show_default=True,
+                     help="Seconds each seat may use beyond its decisions' time limits over a "
+                          "game (a chess-clock bank; 0: none)."),
         click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
                      default=DEFAULT_LOG_DIR, show_default=True,
                      help="Folder for game logs (JSON Lines, one file per game)."),

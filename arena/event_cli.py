@@ -64,8 +64,8 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_tim
               help="Bootstrap resamples for the final leaderboard's intervals.")
 @bot_launch_options
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
-               seed: str | None, move_timeout: float, reaction_timeout: float, log_dir: Path,
-               bot_commands: tuple[str, ...],
+               seed: str | None, move_timeout: float, reaction_timeout: float,
+               time_bank: float, log_dir: Path, bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
                concurrency: int, db: Path, resume: bool, connect_timeout: float,
                resamples: int, stdio: bool, sandbox: bool, sandbox_memory: int,
@@ -119,7 +119,7 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
                                                games=games, sets=sets),
             seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout,
-            reaction_timeout=reaction_timeout)
+            reaction_timeout=reaction_timeout, time_bank=time_bank)
         try:
             planned = settings.planned(len(bots))
         except ValueError as exc:
@@ -168,6 +168,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=settings.move_timeout,
                        reaction_timeout=settings.reaction_timeout,
+                       time_bank=settings.time_bank,
                        connect_timeout=connect_timeout, on_game_over=progress, launch=launch)
     click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
                f"in {settings.sets} set(s) ({settings.format}"
@@ -284,7 +285,7 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -
               default=Path("arena-sprt.db"), show_default=True)
 @bot_launch_options
 def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-         move_timeout: float, reaction_timeout: float, log_dir: Path,
+         move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
          bot_commands: tuple[str, ...], field_command: str,
          elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
          db: Path, stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
@@ -311,7 +312,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     settings = EventSettings(
         game=spec.name, options=spec.options_to_dict(options), format=Format.DUEL.value,
         duplicate=True, sets=max_sets, seed=seed if seed is not None else secrets.token_hex(8),
-        move_timeout=move_timeout, reaction_timeout=reaction_timeout)
+        move_timeout=move_timeout, reaction_timeout=reaction_timeout, time_bank=time_bank)
     try:
         planned = settings.planned(len(bots))
     except ValueError as exc:
@@ -344,7 +345,8 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         click.echo(TRUSTED_BOTS_NOTE, err=True)
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=move_timeout,
-                       reaction_timeout=reaction_timeout, on_game_over=progress, launch=launch)
+                       reaction_timeout=reaction_timeout, time_bank=time_bank,
+                       on_game_over=progress, launch=launch)
     try:
         trio.run(event.run)
     except LogDirectoryError as exc:

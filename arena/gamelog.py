@@ -41,14 +41,20 @@ class GameLog:
         self.records.append({"type": "event", "kind": event.kind, "data": event.data,
                              "to": audience})
 
+    def request(self, seat: int, request_id: int, legal: tuple[str, ...], digest: str) -> None:
+        """A request as sent: its legal list and the digest of its observation."""
+        self.records.append({"type": "request", "seat": seat, "id": request_id,
+                             "legal": list(legal), "observation": digest})
+
     def action(self, seat: int, action: str, request_id: int | None, ms: int, *, by: str,
-               reason: str | None = None, decision: str | None = None) -> None:
-        record = {"type": "action", "seat": seat, "action": action, "id": request_id, "ms": ms,
-                  "by": by}
-        if reason is not None:
-            record["reason"] = reason
-        if decision is not None:
-            record["decision"] = decision
+               reason: str | None = None, decision: str | None = None,
+               limit: str | None = None, bank_ms: int | None = None) -> None:
+        record: dict[str, Any] = {"type": "action", "seat": seat, "action": action,
+                                  "id": request_id, "ms": ms, "by": by}
+        for key, value in (("reason", reason), ("decision", decision), ("limit", limit),
+                           ("bank_ms", bank_ms)):
+            if value is not None:
+                record[key] = value
         self.records.append(record)
 
     def error(self, seat: int, code: ErrorCode, request_id: int | None, detail: str) -> None:
@@ -70,19 +76,38 @@ class GameLog:
         return "".join(to_json(record) + "\n" for record in self.records)
 
     def write(self, directory: str | os.PathLike[str]) -> Path:
-        """Write ``<game>-<game_id>.jsonl`` into ``directory`` (created if needed), atomically:
-        a reader never sees half a log."""
+        """Write ``<game>-<game_id>.jsonl`` into ``directory`` (created if needed), atomically
+        and durably: a reader never sees half a log, and once this returns the log survives a
+        crash of the machine (the file and the folder are synced)."""
         folder = Path(directory)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{self.header['game']}-{self.header['game_id']}.jsonl"
         partial = path.with_suffix(".jsonl.part")
         try:
-            partial.write_text(self.to_jsonl(), encoding="utf-8")
+            with open(partial, "w", encoding="utf-8") as file:
+                file.write(self.to_jsonl())
+                file.flush()
+                os.fsync(file.fileno())
             os.replace(partial, path)
+            _sync_folder(folder)
         except OSError:
             partial.unlink(missing_ok=True)  # no half log left behind (a full disk, say)
             raise
         return path
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (where the system allows opening a folder)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
 
 
 class LogDirectoryError(Exception):

@@ -9,7 +9,13 @@ What happens at the edges:
 - every seat the game says must act gets one request (at most one open per seat); a request
   whose seat no longer acts, or whose legal list changed, is cancelled (``superseded``);
 - a request gets ``move_timeout`` seconds, or ``reaction_timeout`` when the game says the
-  seat's decision is a reaction window (``GameState.is_reaction``);
+  seat's decision is a reaction window (``GameState.is_reaction``), plus what is left of the
+  seat's ``time_bank`` for the game: time used beyond the limit is taken from the bank, and a
+  timeout names the limit that ran out;
+- every request is logged as sent (legal list and a digest of the observation), so the log
+  alone shows that every offered list was right (``arena replay`` checks it);
+- a seat whose bot comes back (a reconnection, with its token) is sent the game again with its
+  observation now and its open request (:meth:`MatchDriver.resync`);
 - a wrong answer (malformed line, wrong id, illegal action, ...) costs one of ``max_tries``
   tries; after the last one, or at the deadline, the driver plays a default action (the game's
   ``default_action`` for that seat, or where it names none a uniform draw from the legal list
@@ -22,6 +28,7 @@ What happens at the edges:
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -31,6 +38,7 @@ import attrs
 from arena.gamelog import GameLog
 from arena.games.base import GameSpec, GameState
 from arena.games.chance import derive_seed
+from protocol.codec import to_json
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
@@ -79,9 +87,17 @@ class OpenRequest:
     id: int
     legal: tuple[str, ...]
     issued_at: float
-    deadline: float
+    deadline: float  # the limit plus the bank left when it was sent
     tries_left: int
     decision: str | None = None  # the observation's ``decision``, where the game has one
+    limit: float = 0.0  # seconds of the decision's own limit (move or reaction)
+    limit_name: str = "move_timeout"
+
+
+def observation_digest(observation: Any) -> str:
+    """What the log keeps of an observation sent: the SHA-256 of its JSON text (16 hex
+    digits), which a replay recomputes."""
+    return hashlib.sha256(to_json(observation).encode()).hexdigest()[:16]
 
 
 @attrs.define
@@ -115,11 +131,13 @@ class MatchDriver:
         max_tries: int = MAX_TRIES,
         started_at: str = "",
         state: GameState | None = None,
+        time_bank: float = 0.0,
     ) -> None:
         """``reaction_timeout``: the time limit of a reaction-window decision (``None``: the
         same as ``move_timeout``); ``counters``: each seat's connection's request counter
         (fresh ones by default); ``state``: a game already set up from (options, seed), e.g.
-        with a chosen deal for a test; by default a new one."""
+        with a chosen deal for a test; by default a new one; ``time_bank``: seconds each seat
+        may use beyond its decisions' limits over the whole game."""
         if not spec.min_players <= len(players) <= spec.max_players:
             raise ValueError(f"{spec.name} is for {spec.min_players}-{spec.max_players} players")
         self.spec = spec
@@ -131,6 +149,8 @@ class MatchDriver:
         self.move_timeout = move_timeout
         self.reaction_timeout = reaction_timeout if reaction_timeout is not None else move_timeout
         self.max_tries = max_tries
+        self.time_bank = time_bank
+        self.bank = [time_bank] * len(players)  # seconds left in each seat's time bank
         self.counters = list(counters) if counters is not None else [
             RequestCounter() for _ in players]
         self.state: GameState = (state if state is not None
@@ -145,7 +165,8 @@ class MatchDriver:
         self.log = GameLog.begin(
             game=spec.name, game_id=game_id, table=table, seed=seed, names=self.players,
             options=spec.options_to_dict(options), move_timeout_ms=_ms(move_timeout),
-            reaction_timeout_ms=_ms(self.reaction_timeout), started_at=started_at,
+            reaction_timeout_ms=_ms(self.reaction_timeout), time_bank_ms=_ms(time_bank),
+            started_at=started_at,
         )
 
     # -- inputs from the edge --
@@ -153,15 +174,39 @@ class MatchDriver:
     def start(self, now: float) -> list[Outgoing]:
         if self.finished:  # every seat was gone before the game could start
             return []
-        info = dict(self.spec.info(self.options))
-        options = self.spec.options_to_dict(self.options)
-        out = [
-            Outgoing(seat, GameStart(game_id=self.game_id, table=self.table, game=self.spec.name,
-                                     seat=seat, names=self.players, options=options, info=info))
-            for seat in range(len(self.players))
-        ]
+        out = [Outgoing(seat, self.game_start(seat)) for seat in range(len(self.players))]
         self._advance(now, out)
         return out
+
+    def game_start(self, seat: int | None, *, resumed: bool = False) -> GameStart:
+        """The game as ``seat`` is told it (``None``: a spectator); ``resumed`` adds the seat's
+        observation now."""
+        observation = self.state.observe(seat) if resumed and seat is not None else None
+        return GameStart(game_id=self.game_id, table=self.table, game=self.spec.name, seat=seat,
+                         names=self.players, options=self.spec.options_to_dict(self.options),
+                         info=dict(self.spec.info(self.options)), resumed=resumed or None,
+                         observation=observation)
+
+    def resync(self, seat: int, now: float) -> list[Outgoing]:
+        """The seat's bot is back (a new connection): the game again, with the seat's
+        observation now, and its open request with the time left."""
+        if self.finished:
+            return []
+        self.log.note(seat, "reconnected")
+        out = [Outgoing(seat, self.game_start(seat, resumed=True))]
+        request = self.open.get(seat)
+        if request is not None:
+            out.append(Outgoing(seat, Request(
+                id=request.id, legal=list(request.legal),
+                time_left_ms=_ms(request.deadline - now), observation=self.state.observe(seat),
+                time_bank_ms=_ms(self.bank[seat]) if self.time_bank else None)))
+        return out
+
+    def connection_lost(self, seat: int) -> None:
+        """The seat's connection ended, and its bot may come back: the game goes on (its
+        requests time out as usual) until it does, or :meth:`disconnect` says it will not."""
+        if not self.finished:
+            self.log.note(seat, "connection lost")
 
     def answer(self, seat: int, request_id: int, action: str, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
@@ -183,8 +228,9 @@ class MatchDriver:
                         out, legal=True)
             return out
         del self.open[seat]
+        self._charge(seat, request, now)
         self.log.action(seat, action, request_id, _ms(now - request.issued_at), by="bot",
-                        decision=request.decision)
+                        decision=request.decision, bank_ms=self._bank_ms(seat))
         self.state.apply(seat, action)
         self._advance(now, out)
         return out
@@ -212,7 +258,7 @@ class MatchDriver:
             due = [(r.deadline, seat) for seat, r in self.open.items() if r.deadline <= now]
             if not due:
                 break
-            self._play_default(min(due)[1], ErrorCode.TIMEOUT, now, out)
+            self._play_default(min(due)[1], ErrorCode.TIMEOUT, now, out, timed_out=True)
             self._advance(now, out)  # one at a time: a default may change the others' choices
         return out
 
@@ -291,14 +337,29 @@ class MatchDriver:
             self._play_default(seat, ErrorCode.TOO_MANY_TRIES, now, out)
             self._advance(now, out)
 
-    def _play_default(self, seat: int, reason: ErrorCode, now: float,
-                      out: list[Outgoing]) -> None:
+    def _play_default(self, seat: int, reason: ErrorCode, now: float, out: list[Outgoing], *,
+                      timed_out: bool = False) -> None:
         request = self.open.pop(seat)
-        action = self._apply_default(seat, request, reason.value, now)
-        out.append(Outgoing(seat, Cancel(id=request.id, reason=reason.value, played=action)))
+        limit = None
+        if timed_out:
+            limit = "time_bank" if self.bank[seat] > 0 else request.limit_name
+        self._charge(seat, request, now)
+        action = self._apply_default(seat, request, reason.value, now, limit=limit)
+        out.append(Outgoing(seat, Cancel(id=request.id, reason=reason.value, played=action,
+                                         limit=limit)))
+
+    def _charge(self, seat: int, request: OpenRequest, now: float) -> None:
+        """Take the time used beyond the decision's limit from the seat's bank."""
+        if self.time_bank:
+            over = now - request.issued_at - request.limit
+            if over > 0:
+                self.bank[seat] = max(0.0, self.bank[seat] - over)
+
+    def _bank_ms(self, seat: int) -> int | None:
+        return _ms(self.bank[seat]) if self.time_bank else None
 
     def _apply_default(self, seat: int, request: OpenRequest | None, reason: str,
-                       now: float) -> str:
+                       now: float, *, limit: str | None = None) -> str:
         legal = request.legal if request else tuple(self.state.legal_actions(seat))
         action = self.state.default_action(seat)
         if action is None:
@@ -308,7 +369,8 @@ class MatchDriver:
         decision = (request.decision if request
                     else getattr(self.state.observe(seat), "decision", None))
         self.log.action(seat, action, request.id if request else None, elapsed,
-                        by="default", reason=reason, decision=decision)
+                        by="default", reason=reason, decision=decision, limit=limit,
+                        bank_ms=self._bank_ms(seat) if request else None)
         self.state.apply(seat, action)
         return action
 
@@ -339,12 +401,18 @@ class MatchDriver:
     def _issue(self, seat: int, now: float, out: list[Outgoing]) -> None:
         request_id = self.counters[seat].next_id()
         legal = tuple(self.state.legal_actions(seat))
-        timeout = self.timeout_for(seat)
+        reaction = self.state.is_reaction(seat)
+        timeout = self.reaction_timeout if reaction else self.move_timeout
+        bank = self.bank[seat]
         observation = self.state.observe(seat)
-        self.open[seat] = OpenRequest(request_id, legal, now, now + timeout, self.max_tries,
-                                      getattr(observation, "decision", None))
-        out.append(Outgoing(seat, Request(id=request_id, legal=list(legal),
-                                          time_left_ms=_ms(timeout), observation=observation)))
+        self.open[seat] = OpenRequest(
+            request_id, legal, now, now + timeout + bank, self.max_tries,
+            getattr(observation, "decision", None), timeout,
+            "reaction_timeout" if reaction else "move_timeout")
+        self.log.request(seat, request_id, legal, observation_digest(observation))
+        out.append(Outgoing(seat, Request(
+            id=request_id, legal=list(legal), time_left_ms=_ms(timeout + bank),
+            observation=observation, time_bank_ms=_ms(bank) if self.time_bank else None)))
 
     def _flush_events(self, out: list[Outgoing]) -> None:
         seats = range(len(self.players))

@@ -1,8 +1,10 @@
 """``arena replay``: re-simulate a game from its log alone and check that it reproduces.
 
 The game is rebuilt from the header's game, options and seed; every logged action is applied in
-order; every event the game produces must equal the logged one (kind, data and audience), and
-the final result must equal the logged result.  Any difference is a :class:`ReplayError` naming
+order; every event the game produces must equal the logged one (kind, data and audience); every
+request as sent must offer exactly the legal list the game gives at that point, with the digest
+of the observation the seat would see there (the audit trail); and the final result must equal
+the logged result.  Any difference is a :class:`ReplayError` naming
 the log line where it shows.
 """
 
@@ -16,6 +18,7 @@ from typing import Any
 
 from arena.gamelog import LOG_FORMAT, read_log
 from arena.games import IllegalAction, OptionsError, get_game
+from arena.match import observation_digest
 from protocol.codec import to_json
 
 
@@ -37,6 +40,9 @@ def _describe(record: dict[str, Any], players: list[str]) -> str:
         who = f"seat {record['seat']} ({players[record['seat']]})"
         how = "" if record["by"] == "bot" else f"   [played by the server: {record['reason']}]"
         return f"{who}: {record['action']}  ({record['ms']} ms){how}"
+    if record["type"] == "request":
+        return (f"seat {record['seat']} ({players[record['seat']]}) asked, request "
+                f"{record['id']}: {len(record['legal'])} choice(s)")
     if record["type"] == "error":
         return f"seat {record['seat']}: error {record['code']}: {record['detail']}"
     if record["type"] == "note":
@@ -78,6 +84,8 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
             theirs = {key: record.get(key) for key in ("kind", "data", "to")}
             if mine != theirs:
                 raise ReplayError(f"line {number}: the game produced {mine}, the log has {theirs}")
+        elif kind == "request":
+            _check_request(state, record, number)
         elif kind == "action":
             if produced:
                 raise ReplayError(f"line {number}: the game produced {produced[0].kind!r} "
@@ -110,11 +118,25 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
     return ending
 
 
+def _check_request(state: Any, record: dict[str, Any], number: int) -> None:
+    seat = record.get("seat")
+    if not isinstance(seat, int) or seat not in state.to_act():
+        raise ReplayError(f"line {number}: a request to seat {seat}, who is not to act here")
+    legal = list(state.legal_actions(seat))
+    if record.get("legal") != legal:
+        raise ReplayError(f"line {number}: seat {seat} was offered {record.get('legal')}, "
+                          f"the legal list here is {legal}")
+    digest = observation_digest(state.observe(seat))
+    if record.get("observation") != digest:
+        raise ReplayError(f"line {number}: seat {seat} was sent an observation with digest "
+                          f"{record.get('observation')}, the game gives {digest} here")
+
+
 def _shown(record: dict[str, Any], seat: int | None) -> bool:
     if seat is None:
         return True
     if record["type"] == "event":
         return record["to"] is None or seat in record["to"]
-    if record["type"] in ("action", "error", "note"):
+    if record["type"] in ("action", "error", "note", "request"):
         return record["seat"] == seat
     return True

@@ -232,13 +232,14 @@ async def run_match(
     connect_timeout: float = 10.0,
     on_game_over: Callable[[GameRecord], None] | None = None,
     launch: BotLaunch | None = None,
+    time_bank: float = 0.0,
 ) -> MatchReport:
     started = time.monotonic()
     tokens = [secrets.token_hex(12) for _ in bots]
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
     config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
                           move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-                          log_dir=log_dir, seed=seed,
+                          log_dir=log_dir, seed=seed, time_bank=time_bank,
                           idle_timeout=None)  # its own bots wait for one another
     seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
     server = ArenaServer(config, seating=seating, on_game_over=on_game_over)

@@ -36,8 +36,8 @@ from arena.match import MatchDriver, RequestCounter, notice_for_closed
 from arena.peer_process import ProcessBinding, socket_addresses
 from arena.records import GameRecord
 from arena.seating import Admission, ArrivalSeating, SeatedTable, Seating, SeatingStatistics
-from arena.session import SEND_QUEUE_BYTES, Session
-from arena.table import Answer, BadLine, Gone, Table
+from arena.session import SEND_QUEUE_BYTES, Link, Session
+from arena.table import Answer, Away, BadLine, Gone, Rejoin, Table, TableInput
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
@@ -92,6 +92,12 @@ class ServerConfig:
     #: Seconds an admitted connection may wait without a seat; then ``idle_timeout`` and the
     #: end (None: no limit).
     idle_timeout: float | None = 600.0
+    #: Seconds a bot with a token whose connection was lost may take to come back (a new
+    #: connection, the same token) to its seat; meanwhile its requests time out as usual.
+    #: 0: no reconnection (its seat is played by the default policy at once).
+    reconnect_grace: float = 30.0
+    #: Seconds each seat may use beyond its decisions' limits over a game (0: no bank).
+    time_bank: float = 0.0
 
 
 @attrs.frozen
@@ -137,6 +143,9 @@ class ArenaServer:
         self._deadline_changed = trio.Event()
         self.max_connections = (config.max_connections if config.max_connections is not None
                                 else connection_limit())
+        #: Sessions whose connection was lost, by token, until they come back or their grace
+        #: ends (``reconnect_grace``).
+        self.away: dict[str, Session] = {}
         self.per_address: dict[str, int] = {}
 
     def statistics(self) -> ServerStatistics:
@@ -211,6 +220,9 @@ class ArenaServer:
 
     def withdraw(self, token: str) -> None:
         """The bot with this token will not come (its process ended): stop waiting for it."""
+        session = self.away.get(token)
+        if session is not None:
+            self._end_absence(session)
         self._seat(self.seating.withdraw(token, trio.current_time()))
 
     # -- connections --
@@ -235,13 +247,14 @@ class ArenaServer:
                           address=address, max_queued_bytes=self.config.max_queued_bytes,
                           sockets=socket_addresses(getattr(stream, "socket", None)),
                           bound_token=bound_token)
+        link = session.link
         self.sessions.add(session)
         self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
             async with trio.open_nursery() as nursery:
-                session.cancel_scope = nursery.cancel_scope
-                nursery.start_soon(self._write_loop, session, stream)
-                nursery.start_soon(self._hello_deadline, session)
+                link.cancel_scope = nursery.cancel_scope
+                nursery.start_soon(self._write_loop, link, stream)
+                nursery.start_soon(self._hello_deadline, link)
                 session.send(Welcome(
                     protocol=PROTOCOL_VERSION, server="arena", game=self.spec.name,
                     players=self.players,
@@ -252,25 +265,85 @@ class ArenaServer:
                             "max_messages_per_second": self.config.max_messages_per_second,
                             "idle_timeout_ms": (None if self.config.idle_timeout is None
                                                 else round(self.config.idle_timeout * 1000)),
-                            "max_queued_bytes": self.config.max_queued_bytes}))
+                            "max_queued_bytes": self.config.max_queued_bytes,
+                            "reconnect_grace_ms": round(self.config.reconnect_grace * 1000),
+                            "time_bank_ms": round(self.config.time_bank * 1000)}))
                 await self._read_loop(session, stream)
-                session.finish()  # the writer flushes the queue, then the nursery ends
+                link.finish()  # the writer flushes the queue, then the nursery ends
                 nursery.cancel_scope.deadline = trio.current_time() + FLUSH_GRACE
         except* (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass  # the peer went away
+            link.lost = True  # the peer went away
         except* Exception:  # one bad connection never takes the server down
             log.exception("connection %s failed", session.name)
         finally:
-            session.alive = False
-            self.sessions.discard(session)
+            link.alive = False
             left = self.per_address.get(address, 1) - 1
             if left > 0:
                 self.per_address[address] = left
             else:
                 self.per_address.pop(address, None)
-            self._session_gone(session)
+            owner = link.owner if link.owner is not None else session
+            self.sessions.discard(session)
+            if owner.link is link:  # this connection still speaks for its bot
+                self.sessions.discard(owner)
+                if self._may_come_back(owner):
+                    self._await_return(owner)
+                else:
+                    self._session_gone(owner)
             with trio.CancelScope(shield=True), trio.move_on_after(1):
                 await stream.aclose()
+
+    # -- reconnection: a session whose connection was lost waits for its bot to come back --
+
+    def _may_come_back(self, session: Session) -> bool:
+        return (session.link.lost and session.admitted and session.token is not None
+                and self.config.reconnect_grace > 0 and not self._shutting_down)
+
+    def _await_return(self, session: Session) -> None:
+        assert session.token is not None
+        session.away_until = trio.current_time() + self.config.reconnect_grace
+        self.away[session.token] = session
+        if session.table is not None:
+            self._put_for_table(session.table, Away(session))
+        assert self._nursery is not None
+        self._nursery.start_soon(self._grace_ends, session, session.link)
+
+    async def _grace_ends(self, session: Session, link: Link) -> None:
+        assert session.away_until is not None
+        await trio.sleep_until(session.away_until)
+        if session.link is link and session.away_until is not None:  # not back in time
+            self._end_absence(session)
+
+    def _end_absence(self, session: Session) -> None:
+        """The bot will not come back: its seat goes to the default policy."""
+        if session.token is not None:
+            self.away.pop(session.token, None)
+        session.away_until = None
+        self._session_gone(session)
+
+    def _come_back(self, session: Session, returning: Session) -> Session:
+        """``session``'s hello carried the token of ``returning``, which is away: the bot is
+        back.  Its session (seat, request counter) now speaks through the new connection."""
+        assert returning.token is not None
+        del self.away[returning.token]
+        self.sessions.discard(session)
+        returning.rebind(session.link)
+        self.sessions.add(returning)
+        log.info("%s is back (%s)", returning.name, returning.address)
+        if returning.table is not None:
+            self._put_for_table(returning.table, Rejoin(returning))
+        else:
+            returning.idle_since = trio.current_time()
+            self._seat(self.seating.ready(returning, trio.current_time()))
+        return returning
+
+    def _put_for_table(self, table: Table, item: TableInput) -> None:
+        if not table.put_nowait(item):
+            try:
+                assert self._nursery is not None
+                self._nursery.start_soon(table.put, item)
+            except RuntimeError:  # the server itself is gone
+                pass
 
     async def _idle_sweeper(self, limit: float) -> None:
         """Close connections that have waited longer than ``limit`` without a seat."""
@@ -285,33 +358,37 @@ class ArenaServer:
                     session.conn.close()
                     session.finish()
 
-    async def _hello_deadline(self, session: Session) -> None:
+    async def _hello_deadline(self, link: Link) -> None:
         """A connection that has not said a valid hello in time is closed."""
         await trio.sleep(self.config.hello_timeout)
-        if not session.admitted and session.alive and not session.closing:
+        session = link.owner
+        if session is not None and not session.admitted and link.alive and not link.closing:
             session.send(Error(code=ErrorCode.HELLO_TIMEOUT.value, fatal=True,
                                message=f"no valid hello within {self.config.hello_timeout:g} s"))
-            session.conn.close()
-            session.finish()
+            link.conn.close()
+            link.finish()
 
-    async def _write_loop(self, session: Session, stream: trio.abc.Stream) -> None:
-        async for data in session.out_receive:
+    async def _write_loop(self, link: Link, stream: trio.abc.Stream) -> None:
+        async for data in link.out_receive:
             await stream.send_all(data)
-            session.queued_bytes -= len(data)
+            link.queued_bytes -= len(data)
         # the queue was closed and everything in it is sent: the connection is over
-        if session.cancel_scope is not None:
-            session.cancel_scope.cancel()
+        if link.cancel_scope is not None:
+            link.cancel_scope.cancel()
 
     async def _read_loop(self, session: Session, stream: trio.abc.Stream) -> None:
-        conn = session.conn
+        link = session.link
+        conn = link.conn
         bucket = TokenBucket(self.config.max_messages_per_second)
-        while session.alive:
+        while link.alive:
             event = conn.next_event()
             if event is None:
                 try:
                     data = await stream.receive_some(RECEIVE_CHUNK)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     data = b""
+                if not data:
+                    link.lost = True
                 conn.receive_data(bytes(data))
                 continue
             if event is ENDED:
@@ -326,7 +403,7 @@ class ArenaServer:
                 if event.fatal:
                     return
             elif isinstance(event, Hello):
-                self._hello(session, event)
+                session = self._hello(session, event)
             elif isinstance(event, Action):
                 await self._action(session, event)
             elif isinstance(event, Bye):
@@ -339,14 +416,19 @@ class ArenaServer:
         else:
             session.send(Error(code=error.code.value, message=error.detail, fatal=error.fatal))
 
-    def _hello(self, session: Session, hello: Hello) -> None:
+    def _hello(self, session: Session, hello: Hello) -> Session:
+        """Admit (or refuse) a connection; returns the session it speaks for from now on: a
+        bot coming back with its token gets its own session back."""
         if self._shutting_down:
             session.finish(Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
                                message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN]))
-            return
+            return session
         token = session.bound_token or hello.token
+        returning = self.away.get(token) if token is not None else None
         if token is not None and not self._process_may_use(session, token):
             admission = Admission(refusal=ErrorCode.TOKEN_NOT_YOURS)
+        elif returning is not None:
+            return self._come_back(session, returning)
         else:
             admission = self.seating.admit(session, hello.name.strip(), token)
         refusal = admission.refusal
@@ -357,12 +439,13 @@ class ArenaServer:
                                message=REFUSALS.get(refusal, "refused")))
             session.conn.close()
             session.finish()
-            return
+            return session
         session.name = admission.name or hello.name.strip()
         session.token = token
         session.admitted = True
         session.idle_since = trio.current_time()
         self._seat(self.seating.ready(session, trio.current_time()))
+        return session
 
     def _process_may_use(self, session: Session, token: str) -> bool:
         if self.binding is None or session.bound_token is not None:
@@ -377,13 +460,8 @@ class ArenaServer:
         session.send(notice_for_closed(session.requests, action.id))
 
     def _session_gone(self, session: Session) -> None:
-        table = session.table
-        if table is not None and not table.put_nowait(Gone(session)):
-            try:
-                assert self._nursery is not None
-                self._nursery.start_soon(table.put, Gone(session))
-            except RuntimeError:  # the server itself is gone
-                pass
+        if session.table is not None:
+            self._put_for_table(session.table, Gone(session))
         if session.admitted:
             self._seat(self.seating.gone(session, trio.current_time()))
 
@@ -417,6 +495,7 @@ class ArenaServer:
             seated.seed if seated.seed is not None else secret_seed(self.seed, "table", number),
             list(seated.names), game_id=f"{self.run_id}-t{number}", table=number,
             move_timeout=self.config.move_timeout, reaction_timeout=self.config.reaction_timeout,
+            time_bank=self.config.time_bank,
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         table = Table(seated, driver, sessions)

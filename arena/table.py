@@ -55,7 +55,21 @@ class Gone:
     session: Session
 
 
-TableInput = Answer | BadLine | Gone
+@attrs.frozen
+class Away:
+    """A session's connection was lost, and its bot may come back (a reconnection)."""
+
+    session: Session
+
+
+@attrs.frozen
+class Rejoin:
+    """A session's bot came back on a new connection: send it the game again."""
+
+    session: Session
+
+
+TableInput = Answer | BadLine | Gone | Away | Rejoin
 
 
 class Table:
@@ -104,8 +118,10 @@ class Table:
             with self.scope:
                 now = trio.current_time()
                 for seat, session in enumerate(self.sessions):
-                    if session is None or not session.alive:
-                        driver.disconnect(seat, now)
+                    if session is None or (not session.alive and session.away_until is None):
+                        driver.disconnect(seat, now)  # a table never waits for the gone
+                    elif not session.alive:
+                        driver.connection_lost(seat)  # it may come back
                 self._dispatch(driver.start(now))
                 while not driver.finished:
                     deadline = driver.next_deadline()
@@ -165,6 +181,11 @@ class Table:
             return driver.answer(seat, item.action.id, item.action.action, now)
         if isinstance(item, BadLine):
             return driver.bad_input(seat, item.error, now, item.newest_sent)
+        if isinstance(item, Away):
+            driver.connection_lost(seat)
+            return []
+        if isinstance(item, Rejoin):
+            return driver.resync(seat, now)
         self.sessions[seat] = None
         session.table = session.seat = None
         return driver.disconnect(seat, now)

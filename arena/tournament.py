@@ -55,6 +55,7 @@ class EventSettings:
     seed: str
     move_timeout: float
     reaction_timeout: float = 1.0
+    time_bank: float = 0.0
 
     def to_meta(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -124,6 +125,7 @@ class Tournament:
                  planned: Sequence[PlannedTable], storage: Storage, *, log_dir: Path,
                  concurrency: int = 1, move_timeout: float = 5.0,
                  reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
+                 time_bank: float = 0.0,
                  on_game_over: Callable[[StoredGame], None] | None = None,
                  launch: BotLaunch | None = None) -> None:
         self.spec, self.options, self.bots = spec, options, list(bots)
@@ -141,6 +143,7 @@ class Tournament:
                                         connect_timeout=connect_timeout)
         config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+                              time_bank=time_bank,
                               log_dir=log_dir,
                               idle_timeout=None)  # instances wait for their scheduled tables
         self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)

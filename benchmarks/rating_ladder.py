@@ -26,7 +26,7 @@ from arena.tournament import EventSettings, Tournament
 
 RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
 COMMAND = ("{python} -m reference_bots.chochlik_heuristic --host {host} --port {port} "
-           "--name {name} --token {token} --random-rate ")
+           "--name {name} --token-file {token_file} --random-rate ")
 
 
 def games_needed(history: list[bool]) -> int | None:

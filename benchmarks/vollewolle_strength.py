@@ -21,7 +21,7 @@ from arena.games import get_game
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
 
 HEURISTIC = ("{python} -m reference_bots.vollewolle_heuristic --host {host} --port {port} "
-             "--name {name} --token {token}")
+             "--name {name} --token-file {token_file}")
 
 
 async def measure(games: int, players: int, random_rate: float, seed: str,

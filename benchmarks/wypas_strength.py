@@ -24,7 +24,7 @@ from arena.games import get_game
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
 
 HEURISTIC = ("{python} -m reference_bots.wypas_heuristic --host {host} --port {port} "
-             "--name {name} --token {token}")
+             "--name {name} --token-file {token_file}")
 
 
 def window_counts(log: Path) -> tuple[int, int, int]:

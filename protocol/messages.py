@@ -86,38 +86,47 @@ class Welcome:
 
 @attrs.frozen
 class GameStart:
-    """``names`` are the players' names by seat (their count is ``options.players``)."""
+    """``names`` are the players' names by seat (their count is ``options.players``).  After a
+    reconnection the game is sent again with ``resumed`` true and the seat's ``observation``
+    now; a spectator's has ``seat`` null and the public ``observation``."""
 
     TYPE: ClassVar[str] = "game_start"
     game_id: str
     table: int
     game: str
-    seat: int
+    seat: int | None
     names: list[str]
     options: dict[str, Any]
     info: dict[str, Any]
+    resumed: bool | None = None
+    observation: Any = None
 
 
 @attrs.frozen
 class Request:
-    """A decision for the seat.  ``observation`` is the game's observation value."""
+    """A decision for the seat.  ``observation`` is the game's observation value;
+    ``time_left_ms`` counts the seat's time bank in, ``time_bank_ms`` is the bank alone (when
+    the server gives one)."""
 
     TYPE: ClassVar[str] = "request"
     id: int
     legal: list[str]
     time_left_ms: int
     observation: Any
+    time_bank_ms: int | None = None
 
 
 @attrs.frozen
 class Cancel:
     """Request ``id`` can no longer be answered.  ``played`` is the action the server played for
-    the seat, if it played one."""
+    the seat, if it played one; after a ``timeout``, ``limit`` names the limit that ran out
+    (``move_timeout``, ``reaction_timeout`` or ``time_bank``)."""
 
     TYPE: ClassVar[str] = "cancel"
     id: int
     reason: str
     played: str | None = None
+    limit: str | None = None
 
 
 @attrs.frozen

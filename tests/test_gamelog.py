@@ -72,3 +72,39 @@ def test_arena_match_with_an_unwritable_log_folder_fails_with_a_message(tmp_path
                                        "--bot", "random", "--bot", "random", "--games", "1",
                                        "--log-dir", str(blocker / "games")])
     assert result.exit_code == 1 and "cannot write game logs" in result.output
+
+
+def _played_log(tmp_path):
+    from arena.games import get_game
+    from arena.match import MatchDriver
+
+    spec = get_game("chochlik")
+    driver = MatchDriver(spec, spec.parse_options({"hands": 1}), "audit", ["a", "b", "c"],
+                         game_id="audit", table=1, move_timeout=5)
+    driver.start(0.0)
+    rng = random.Random(1)
+    while not driver.finished:
+        seat, request = next(iter(driver.open.items()))
+        driver.answer(seat, request.id, rng.choice(request.legal), 0.1)
+    return driver.log.write(tmp_path)
+
+
+def test_replay_checks_every_offered_list_and_observation_digest(tmp_path):
+    import json
+
+    from arena.replay import ReplayError, replay_log
+
+    path = _played_log(tmp_path)
+    assert replay_log(path).startswith("scores")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    requests = [i for i, r in enumerate(records) if r["type"] == "request"]
+    assert requests
+    for field, change in (("legal", lambda r: r["legal"][:-1] or ["imp 99"]),
+                          ("observation", lambda r: "0" * 16)):
+        tampered = [dict(r) for r in records]
+        index = requests[len(requests) // 2]
+        tampered[index][field] = change(tampered[index])
+        bad = tmp_path / f"tampered-{field}.jsonl"
+        bad.write_text("".join(json.dumps(r) + "\n" for r in tampered))
+        with pytest.raises(ReplayError, match=f"line {index + 1}"):
+            replay_log(bad)

@@ -63,8 +63,9 @@ def test_a_legal_answer_is_applied_and_the_next_decision_asked():
     follow = only(out, 0, Request)
     assert follow.legal[0].startswith("left ")
     assert d.open[0].id == follow.id
-    assert d.log.records[-1] == {"type": "action", "seat": 0, "action": first.legal[0],
-                                 "id": first.id, "ms": 250, "by": "bot"}
+    actions = [r for r in d.log.records if r["type"] == "action"]
+    assert actions[-1] == {"type": "action", "seat": 0, "action": first.legal[0],
+                           "id": first.id, "ms": 250, "by": "bot"}
 
 
 def test_illegal_answers_cost_tries_then_the_server_plays_a_default():
@@ -278,3 +279,93 @@ def test_without_a_reaction_timeout_a_reaction_window_gets_the_move_timeout(monk
                     move_timeout=TIMEOUT, state=state)
     assert {r.time_left_ms for r in by_seat(d.start(0.0), Request).values()} == {5000}
     assert d.log.header["reaction_timeout_ms"] == 5000
+
+
+# -- clocks: the time bank, and which limit a timeout names --
+
+def banked(bank: float) -> MatchDriver:
+    options = SPEC.parse_options({"hands": 1, "players": 3})
+    return MatchDriver(SPEC, options, "m", ["a", "b", "c"], game_id="g", table=1,
+                       move_timeout=TIMEOUT, time_bank=bank)
+
+
+def test_time_over_the_limit_is_taken_from_the_bank_and_logged():
+    d = banked(10.0)
+    first = by_seat(d.start(0.0), Request)[0]
+    assert (first.time_left_ms, first.time_bank_ms) == (15000, 10000)
+    follow = only(d.answer(0, first.id, first.legal[0], 7.5), 0, Request)  # 2.5 s over
+    assert (follow.time_left_ms, follow.time_bank_ms) == (12500, 7500)
+    action = [r for r in d.log.records if r["type"] == "action"][-1]
+    assert (action["ms"], action["bank_ms"]) == (7500, 7500)
+    assert d.log.header["time_bank_ms"] == 10000
+
+
+def test_a_timeout_names_the_limit_that_ran_out():
+    d = banked(2.0)
+    d.start(0.0)
+    assert d.next_deadline() == 7.0  # the move limit, then the bank
+    out = d.expire(6.9)
+    assert out == []
+    cancels = by_seat(d.expire(7.0), Cancel)
+    assert {c.limit for c in cancels.values()} == {"time_bank"}
+    assert d.bank == [0.0, 0.0, 0.0]
+    follow = d.open[0]
+    assert follow.deadline - follow.issued_at == TIMEOUT  # nothing left in the bank
+    plain = driver()
+    plain.start(0.0)
+    assert {c.limit for c in by_seat(plain.expire(TIMEOUT), Cancel).values()} == {"move_timeout"}
+    timed_out = [r for r in plain.log.records if r.get("reason") == "timeout"]
+    assert timed_out and all(r["limit"] == "move_timeout" for r in timed_out)
+
+
+def test_without_a_bank_requests_say_nothing_of_one():
+    first = by_seat(driver().start(0.0), Request)[0]
+    assert first.time_bank_ms is None and first.time_left_ms == 5000
+
+
+# -- reconnection: the seat's bot comes back --
+
+def test_a_returning_bot_gets_the_game_its_observation_and_its_open_request():
+    d = driver()
+    first = by_seat(d.start(0.0), Request)[1]
+    d.connection_lost(1)
+    out = d.resync(1, 2.0)
+    assert [o.seat for o in out] == [1, 1]
+    start, request = out[0].message, out[1].message
+    assert isinstance(start, GameStart) and start.resumed and start.seat == 1
+    assert start.observation == first.observation
+    assert isinstance(request, Request) and request.id == first.id
+    assert request.legal == first.legal and request.time_left_ms == 3000  # the clock ran on
+    assert [r["what"] for r in d.log.records if r["type"] == "note"] == [
+        "connection lost", "reconnected"]
+    # the answer to the re-sent request is taken as any other
+    assert not any(isinstance(o.message, Error)
+                   for o in d.answer(1, request.id, request.legal[0], 2.5))
+
+
+def test_a_returning_bot_with_nothing_to_answer_gets_its_observation_only():
+    d = driver()
+    requests = by_seat(d.start(0.0), Request)
+    d.answer(0, requests[0].id, requests[0].legal[0], 0.1)
+    out = d.resync(0, 0.2)
+    # seat 0 has a new request (left/right choice) open
+    assert isinstance(out[1].message, Request) and out[1].message.id == d.open[0].id
+    finished = driver()
+    finished.start(0.0)
+    finished.abort("server_shutdown", 1.0)
+    assert finished.resync(0, 1.0) == []
+
+
+# -- the audit trail --
+
+def test_every_request_is_logged_as_sent_with_a_digest_of_its_observation():
+    from arena.match import observation_digest
+
+    d = driver()
+    sent = by_seat(d.start(0.0), Request)
+    logged = {r["seat"]: r for r in d.log.records if r["type"] == "request"}
+    for seat, request in sent.items():
+        assert logged[seat] == {"type": "request", "seat": seat, "id": request.id,
+                                "legal": request.legal,
+                                "observation": observation_digest(request.observation)}
+    assert observation_digest(sent[0].observation) != observation_digest(sent[1].observation)

@@ -30,7 +30,8 @@ for line in sock.makefile("rb"):
     msg = json.loads(line)
     answer = None
     if msg["type"] == "welcome":
-        answer = {"type": "hello", "name": "p", "token": os.environ["ARENA_TOKEN"]}
+        answer = {"type": "hello", "name": "p",
+                  "token": open(os.environ["ARENA_TOKEN_FILE"]).read()}
     elif msg["type"] == "request":
         answer = {"type": "action", "id": msg["id"],
                   "action": msg["legal"][pick % len(msg["legal"])]}

@@ -204,9 +204,9 @@ def test_it_clearly_beats_random_players_and_random_rate_weakens_it():
 async def test_it_plays_a_match_over_tcp_without_errors(tmp_path):
     spec = get_game("vollewolle")
     command = (f"{sys.executable} -m reference_bots.vollewolle_heuristic --host {{host}} "
-               f"--port {{port}} --name {{name}} --token {{token}}")
+               f"--port {{port}} --name {{name}} --token-file {{token_file}}")
     random_bot = (f"{sys.executable} -m reference_bots.random --host {{host}} --port {{port}} "
-                  f"--name {{name}} --token {{token}}")
+                  f"--name {{name}} --token-file {{token_file}}")
     bots = [BotSpec("heuristic", command), BotSpec("random-1", random_bot),
             BotSpec("random-2", random_bot)]
     report = await run_match(spec, spec.parse_options({"players": 3}), bots, games=1,
