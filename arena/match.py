@@ -71,6 +71,9 @@ def notice_for_closed(counter: RequestCounter, request_id: int) -> Error:
                  message=f"request {request_id} was never sent to you; none is open")
 
 
+#: The seat number of the public view: what a spectator is sent (``Outgoing.seat``).
+PUBLIC = -1
+
 #: Error lines logged per seat and game; past this only their number is logged (at the end),
 #: so a bot that floods the server cannot flood its disk.
 MAX_LOGGED_ERRORS = 100
@@ -162,6 +165,8 @@ class MatchDriver:
         self._errors_logged = [0] * len(players)
         self.finished = False
         self.aborted: str | None = None
+        #: Someone watches: public events and the end also go to :data:`PUBLIC`.
+        self.watched = False
         self.log = GameLog.begin(
             game=spec.name, game_id=game_id, table=table, seed=seed, names=self.players,
             options=spec.options_to_dict(options), move_timeout_ms=_ms(move_timeout),
@@ -201,6 +206,21 @@ class MatchDriver:
                 time_left_ms=_ms(request.deadline - now), observation=self.state.observe(seat),
                 time_bank_ms=_ms(self.bank[seat]) if self.time_bank else None)))
         return out
+
+    def public_view(self) -> list[Any]:
+        """What a spectator who starts watching now is sent: the game, then every public
+        event so far."""
+        return [self.game_start(None)] + [
+            Event(kind=r["kind"], data=r["data"]) for r in self.log.records
+            if r["type"] == "event" and r["to"] is None]
+
+    def full_view(self) -> list[Any]:
+        """After the game, what a spectator did not see: every private event, with the seats
+        that saw it."""
+        if not self.finished:
+            return []
+        return [Event(kind=r["kind"], data=r["data"], to=r["to"]) for r in self.log.records
+                if r["type"] == "event" and r["to"] is not None]
 
     def connection_lost(self, seat: int) -> None:
         """The seat's connection ended, and its bot may come back: the game goes on (its
@@ -292,8 +312,12 @@ class MatchDriver:
         self.log.aborted(reason)
         end = GameEnd(game_id=self.game_id, scores=[], ranks=[], winners=[], reveal={},
                       aborted=reason)
-        out.extend(Outgoing(seat, end) for seat in range(len(self.players)))
+        out.extend(Outgoing(seat, end) for seat in self._everyone())
         return out
+
+    def _everyone(self) -> range:
+        """Every seat, and the public view when someone watches."""
+        return range(PUBLIC if self.watched else 0, len(self.players))
 
     def timeout_for(self, seat: int) -> float:
         """Seconds ``seat`` gets for its current decision: the reaction time limit in a
@@ -420,6 +444,8 @@ class MatchDriver:
             self.log.event(event)
             message = Event(kind=event.kind, data=event.data)
             out.extend(Outgoing(seat, message) for seat in seats if event.visible_to(seat))
+            if self.watched and event.audience is None:
+                out.append(Outgoing(PUBLIC, message))
 
     def _finish(self, out: list[Outgoing]) -> None:
         for seat, request in sorted(self.open.items()):
@@ -432,4 +458,4 @@ class MatchDriver:
         self.log.result(result)
         end = GameEnd(game_id=self.game_id, scores=list(result.scores), ranks=list(result.ranks),
                       winners=list(result.winners), reveal=dict(result.reveal))
-        out.extend(Outgoing(seat, end) for seat in range(len(self.players)))
+        out.extend(Outgoing(seat, end) for seat in self._everyone())

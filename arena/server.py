@@ -41,7 +41,7 @@ from arena.table import Answer, Away, BadLine, Gone, Rejoin, Table, TableInput
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
-from protocol.messages import Action, Bye, Error, Hello, Welcome
+from protocol.messages import Action, Bye, Error, Hello, Tables, Watch, Welcome
 from protocol.ratelimit import TokenBucket
 
 log = logging.getLogger("arena.server")
@@ -406,6 +406,8 @@ class ArenaServer:
                 session = self._hello(session, event)
             elif isinstance(event, Action):
                 await self._action(session, event)
+            elif isinstance(event, Watch):
+                self._watch(session, event)
             elif isinstance(event, Bye):
                 return
 
@@ -422,6 +424,10 @@ class ArenaServer:
         if self._shutting_down:
             session.finish(Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
                                message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN]))
+            return session
+        if hello.role == "spectator":
+            session.name = hello.name.strip()
+            session.admitted = session.spectator = True  # admitted to watch, never seated
             return session
         token = session.bound_token or hello.token
         returning = self.away.get(token) if token is not None else None
@@ -459,7 +465,34 @@ class ArenaServer:
             return
         session.send(notice_for_closed(session.requests, action.id))
 
+    def _watch(self, session: Session, watch: Watch) -> None:
+        """A spectator asks which tables run, or starts watching one."""
+        if not session.spectator:
+            session.send(Error(code=ErrorCode.UNEXPECTED_MESSAGE.value,
+                               message="watch is for spectators (hello with role spectator)"))
+            return
+        if watch.table is None:
+            session.send(Tables(tables=[
+                {"table": t.number, "game_id": t.driver.game_id, "names": t.driver.players}
+                for t in sorted(self.tables, key=lambda t: t.number)]))
+            return
+        table = next((t for t in self.tables if t.number == watch.table), None)
+        if table is None or table.driver.finished:
+            session.send(Error(code=ErrorCode.UNKNOWN_TABLE.value,
+                               message=f"no table {watch.table} is running; send watch "
+                                       "without a table for the list"))
+            return
+        if session.watching is not None:
+            session.watching.unwatch(session)
+        session.watching = table
+        table.watch(session)
+
     def _session_gone(self, session: Session) -> None:
+        if session.watching is not None:
+            session.watching.unwatch(session)
+            session.watching = None
+        if session.spectator:
+            return
         if session.table is not None:
             self._put_for_table(session.table, Gone(session))
         if session.admitted:

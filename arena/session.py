@@ -101,6 +101,8 @@ class Session:
         self.admitted = False
         self.table: Table | None = None
         self.seat: int | None = None
+        self.spectator = False  # said hello as a spectator: never seated
+        self.watching: Table | None = None  # the table it watches, as a spectator
         self.requests = RequestCounter()
 
     # the current link's state, for the code that does not care which link it is

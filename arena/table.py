@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import attrs
 import trio
 
-from arena.match import MatchDriver, Outgoing, notice_for_closed
+from arena.match import PUBLIC, MatchDriver, Outgoing, notice_for_closed
 from arena.records import GameRecord
 from arena.seating import SeatedTable
 from arena.session import Session
@@ -82,6 +82,7 @@ class Table:
         self.inbox_send, self.inbox_receive = trio.open_memory_channel[TableInput](
             TABLE_INBOX_LIMIT)
         self.started = time.monotonic()
+        self.watchers: list[Session] = []  # spectators: the public view, then the full one
         self.scope = trio.CancelScope()  # cancelled to abort the game (server shutdown)
         self.abort_reason = ErrorCode.SERVER_SHUTDOWN
         for seat, session in enumerate(self.sessions):
@@ -137,11 +138,35 @@ class Table:
             if not driver.finished:
                 self._abort(self.abort_reason)
             self.inbox_send.close()
+            self._release_watchers()
             while True:  # lines queued as the game ended are answered too
                 try:
                     self._late(self.inbox_receive.receive_nowait())
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
+
+    def watch(self, session: Session) -> None:
+        """A spectator starts watching: the game and its public events so far, then live."""
+        if self.driver.finished:
+            return
+        self.watchers.append(session)
+        self.driver.watched = True
+        for message in self.driver.public_view():
+            session.send(message)
+
+    def unwatch(self, session: Session) -> None:
+        if session in self.watchers:
+            self.watchers.remove(session)
+
+    def _release_watchers(self) -> None:
+        """The game is over: spectators get the full view (every private event) and go."""
+        full = self.driver.full_view()
+        for session in self.watchers:
+            for message in full:
+                session.send(message)
+            if session.watching is self:
+                session.watching = None
+        self.watchers = []
 
     def release(self) -> list[Session]:
         """The game is over: the sessions still seated here leave their seats."""
@@ -192,6 +217,10 @@ class Table:
 
     def _dispatch(self, outgoing: list[Outgoing]) -> None:
         for item in outgoing:
+            if item.seat == PUBLIC:
+                for watcher in self.watchers:
+                    watcher.send(item.message)
+                continue
             session = self.sessions[item.seat]
             if session is not None:
                 session.send(item.message)

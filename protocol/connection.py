@@ -6,10 +6,10 @@ States and what moves between them (mirrored in SPEC.md, "Connection states")::
                             │                    │
                             └──bye / fatal error─┴───────────▶ CLOSED
 
-The bot may send ``hello`` only in AWAIT_HELLO, ``action`` only in READY, ``bye`` any time.
-The server may send ``welcome`` only in START; ``game_start``, ``request``, ``cancel``,
-``event`` and ``game_end`` only in READY; ``error`` and ``bye`` any time (in CLOSED only as
-last words, before the edge closes the socket).
+The bot may send ``hello`` only in AWAIT_HELLO, ``action`` and ``watch`` only in READY, ``bye``
+any time.  The server may send ``welcome`` only in START; ``game_start``, ``request``,
+``cancel``, ``event``, ``game_end`` and ``tables`` only in READY; ``error`` and ``bye`` any
+time (in CLOSED only as last words, before the edge closes the socket).
 
 Peer mistakes come out of :meth:`ServerConnection.next_event` as :class:`PeerError` values, not
 exceptions; non-fatal ones leave the state as it was.  A fatal one (wrong protocol version,
@@ -59,6 +59,7 @@ CLIENT_TRANSITIONS: dict[tuple[State, str], State] = {
     (State.AWAIT_HELLO, "hello"): State.READY,
     (State.AWAIT_HELLO, "bye"): State.CLOSED,
     (State.READY, "action"): State.READY,
+    (State.READY, "watch"): State.READY,
     (State.READY, "bye"): State.CLOSED,
 }
 
@@ -67,7 +68,7 @@ SERVER_ALLOWED: dict[State, frozenset[str]] = {
     State.START: frozenset({"welcome"}),
     State.AWAIT_HELLO: frozenset({"error", "bye"}),
     State.READY: frozenset(
-        {"game_start", "request", "cancel", "event", "game_end", "error", "bye"}),
+        {"game_start", "request", "cancel", "event", "game_end", "error", "tables", "bye"}),
     State.CLOSED: frozenset({"error", "bye"}),  # last words before the socket closes
 }
 
@@ -142,6 +143,8 @@ class ServerConnection:
                              f"a name is 1 to {MAX_NAME_CHARS} printable characters")
         if hello.token is not None and not 0 < len(hello.token) <= MAX_TOKEN_CHARS:
             return PeerError(ErrorCode.BAD_HELLO, f"a token is 1 to {MAX_TOKEN_CHARS} characters")
+        if hello.role not in (None, "player", "spectator"):
+            return PeerError(ErrorCode.BAD_HELLO, "role is \"player\" or \"spectator\"")
         return None
 
     def _error(self, error: PeerError) -> PeerError:

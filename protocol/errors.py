@@ -25,6 +25,8 @@ class ErrorCode(enum.StrEnum):
     WRONG_REQUEST_ID = "wrong_request_id"  # no such request is open for you
     STALE_REQUEST = "stale_request"  # the request was answered or cancelled: answer ignored
     ILLEGAL_ACTION = "illegal_action"  # not in the legal list; the list is sent again
+    # spectators
+    UNKNOWN_TABLE = "unknown_table"  # ``watch`` named no running table
     # the server acting for a seat, or ending something
     TIMEOUT = "timeout"  # no legal answer in time: a default action was played
     TOO_MANY_TRIES = "too_many_tries"  # MAX_TRIES bad answers: a default action was played

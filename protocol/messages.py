@@ -42,13 +42,15 @@ def _optional_int(_instance: object, attribute: attrs.Attribute, value: object) 
 
 @attrs.frozen
 class Hello:
-    """The bot's answer to ``welcome``: its name, and its token when it has one."""
+    """The bot's answer to ``welcome``: its name, and its token when it has one.  ``role``
+    ``spectator`` asks to watch tables instead of playing (see :class:`Watch`)."""
 
     TYPE: ClassVar[str] = "hello"
     name: str = attrs.field(validator=_text)
     token: str | None = attrs.field(default=None, validator=_optional_text)
     protocol: int | None = attrs.field(default=None, validator=_optional_int)
     game: str | None = attrs.field(default=None, validator=_optional_text)
+    role: str | None = attrs.field(default=None, validator=_optional_text)
 
 
 @attrs.frozen
@@ -58,6 +60,15 @@ class Action:
     TYPE: ClassVar[str] = "action"
     id: int = attrs.field(validator=_request_id)
     action: str = attrs.field(validator=_text)
+
+
+@attrs.frozen
+class Watch:
+    """A spectator: watch ``table`` (its public view, live; the full view once it ends), or,
+    without one, ask which tables are running (the answer is :class:`Tables`)."""
+
+    TYPE: ClassVar[str] = "watch"
+    table: int | None = attrs.field(default=None, validator=_optional_int)
 
 
 @attrs.frozen
@@ -131,9 +142,21 @@ class Cancel:
 
 @attrs.frozen
 class Event:
+    """Something happened.  ``to`` is set only in a spectator's full view after the game: the
+    seats that saw a private event."""
+
     TYPE: ClassVar[str] = "event"
     kind: str
     data: Any
+    to: list[int] | None = None
+
+
+@attrs.frozen
+class Tables:
+    """The answer to a spectator's ``watch`` without a table: the tables running now."""
+
+    TYPE: ClassVar[str] = "tables"
+    tables: list[dict[str, Any]]
 
 
 @attrs.frozen
@@ -162,10 +185,11 @@ class Error:
     time_left_ms: int | None = None
 
 
-CLIENT_MESSAGES: dict[str, type] = {cls.TYPE: cls for cls in (Hello, Action, Bye)}
+CLIENT_MESSAGES: dict[str, type] = {cls.TYPE: cls for cls in (Hello, Action, Watch, Bye)}
 SERVER_MESSAGES: dict[str, type] = {
-    cls.TYPE: cls for cls in (Welcome, GameStart, Request, Cancel, Event, GameEnd, Error, Bye)
+    cls.TYPE: cls
+    for cls in (Welcome, GameStart, Request, Cancel, Event, GameEnd, Error, Tables, Bye)
 }
 
-ClientMessage = Hello | Action | Bye
-ServerMessage = Welcome | GameStart | Request | Cancel | Event | GameEnd | Error | Bye
+ClientMessage = Hello | Action | Watch | Bye
+ServerMessage = Welcome | GameStart | Request | Cancel | Event | GameEnd | Error | Tables | Bye

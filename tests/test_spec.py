@@ -15,6 +15,7 @@ from arena.games import GAMES, get_game
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
 from protocol.codec import decode_client, decode_server
 from protocol.errors import ErrorCode, PeerError
+from protocol.messages import CLIENT_MESSAGES
 
 SPEC_TEXT = (Path(__file__).parent.parent / "SPEC.md").read_text()
 
@@ -70,8 +71,8 @@ def test_the_message_examples_parse():
     examples = [json.loads(block) for block in code_blocks("json") if "..." not in block]
     assert len(examples) >= 8
     for example in examples:
-        decoded = (decode_client if example["type"] in ("hello", "action") else decode_server)(
-            json.dumps(example).encode())
+        decode = decode_client if example["type"] in CLIENT_MESSAGES else decode_server
+        decoded = decode(json.dumps(example).encode())
         assert not isinstance(decoded, PeerError), (example, decoded)
 
 
