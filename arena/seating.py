@@ -45,6 +45,11 @@ class SeatedTable:
     seed: str | None = None
     options: Any = None
     tag: Any = None  # the policy's own note on the table (a schedule's planned table)
+    #: Play only if every session is still connected when the table starts; otherwise the
+    #: table does not start (no game, no log) and the others are ready again.  Arrival seating
+    #: wants this (a bot that closed at once must not cost others a game); seating by token
+    #: does not (an absent bot's seat is played by the default policy).
+    needs_everyone: bool = False
 
 
 @attrs.frozen
@@ -150,7 +155,7 @@ class ArrivalSeating:
             shift = (self.started - 1) % self.players
             sessions = tuple(picked[shift:] + picked[:shift])
             tables.append(SeatedTable(self.started, sessions, tuple(map(_name, sessions)),
-                                      (None,) * self.players))
+                                      (None,) * self.players, needs_everyone=True))
 
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
         try:

@@ -547,6 +547,10 @@ class ArenaServer:
 
     def _end_table(self, table: Table) -> None:
         self.tables.discard(table)
+        if table.unstarted:  # a seated bot was gone before the game began: no game, no log
+            log.info("table %s did not start: a seat's connection was gone", table.number)
+            self._back_to_seating(table, table.release())
+            return
         self.unwritten_logs.append(table.driver.log)
         log_path = self.write_logs().get(id(table.driver.log))
         record = table.record(log_path)
@@ -556,7 +560,10 @@ class ArenaServer:
                 self.on_game_over(record)
             except Exception:
                 log.exception("on_game_over failed for table %s", table.number)
-        sessions = table.release()
+        self._back_to_seating(table, table.release())
+
+    def _back_to_seating(self, table: Table, sessions: list[Session]) -> None:
+        """A table is over: its bots still here are ready for the next."""
         if self._shutting_down:
             return
         now = trio.current_time()

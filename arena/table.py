@@ -26,6 +26,9 @@ from protocol.messages import Action, Error
 
 log = logging.getLogger("arena.server")
 
+#: Seconds a table that needs everyone (arrival seating) waits before its game starts, so that
+#: a bot that said hello and closed at once is noticed and costs the others no game.
+SETTLE_SECONDS = 0.05
 #: Inputs queued for one table before readers wait (back-pressure on the sending bots only).
 TABLE_INBOX_LIMIT = 256
 
@@ -85,6 +88,8 @@ class Table:
         self.watchers: list[Session] = []  # spectators: the public view, then the full one
         self.scope = trio.CancelScope()  # cancelled to abort the game (server shutdown)
         self.abort_reason = ErrorCode.SERVER_SHUTDOWN
+        #: The table did not start: a session it needed was gone (``needs_everyone``).
+        self.unstarted = False
         for seat, session in enumerate(self.sessions):
             if session is not None:
                 session.table, session.seat = self, seat
@@ -112,9 +117,23 @@ class Table:
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             return False
 
+    def _someone_gone(self) -> bool:
+        return any(s is not None and not s.alive and s.away_until is None
+                   for s in self.sessions)
+
     async def run(self) -> None:
         """Play the game to its end (or abort it); never raises for what a bot does."""
         driver = self.driver
+        if self.seated.needs_everyone:
+            await trio.sleep(SETTLE_SECONDS)  # see connections that closed as they sat down
+            if self._someone_gone():
+                self.unstarted = True
+                self.inbox_send.close()
+                while True:
+                    try:
+                        self._late(self.inbox_receive.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        return
         try:
             with self.scope:
                 now = trio.current_time()

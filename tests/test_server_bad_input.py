@@ -271,7 +271,8 @@ async def test_a_bot_that_vanishes_while_being_written_to_is_not_an_error(nurser
     await nursery.start(server.serve, False)
     clients = await in_memory_clients(nursery, server, 2)
     ghost = await connect_in_memory(nursery, server)
-    await ghost.send({"type": "hello", "name": "ghost"})  # seated at once, then gone at once
+    await ghost.send({"type": "hello", "name": "ghost"})
+    await ghost.until("game_start")  # seated, then gone while the table writes to it
     await ghost.stream.aclose()
     ends = await finish(clients)
     assert len(ends) == 2

@@ -44,6 +44,7 @@ async def one_table(lines: list[bytes]) -> None:
                 ends.append(await client.play_randomly(random.Random(i)))
 
             async def attack():
+                await hostile.until("game_start")  # seated: its lines reach the table
                 for line in lines:
                     try:
                         await hostile.send(line + b"\n")

@@ -152,3 +152,36 @@ async def test_a_registered_name_cannot_be_used_without_its_token(nursery, tmp_p
     await alice.hello("alice", token="a" * 16)
     await trio.sleep(1)
     assert [s.name for s in server.sessions if s.admitted] == ["alice"]
+
+
+async def test_a_table_never_starts_with_a_bot_already_gone(nursery, tmp_path):
+    """Defect 4 (churn): a client that says hello and closes at once must not cost two honest
+    bots a game against the default policy, nor leave a log."""
+    import random
+
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)
+    honest = [await connect_in_memory(nursery, server) for _ in range(2)]
+    for i, client in enumerate(honest):
+        await client.hello(f"honest{i}")
+    for _ in range(5):  # churn: connect, hello, close, as fast as it can
+        ghost = await connect_in_memory(nursery, server)
+        await ghost.until("welcome")
+        await ghost.stream.send_all(b'{"type":"hello","name":"ghost"}\n')
+        await ghost.stream.aclose()
+    with trio.fail_after(5):  # a game started with a ghost would take minutes of timeouts
+        while server.tables:
+            await trio.sleep(0.01)
+    assert server.records == [] and not list((tmp_path / "logs").glob("*.jsonl"))
+    late = await connect_in_memory(nursery, server)
+    await late.hello("honest2")
+    ends = []
+    async with trio.open_nursery() as table:
+        async def play(client, i):
+            ends.append(await client.play_randomly(random.Random(i)))
+
+        for i, client in enumerate([*honest, late]):
+            table.start_soon(play, client, i)
+    assert len(ends) == 3 and not ends[0].get("aborted")
+    [record] = server.records
+    assert sorted(record.names) == ["honest0", "honest1", "honest2"]
