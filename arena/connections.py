@@ -40,6 +40,27 @@ def peer_address(stream: trio.abc.Stream) -> str:
         return "unknown"
 
 
+#: Seconds a closing connection's unread input is drained, so that closing does not reset it
+#: (a TCP reset can destroy replies the peer has not read yet).
+LINGER = 1.0
+
+
+async def close_gently(stream: trio.abc.Stream, linger: float = LINGER) -> None:
+    """Close after our last bytes: end our side, read and drop what the peer still sends
+    (up to ``linger`` seconds) so the kernel does not reset the connection, then close."""
+    with trio.move_on_after(linger):
+        try:
+            if isinstance(stream, trio.abc.HalfCloseableStream):
+                await stream.send_eof()
+            while await stream.receive_some(65536):
+                pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError,
+                OSError):
+            pass
+    with trio.CancelScope(shield=True), trio.move_on_after(1):
+        await stream.aclose()
+
+
 async def refuse(stream: trio.abc.Stream, code: ErrorCode, message: str) -> None:
     """Tell a connection we will not serve it why, and close it (never waits long)."""
     with trio.move_on_after(1):
@@ -47,5 +68,4 @@ async def refuse(stream: trio.abc.Stream, code: ErrorCode, message: str) -> None
             await stream.send_all(encode(Error(code=code.value, fatal=True, message=message)))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
-    with trio.CancelScope(shield=True), trio.move_on_after(1):
-        await stream.aclose()
+    await close_gently(stream, linger=0.2)  # a short linger: refusals come in floods

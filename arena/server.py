@@ -28,7 +28,7 @@ from typing import Any
 import attrs
 import trio
 
-from arena.connections import connection_limit, peer_address, refuse
+from arena.connections import close_gently, connection_limit, peer_address, refuse
 from arena.gamelog import GameLog, ensure_writable
 from arena.games.base import GameSpec
 from arena.games.chance import secret_seed
@@ -49,7 +49,7 @@ log = logging.getLogger("arena.server")
 #: Bytes read from a socket at a time.
 RECEIVE_CHUNK = 65536
 #: Seconds a closing connection gets to flush what is queued for it.
-FLUSH_GRACE = 2.0
+FLUSH_GRACE = 5.0
 #: What ``bye`` says, by reason.
 BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
                 ErrorCode.SERIES_OVER: "the series is over: thank you for playing",
@@ -282,16 +282,21 @@ class ArenaServer:
                 self.per_address[address] = left
             else:
                 self.per_address.pop(address, None)
-            owner = link.owner if link.owner is not None else session
-            self.sessions.discard(session)
-            if owner.link is link:  # this connection still speaks for its bot
-                self.sessions.discard(owner)
-                if self._may_come_back(owner):
-                    self._await_return(owner)
-                else:
-                    self._session_gone(owner)
-            with trio.CancelScope(shield=True), trio.move_on_after(1):
-                await stream.aclose()
+            try:
+                self._connection_ended(session, link)
+            except Exception:  # never let one connection's end take the server down
+                log.exception("cleaning up connection %s failed", session.name)
+            await close_gently(stream)
+
+    def _connection_ended(self, session: Session, link: Link) -> None:
+        owner = link.owner if link.owner is not None else session
+        self.sessions.discard(session)
+        if owner.link is link:  # this connection still speaks for its bot
+            self.sessions.discard(owner)
+            if self._may_come_back(owner):
+                self._await_return(owner)
+            else:
+                self._session_gone(owner)
 
     # -- reconnection: a session whose connection was lost waits for its bot to come back --
 
@@ -392,13 +397,17 @@ class ArenaServer:
                 conn.receive_data(bytes(data))
                 continue
             if event is ENDED:
+                await self._settle(session)
                 return
             if not bucket.allow(trio.current_time()):
+                await self._settle(session)
                 session.send(Error(code=ErrorCode.TOO_FAST.value, fatal=True, message=(
                     f"more than {self.config.max_messages_per_second:g} lines a second")))
                 conn.close()
                 return
             if isinstance(event, PeerError):
+                if event.fatal:
+                    await self._settle(session)
                 await self._peer_error(session, event)
                 if event.fatal:
                     return
@@ -409,7 +418,15 @@ class ArenaServer:
             elif isinstance(event, Watch):
                 self._watch(session, event)
             elif isinstance(event, Bye):
+                await self._settle(session)
                 return
+
+    @staticmethod
+    async def _settle(session: Session) -> None:
+        """Before a connection's last words: its table answers every line it sent first."""
+        session.link.ending = True
+        if session.table is not None:
+            await session.table.settle(session)
 
     async def _peer_error(self, session: Session, error: PeerError) -> None:
         table = session.table

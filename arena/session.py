@@ -50,6 +50,9 @@ class Link:
         #: The connection was lost (end of stream, reset), not ended by either side: the bot
         #: may come back.
         self.lost = False
+        #: The connection is ending (the peer stopped sending, said bye, or got a fatal
+        #: error): its last replies are still being sent.
+        self.ending = False
         self._out_send, self.out_receive = trio.open_memory_channel[bytes](SEND_QUEUE_LIMIT)
         self.cancel_scope: trio.CancelScope | None = None
         self.owner: Session | None = None  # the session it speaks for
@@ -127,6 +130,11 @@ class Session:
         return self.link.closing
 
     @property
+    def leaving(self) -> bool:
+        """Its connection is ending or over (it may still come back, see ``away_until``)."""
+        return self.link.ending or not self.link.alive
+
+    @property
     def queued_bytes(self) -> int:
         return self.link.queued_bytes
 
@@ -144,6 +152,8 @@ class Session:
         """Queue a message; a full queue means the bot is not reading: drop the connection."""
         link = self.link
         if not link.alive or link.closing:
+            return
+        if not link.conn.may_send(message.TYPE):  # closing: only its last error or bye goes
             return
         try:
             data = link.conn.send(message)

@@ -72,7 +72,16 @@ class Rejoin:
     session: Session
 
 
-TableInput = Answer | BadLine | Gone | Away | Rejoin
+@attrs.frozen
+class Flush:
+    """A marker: ``done`` is set once the table has handled everything the session sent
+    before it (so its replies are queued before the connection closes)."""
+
+    session: Session
+    done: trio.Event
+
+
+TableInput = Answer | BadLine | Gone | Away | Rejoin | Flush
 
 
 class Table:
@@ -102,10 +111,20 @@ class Table:
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             self._late(item)
 
+    async def settle(self, session: Session, patience: float = 1.0) -> None:
+        """Wait (at most ``patience`` seconds) until the table has answered every line
+        ``session`` sent so far."""
+        done = trio.Event()
+        with trio.move_on_after(patience):
+            await self.put(Flush(session, done))
+            await done.wait()
+
     @staticmethod
     def _late(item: TableInput) -> None:
         """The reply to an input that came after the game ended: every line gets one."""
-        if isinstance(item, Answer):
+        if isinstance(item, Flush):
+            item.done.set()
+        elif isinstance(item, Answer):
             item.session.send(notice_for_closed(item.session.requests, item.action.id))
         elif isinstance(item, BadLine):
             item.session.send(Error(code=item.error.code.value, message=item.error.detail))
@@ -118,7 +137,7 @@ class Table:
             return False
 
     def _someone_gone(self) -> bool:
-        return any(s is not None and not s.alive and s.away_until is None
+        return any(s is not None and s.leaving and s.away_until is None
                    for s in self.sessions)
 
     async def run(self) -> None:
@@ -217,6 +236,9 @@ class Table:
             log.exception("table %s could not be aborted cleanly", self.number)
 
     def _feed(self, item: TableInput) -> list[Outgoing]:
+        if isinstance(item, Flush):
+            item.done.set()
+            return []
         session = item.session
         if session.table is not self or session.seat is None:
             return []

@@ -159,6 +159,10 @@ class ServerConnection:
 
     # -- output --
 
+    def may_send(self, kind: str) -> bool:
+        """Whether the state allows sending a message of type ``kind`` now."""
+        return kind in SERVER_ALLOWED[self.state]
+
     def send(self, message: Any) -> bytes:
         """The message's bytes, once the state allows it (``bye`` closes the connection)."""
         if message.TYPE not in SERVER_ALLOWED[self.state]:
