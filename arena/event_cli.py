@@ -32,7 +32,8 @@ LEADERBOARD_EVERY = 30.0
 LIVE_RESAMPLES = 100
 #: Options that may go with --resume (how to run, not what the event is).
 RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_timeout",
-                          "resamples"})
+                          "resamples", "tokens_file", "host", "port", "stdio", "sandbox",
+                          "sandbox_memory", "sandbox_cpu"})
 
 
 @click.command()
@@ -62,14 +63,23 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_tim
               help="Seconds to wait for every bot instance to connect.")
 @click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
               help="Bootstrap resamples for the final leaderboard's intervals.")
+@click.option("--tokens", "tokens_file",
+              type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Registered players ('name token' lines, as for serve): a --bot NAME=@remote "
+                   "is one of them, connecting by itself with its token.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address the event's server listens on (for @remote bots).")
+@click.option("--port", type=int, default=0, show_default=True,
+              help="Port the event's server listens on (0: any free one).")
 @bot_launch_options
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
                seed: str | None, move_timeout: float, reaction_timeout: float,
                time_bank: float, log_dir: Path, bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
                concurrency: int, db: Path, resume: bool, connect_timeout: float,
-               resamples: int, stdio: bool, sandbox: bool, sandbox_memory: int,
-               sandbox_cpu: int | None, **flags: Any) -> None:
+               resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
+               sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
+               **flags: Any) -> None:
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
@@ -129,13 +139,23 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
+    registry = None
+    if tokens_file is not None:
+        from arena.seating import load_registry
+
+        try:
+            registry = load_registry(tokens_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"{tokens_file}: {exc}") from None
     run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
-              connect_timeout=connect_timeout, resamples=resamples, launch=launch)
+              connect_timeout=connect_timeout, resamples=resamples, launch=launch,
+              registry=registry, host=host, port=port)
 
 
 def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
               log_dir: Path, concurrency: int, connect_timeout: float, resamples: int,
-              launch: Any = None) -> None:
+              launch: Any = None, registry: Any = None, host: str = "127.0.0.1",
+              port: int = 0) -> None:
     from arena.leaderboard import format_table, leaderboard
     from arena.progress import LiveView
     from arena.ratings import TableResult
@@ -165,15 +185,25 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
                 leaderboard, names, games, resamples=LIVE_RESAMPLES, seed=settings.seed))
             click.echo(("\n" if on_terminal else "") + format_table(rows))
 
-    event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
-                       concurrency=concurrency, move_timeout=settings.move_timeout,
-                       reaction_timeout=settings.reaction_timeout,
-                       time_bank=settings.time_bank,
-                       connect_timeout=connect_timeout, on_game_over=progress, launch=launch)
+    try:
+        event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
+                           concurrency=concurrency, move_timeout=settings.move_timeout,
+                           reaction_timeout=settings.reaction_timeout,
+                           time_bank=settings.time_bank, connect_timeout=connect_timeout,
+                           on_game_over=progress, launch=launch, registry=registry,
+                           host=host, port=port)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
                f"in {settings.sets} set(s) ({settings.format}"
                f"{', duplicate' if settings.duplicate else ''}), {len(event.todo)} to play, "
                f"{concurrency} at a time; results in {storage.path}")
+
+    async def announce_address() -> None:
+        while event.server.port is None:
+            await trio.sleep(0.05)
+        click.echo(f"arena: @remote bots connect to {host}:{event.server.port} with their "
+                   "registered name and token")
 
     async def run() -> Any:
         report = None
@@ -193,6 +223,8 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
 
             nursery.start_soon(on_signals)
             nursery.start_soon(live_leaderboard)
+            if any(bot.remote for bot in bots):
+                nursery.start_soon(announce_address)
             report = await event.run()
             nursery.cancel_scope.cancel()
         return report

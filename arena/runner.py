@@ -59,10 +59,19 @@ BUILTIN_BOTS = {
 EXIT_GRACE = 5.0
 
 
+#: The command of a bot the runner does not launch: a registered bot that connects by itself
+#: (``arena tournament --tokens FILE --bot NAME=@remote``).
+REMOTE = "@remote"
+
+
 @attrs.frozen
 class BotSpec:
     name: str
-    command: str  # a template with {host} {port} {name} {token_file}
+    command: str  # a template with {host} {port} {name} {token_file}, or REMOTE
+
+    @property
+    def remote(self) -> bool:
+        return self.command == REMOTE
 
 
 @attrs.frozen
@@ -271,6 +280,8 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
             for run in runs:
+                if run.spec.remote:  # it connects by itself, with its registered token
+                    continue
                 processes.append(await launch(run, port, how, private))
                 if how.uses_stdio:
                     process = processes[-1]
@@ -287,7 +298,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 run.connected = run.token in seated.ever_connected
                 run.left_early = run.token in seated.left_early
             await server.shutdown(ending)
-            for run, process in zip(runs, processes):
+            for run, process in zip([r for r in runs if not r.spec.remote], processes):
                 if not run.connected and process.returncode is None:
                     process.kill()  # it was never told anything: it will not leave by itself
             with trio.move_on_after(EXIT_GRACE):  # the others were told bye

@@ -19,7 +19,7 @@ import math
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +127,11 @@ class Tournament:
                  reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
                  time_bank: float = 0.0,
                  on_game_over: Callable[[StoredGame], None] | None = None,
-                 launch: BotLaunch | None = None) -> None:
+                 launch: BotLaunch | None = None,
+                 registry: Mapping[str, str] | None = None,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        """``registry``: registered names and tokens, for the entrants that connect by
+        themselves (``NAME=@remote``) to ``host``:``port``; each plays one table at a time."""
         self.spec, self.options, self.bots = spec, options, list(bots)
         self.launch = launch if launch is not None else BotLaunch()
         self.storage = storage
@@ -136,12 +140,22 @@ class Tournament:
         self.todo = [table for table in planned if table.index not in done]
         self.on_game_over = on_game_over
         counts = instances_needed(self.todo, len(self.bots), concurrency)
-        self.instances = [Instance(e, secrets.token_hex(12))
-                          for e, count in enumerate(counts) for _ in range(count)]
+        tokens = {name.casefold(): token for name, token in (registry or {}).items()}
+        self.instances = []
+        for entrant, count in enumerate(counts):
+            bot = self.bots[entrant]
+            if not bot.remote:
+                self.instances += [Instance(entrant, secrets.token_hex(12))
+                                   for _ in range(count)]
+            elif bot.name.casefold() not in tokens:
+                raise ValueError(f"{bot.name} connects by itself (@remote) but has no "
+                                 "registered token (--tokens FILE)")
+            elif count:
+                self.instances.append(Instance(entrant, tokens[bot.name.casefold()]))
         self.seating = ScheduledSeating(self.todo, [bot.name for bot in self.bots],
                                         self.instances, concurrency,
                                         connect_timeout=connect_timeout)
-        config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
+        config = ServerConfig(spec=spec, options=options, host=host, port=port,
                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
                               time_bank=time_bank,
                               log_dir=log_dir,

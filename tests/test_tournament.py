@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 from click.testing import CliRunner
 
@@ -297,3 +298,51 @@ def test_a_tournament_passes_the_reaction_timeout_to_its_server(tmp_path):
                             event.planned(4), SqliteStorage(tmp_path / "x.db"),
                             log_dir=tmp_path, reaction_timeout=0.3)
     assert tournament.server.config.reaction_timeout == 0.3
+
+
+async def test_a_registered_bot_that_connects_by_itself_is_an_entrant(tmp_path):
+    """``--bot NAME=@remote`` with ``--tokens``: the runner launches no process for it; the bot
+    connects to the event's server with its registered token and plays its scheduled tables."""
+    import random as random_module
+
+    from tests.helpers import connect_tcp
+
+    spec = get_game("chochlik")
+    event = settings(sets=1)
+    bots = pickers(tmp_path)[:2] + [BotSpec("remote", "@remote")]
+    token = "remote-token-0123456789"
+    storage = SqliteStorage(tmp_path / "remote.db")
+    tournament = Tournament(spec, spec.parse_options(event.options), bots,
+                            event.planned(len(bots)), storage, log_dir=tmp_path / "logs",
+                            registry={"Remote": token})
+    assert [i.token for i in tournament.instances if i.entrant == 2] == [token]
+    report = None
+
+    async def remote_bot():
+        while tournament.server.port is None:
+            await trio.sleep(0.01)
+        client = await connect_tcp(tournament.server.port)
+        await client.hello("remote", token=token)
+        rng = random_module.Random(3)
+        while (message := await client.receive()) is not None:
+            if message["type"] == "request":
+                await client.send({"type": "action", "id": message["id"],
+                                   "action": rng.choice(message["legal"])})
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(remote_bot)
+        report = await tournament.run()
+    assert report.remaining == 0 and report.played == len(event.planned(3))
+    assert [run.status for run in report.runs] == ["ok", "ok", "ok"]
+    games = storage.games()
+    assert all(sum(g.defaults) == 0 for g in games)  # the remote bot answered every request
+    with pytest.raises(ValueError, match="no registered token"):
+        Tournament(spec, spec.parse_options(event.options), bots, event.planned(3), storage,
+                   log_dir=tmp_path / "logs")
+
+
+def test_a_remote_bot_without_a_registered_token_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(main, [
+        "tournament", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
+        "--bot", "c=@remote", "--db", str(tmp_path / "e.db"), "--log-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "no registered token" in result.output
