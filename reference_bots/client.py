@@ -4,8 +4,10 @@ It is what a bot author would write in any language: read a line, parse JSON, ac
 ``type``, write a line.  A bot supplies a policy with ``choose(request) -> action token`` and,
 if it wants, ``on_message(message)`` for everything else (game_start, event, game_end, ...).
 
-``run`` plays any number of games and returns when the server says ``bye`` or closes the
-connection (exit status 0), or refuses the bot (exit status 1).
+``run`` plays any number of games and returns when the server says ``bye`` (exit status 0), or
+refuses the bot (exit status 1).  A connection lost without ``bye`` is reopened with the bot's
+token within the server's reconnection grace; the server then sends the game again
+(``game_start`` with ``resumed``) and the open request.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import random
 import socket
 import sys
+import time
 from typing import Any, Protocol
 
 PROTOCOL_VERSION = 1
@@ -72,28 +75,58 @@ class Connection:
             pass
 
 
+class Lost(Exception):
+    """The connection ended without a ``bye``: the bot may come back with its token."""
+
+
 def run(policy: Policy, host: str, port: int, name: str, token: str | None = None,
         *, log: Any = None, connect_timeout: float = 10.0, stdio: bool = False) -> int:
     """Connect (or speak over stdin/stdout with ``stdio``), say hello, answer every request
-    until the server ends the session."""
+    until the server ends the session.  If the connection is lost and the bot has a token, it
+    reconnects within the server's ``reconnect_grace_ms`` and plays on from the resync."""
+    grace = 0.0
+    back_by = None  # while reconnecting: give up at this time
+    while True:
+        try:
+            conn = Connection(host, port, timeout=connect_timeout, stdio=stdio)
+        except OSError as exc:
+            if back_by is not None and time.monotonic() < back_by:
+                time.sleep(0.2)
+                continue
+            print(f"{name}: cannot connect to {host}:{port}: {exc}", file=sys.stderr)
+            return 1
+        try:
+            return _session(conn, policy, name, token, log)
+        except Lost as lost:
+            grace = lost.args[0] if lost.args else grace
+            if stdio or token is None or grace <= 0:
+                print(f"{name}: connection lost", file=sys.stderr)
+                return 0
+            print(f"{name}: connection lost; coming back with the token", file=sys.stderr)
+            back_by = time.monotonic() + grace
+        finally:
+            conn.close()
+
+
+def _session(conn: Connection, policy: Policy, name: str, token: str | None,
+             log: Any) -> int:
+    """One connection, from welcome to bye; raises :class:`Lost` (with the server's grace in
+    seconds) when it ends without one."""
     rescue = random.Random()
-    try:
-        conn = Connection(host, port, timeout=connect_timeout, stdio=stdio)
-    except OSError as exc:
-        print(f"{name}: cannot connect to {host}:{port}: {exc}", file=sys.stderr)
-        return 1
+    grace = 0.0
     try:
         welcome = conn.read()
         if welcome is None or welcome.get("type") != "welcome":
             print(f"{name}: expected a welcome, got {welcome!r}", file=sys.stderr)
             return 1
+        grace = (welcome.get("limits", {}).get("reconnect_grace_ms") or 0) / 1000
         policy.on_message(welcome)
         conn.write({"type": "hello", "name": name, "token": token,
                     "protocol": PROTOCOL_VERSION, "game": welcome.get("game")})
         while True:
             message = conn.read()
             if message is None:
-                return 0
+                raise Lost(grace)
             kind = message.get("type")
             if kind == "request":
                 conn.write({"type": "action", "id": message["id"],
@@ -113,10 +146,7 @@ def run(policy: Policy, host: str, port: int, name: str, token: str | None = Non
             else:
                 policy.on_message(message)
     except (ConnectionError, OSError) as exc:
-        print(f"{name}: connection lost: {exc}", file=sys.stderr)
-        return 0
-    finally:
-        conn.close()
+        raise Lost(grace) from exc
 
 
 def argument_parser(description: str, default_name: str) -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
 from pathlib import Path
 
 import trio
@@ -134,3 +135,71 @@ async def test_without_a_token_there_is_no_coming_back(nursery, tmp_path, autoju
         await clients[1].stream.aclose()
     assert server.away == {}
     assert trio.current_time() - started < 1.0  # its seat was played at once, no timeouts
+
+
+async def cutting_proxy(nursery, upstream_port: int, cut_after_requests: int) -> int:
+    """A TCP proxy to the server that cuts its first connection (both ways, no bye) once it
+    has passed ``cut_after_requests`` requests to the bot; later connections pass untouched.
+    Returns its port."""
+    connections = 0
+
+    async def handle(bot_side):
+        nonlocal connections
+        connections += 1
+        cut = connections == 1
+        server_side = await trio.open_tcp_stream("127.0.0.1", upstream_port)
+        seen = 0
+        async with trio.open_nursery() as pumps:
+            async def to_server():
+                async for data in bot_side:
+                    await server_side.send_all(data)
+
+            async def to_bot():
+                nonlocal seen
+                async for data in server_side:
+                    await bot_side.send_all(data)
+                    seen += data.count(b'"type":"request"')
+                    if cut and seen >= cut_after_requests:
+                        pumps.cancel_scope.cancel()
+                        return
+
+            pumps.start_soon(to_server)
+            pumps.start_soon(to_bot)
+        await server_side.aclose()
+        await bot_side.aclose()
+
+    listeners = await nursery.start(trio.serve_tcp, handle, 0)
+    return listeners[0].socket.getsockname()[1]
+
+
+async def test_the_reference_client_comes_back_over_tcp_and_plays_on(nursery, tmp_path):
+    import sys
+
+    server = make_server(tmp_path, roster=ROSTER)
+    port = await nursery.start(server.serve)
+    proxy = await cutting_proxy(nursery, port, cut_after_requests=3)
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKENS[1])
+    bot = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "reference_bots.random", "--port", str(proxy), "--name", "bot1",
+         "--token-file", str(token_file)], stderr=subprocess.PIPE)
+    others = [await connect_in_memory(nursery, server) for _ in range(2)]
+    for client, i in zip(others, (0, 2)):
+        await client.hello(f"bot{i}", token=TOKENS[i])
+    ends = []
+    with trio.fail_after(60):
+        async with trio.open_nursery() as table:
+            for i, client in enumerate(others):
+                async def play(client=client, i=i):
+                    ends.append(await client.play_randomly(random.Random(i)))
+                table.start_soon(play)
+        await server.shutdown()
+        await bot.wait()
+    assert len(ends) == 2 and not ends[0].get("aborted")
+    records = log_records(tmp_path)
+    seat = records[0]["names"].index("bot1")
+    assert [r["what"] for r in records if r["type"] == "note" and r["seat"] == seat] == [
+        "connection lost", "reconnected"]
+    mine = [r for r in records if r["type"] == "action" and r["seat"] == seat]
+    assert mine and all(r["by"] == "bot" for r in mine)  # it answered everything itself
+    assert b"coming back" in await bot.stderr.receive_some(65536)
