@@ -120,7 +120,8 @@ def bot_launch_options(function: Any) -> Any:
                           "(ARENA_TRANSPORT=stdio; the built-in bots follow it)."),
         click.option("--sandbox", is_flag=True,
                      help="Run each bot isolated (own PID, mount and network namespaces, "
-                          "read-only files, memory and CPU limits; implies --stdio). Without "
+                          "read-only files, a memory limit and an optional CPU limit; implies "
+                          "--stdio). Without "
                           "it bots run with your user's rights: only for bots you trust."),
         click.option("--sandbox-memory", type=click.IntRange(min=64), default=2048,
                      show_default=True, metavar="MB", help="A sandboxed bot's address space."),

@@ -21,7 +21,10 @@ from protocol.codec import to_json
 from protocol.errors import ErrorCode
 
 #: 2: seeds draw through arena.games.chance (other deals than format 1), ``names`` header.
-LOG_FORMAT = 2
+#: 3: every request is logged as sent (the audit trail); an answered request must be there.
+LOG_FORMAT = 3
+#: Formats ``arena replay`` reads (2 has no audit trail to check).
+READABLE_FORMATS = (2, 3)
 
 
 @attrs.define

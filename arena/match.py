@@ -197,7 +197,7 @@ class MatchDriver:
         observation now, and its open request with the time left."""
         if self.finished:
             return []
-        self.log.note(seat, "reconnected")
+        self._note(seat, "reconnected")
         out = [Outgoing(seat, self.game_start(seat, resumed=True))]
         request = self.open.get(seat)
         if request is not None:
@@ -226,7 +226,7 @@ class MatchDriver:
         """The seat's connection ended, and its bot may come back: the game goes on (its
         requests time out as usual) until it does, or :meth:`disconnect` says it will not."""
         if not self.finished:
-            self.log.note(seat, "connection lost")
+            self._note(seat, "connection lost")
 
     def answer(self, seat: int, request_id: int, action: str, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
@@ -338,6 +338,13 @@ class MatchDriver:
             if count > MAX_LOGGED_ERRORS:
                 self.log.note(seat, f"{count - MAX_LOGGED_ERRORS} more errors, not logged")
 
+    def _note(self, seat: int, what: str) -> None:
+        """A note, counted with the seat's errors: a bot that drops and comes back in a loop
+        cannot flood the log either."""
+        self._errors_logged[seat] += 1
+        if self._errors_logged[seat] <= MAX_LOGGED_ERRORS:
+            self.log.note(seat, what)
+
     def _log_error(self, seat: int, code: ErrorCode, request_id: int | None,
                    detail: str) -> None:
         self._errors_logged[seat] += 1
@@ -410,6 +417,7 @@ class MatchDriver:
             for seat, request in list(self.open.items()):
                 if seat not in acting or tuple(state.legal_actions(seat)) != request.legal:
                     del self.open[seat]
+                    self._charge(seat, request, now)  # time spent on it is time used
                     out.append(Outgoing(seat, Cancel(id=request.id,
                                                      reason=ErrorCode.SUPERSEDED.value)))
             for seat in acting:

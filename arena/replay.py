@@ -16,7 +16,7 @@ from collections.abc import Callable
 from os import PathLike
 from typing import Any
 
-from arena.gamelog import LOG_FORMAT, read_log
+from arena.gamelog import LOG_FORMAT, READABLE_FORMATS, read_log
 from arena.games import IllegalAction, OptionsError, get_game
 from arena.match import observation_digest
 from protocol.codec import to_json
@@ -60,9 +60,9 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
         spec = get_game(header["game"])
         options = spec.parse_options(header["options"])
         state = spec.new_state(options, header["seed"], record_events=True)
-        if header.get("format") != LOG_FORMAT:
+        if header.get("format") not in READABLE_FORMATS:
             raise ValueError(f"log format {header.get('format')!r}; this arena reads "
-                             f"{LOG_FORMAT}")
+                             f"{', '.join(map(str, READABLE_FORMATS))}")
     except (ValueError, KeyError, OptionsError) as exc:
         raise ReplayError(f"cannot start the game from the header: {exc}") from None
     players = header["names"]
@@ -71,6 +71,24 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
              f"options {header['options']}")
         show("seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(players)))
     produced = deque(state.take_events())
+    ending = None
+    audited = header.get("format") == LOG_FORMAT
+    offered: dict[int, int] = {}  # seat -> id of the request logged as open for it
+    try:
+        ending = _replay_records(records, state, spec, players, produced, audited, offered,
+                                 show, seat)
+    except (KeyError, TypeError) as exc:
+        raise ReplayError(f"a log line lacks a field or has a wrong one: {exc!r}") from None
+    if produced:
+        raise ReplayError(f"the game produced {produced[0].kind!r} after the log ends")
+    if ending is None:
+        raise ReplayError("the log ends without a result")
+    return ending
+
+
+def _replay_records(records: list[dict[str, Any]], state: Any, spec: Any, players: list[str],
+                    produced: deque[Any], audited: bool, offered: dict[int, int],
+                    show: Callable[[str], Any] | None, seat: int | None) -> str | None:
     ending = None
     for number, record in enumerate(records[1:], start=2):
         kind = record.get("type")
@@ -86,7 +104,13 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
                 raise ReplayError(f"line {number}: the game produced {mine}, the log has {theirs}")
         elif kind == "request":
             _check_request(state, record, number)
+            offered[record["seat"]] = record["id"]
         elif kind == "action":
+            if audited and record["id"] is not None:
+                if offered.pop(record["seat"], None) != record["id"]:
+                    raise ReplayError(f"line {number}: seat {record['seat']} answered request "
+                                      f"{record['id']}, which the log does not show as sent "
+                                      "and open")
             if produced:
                 raise ReplayError(f"line {number}: the game produced {produced[0].kind!r} "
                                   "which the log does not have")
@@ -111,10 +135,6 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
             ending = f"aborted ({record.get('reason')}) after a consistent prefix"
         if show and _shown(record, seat):
             show(_describe(record, players))
-    if produced:
-        raise ReplayError(f"the game produced {produced[0].kind!r} after the log ends")
-    if ending is None:
-        raise ReplayError("the log ends without a result")
     return ending
 
 

@@ -224,6 +224,9 @@ class MatchReport:
         for code, count in sorted(self.refusals.items()):
             lines.append(f"ERROR: {count} connection(s) refused with {code}"
                          + (" (a process used a token given to another bot)"
+                            if code == ErrorCode.TOKEN_NOT_YOURS else "")
+                         + ("; or a bot detached itself from the process the runner started "
+                            "(setsid): run it in the foreground"
                             if code == ErrorCode.TOKEN_NOT_YOURS else ""))
         return "\n".join(lines)
 

@@ -6,14 +6,19 @@ output, which the runner bridges to the server (it has no network at all, so the
 only peer it can reach).  Inside:
 
 - every mount is remounted read-only; its scratch folder (``TMPDIR``) is a fresh private tmpfs
-  on ``/dev/shm``;
+  on ``/dev/shm``, and ``/run`` and ``/var/run`` (the machine's UNIX sockets) are hidden;
+- the bot itself runs in a second user namespace as nobody, without any capability over the
+  mounts, so it cannot remount them writable or unmount ``/proc``;
 - ``/proc`` shows only the sandbox's own processes: no other bot's memory, command line or
   files descriptors, and not the server's (where hands and seeds live);
 - resource limits cap its address space (memory), CPU seconds, file size and open files.
 
 What it does not protect against: reading files the user can read (the filesystem is visible,
-read-only), a kernel exploit, or using up the machine's CPU within its CPU-seconds budget (use
-fewer concurrent tables, or cgroups, for strict shares).
+read-only), UNIX sockets outside ``/run`` (an ssh agent's under ``/tmp``, say: connecting to a
+socket needs no write access to the filesystem), a kernel exploit, or using up the machine's
+CPU within its CPU-seconds budget (use fewer concurrent tables, or cgroups, for strict
+shares); the limits are per process (a bot that forks gets them again for each child).  For
+bots you do not trust at all, also run the arena as a user of its own.
 """
 
 from __future__ import annotations
@@ -24,12 +29,14 @@ from collections.abc import Callable
 
 import attrs
 
-#: What the sandbox runs before the bot: every mount read-only, a private scratch folder (a
-#: fresh tmpfs on /dev/shm, named by TMPDIR), then the bot.
+#: What the sandbox runs before the bot: every mount read-only, fresh empty tmpfs over /run,
+#: /var/run (where the machine's UNIX sockets live: D-Bus, docker, systemd) and /dev/shm (the
+#: bot's scratch folder, TMPDIR), then the bot in a second user namespace of its own, where it
+#: is nobody and holds no capability over these mounts: it cannot undo them.
 SETUP = ("while read -r _ _ _ _ point _; do mount -o remount,bind,ro \"$point\" 2>/dev/null; "
          "done < /proc/self/mountinfo; "
-         "mount -t tmpfs -o size=64m tmpfs /dev/shm 2>/dev/null && export TMPDIR=/dev/shm; "
-         "exec \"$@\"")
+         "for d in /run /var/run /dev/shm; do mount -t tmpfs -o size=64m tmpfs \"$d\" "
+         "2>/dev/null; done; export TMPDIR=/dev/shm; exec unshare --user -- \"$@\"")
 
 
 class SandboxUnavailable(RuntimeError):

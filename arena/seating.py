@@ -58,6 +58,9 @@ class Admission:
 
     name: str | None = None
     refusal: ErrorCode | None = None
+    #: The token was checked (a roster, a registry): it may bring the bot back after a lost
+    #: connection.  An open server takes any token unchecked, so it brings no one back.
+    token_checked: bool = True
 
 
 @attrs.frozen
@@ -125,7 +128,7 @@ class ArrivalSeating:
 
     def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
         if self.registry is None:
-            return Admission(name=name)
+            return Admission(name=name, token_checked=False)
         expected = self.registry.get(name.casefold())
         if expected is None:
             return Admission(refusal=ErrorCode.UNKNOWN_TOKEN)
@@ -134,7 +137,8 @@ class ArrivalSeating:
         return Admission(name=name)
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
-        self.waiting.append(session)
+        if session not in self.waiting:  # a bot that came back may be waiting still
+            self.waiting.append(session)
         tables: list[SeatedTable] = []
         while True:
             picked: list[Hashable] = []
@@ -378,7 +382,9 @@ class ScheduledSeating:
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
         index = self.book.of_session.get(session)
         if index is not None:
-            self.idle[self.instances[index].entrant].append(session)
+            idle = self.idle[self.instances[index].entrant]
+            if session not in idle:  # a bot that came back may be waiting still
+                idle.append(session)
         return self._next()
 
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:

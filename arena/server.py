@@ -56,6 +56,11 @@ BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
                 ErrorCode.EVENT_OVER: "the tournament is over: thank you for playing"}
 #: Seconds running games get to be logged as aborted at shutdown.
 SHUTDOWN_GRACE = 5.0
+#: Connections beyond the limit that are still told why they are refused (the others are
+#: closed at once); the open-file headroom (``arena.connections.FILE_HEADROOM``) covers them.
+REFUSAL_ROOM = 32
+#: Tables a ``tables`` answer lists at most (it must fit in one line).
+MAX_TABLES_LISTED = 200
 #: Seconds queues get to flush ``bye`` when the stop is hurried (a second Ctrl-C).
 HURRIED_FLUSH = 0.2
 #: What the refusals of a seating policy say.
@@ -143,6 +148,8 @@ class ArenaServer:
         self._deadline_changed = trio.Event()
         self.max_connections = (config.max_connections if config.max_connections is not None
                                 else connection_limit())
+        #: Sockets open now (serving, closing or being refused): what counts against the limit.
+        self.open_streams = 0
         #: Sessions whose connection was lost, by token, until they come back or their grace
         #: ends (``reconnect_grace``).
         self.away: dict[str, Session] = {}
@@ -232,11 +239,21 @@ class ArenaServer:
         """Serve one connection to its end; never raises for anything the peer does.
         ``bound_token``: the connection is the server's own pipe to the bot given that token
         (``arena match --stdio``), which then needs to send none."""
+        self.open_streams += 1  # every open socket counts, closing and refused ones too
+        try:
+            await self._handle(stream, bound_token)
+        finally:
+            self.open_streams -= 1
+
+    async def _handle(self, stream: trio.abc.Stream, bound_token: str | None) -> None:
         address = peer_address(stream)
-        if self._shutting_down:
-            await stream.aclose()
+        if self._shutting_down or self.open_streams > self.max_connections + REFUSAL_ROOM:
+            # past the room kept for polite refusals: close at once, so that the files kept
+            # for logs stay free whatever floods in
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
             return
-        if (len(self.sessions) >= self.max_connections
+        if (self.open_streams > self.max_connections
                 or self.per_address.get(address, 0) >= self.config.max_connections_per_address):
             await refuse(stream, ErrorCode.TOO_MANY_CONNECTIONS,
                          f"this server holds {self.max_connections} connections at most, "
@@ -445,6 +462,7 @@ class ArenaServer:
         if hello.role == "spectator":
             session.name = hello.name.strip()
             session.admitted = session.spectator = True  # admitted to watch, never seated
+            session.idle_since = trio.current_time()  # the idle limit holds while not watching
             return session
         token = session.bound_token or hello.token
         returning = self.away.get(token) if token is not None else None
@@ -464,7 +482,7 @@ class ArenaServer:
             session.finish()
             return session
         session.name = admission.name or hello.name.strip()
-        session.token = token
+        session.token = token if admission.token_checked else None
         session.admitted = True
         session.idle_since = trio.current_time()
         self._seat(self.seating.ready(session, trio.current_time()))
@@ -489,9 +507,11 @@ class ArenaServer:
                                message="watch is for spectators (hello with role spectator)"))
             return
         if watch.table is None:
+            watchable = sorted((t for t in self.tables if t.seated.seed is None),
+                               key=lambda t: t.number)
             session.send(Tables(tables=[
                 {"table": t.number, "game_id": t.driver.game_id, "names": t.driver.players}
-                for t in sorted(self.tables, key=lambda t: t.number)]))
+                for t in watchable[:MAX_TABLES_LISTED]], more=len(watchable) > MAX_TABLES_LISTED))
             return
         table = next((t for t in self.tables if t.number == watch.table), None)
         if table is None or table.driver.finished:
@@ -499,9 +519,15 @@ class ArenaServer:
                                message=f"no table {watch.table} is running; send watch "
                                        "without a table for the list"))
             return
+        if table.seated.seed is not None:  # a seed the policy chose: shared by a duplicate set
+            session.send(Error(code=ErrorCode.NOT_WATCHABLE.value,
+                               message=f"table {watch.table} plays a deal other tables play too "
+                                       "(a duplicate set): it cannot be watched"))
+            return
         if session.watching is not None:
             session.watching.unwatch(session)
         session.watching = table
+        session.idle_since = None
         table.watch(session)
 
     def _session_gone(self, session: Session) -> None:

@@ -204,6 +204,7 @@ class Table:
                 session.send(message)
             if session.watching is self:
                 session.watching = None
+                session.idle_since = trio.current_time()
         self.watchers = []
 
     def release(self) -> list[Session]:

@@ -27,6 +27,7 @@ class ErrorCode(enum.StrEnum):
     ILLEGAL_ACTION = "illegal_action"  # not in the legal list; the list is sent again
     # spectators
     UNKNOWN_TABLE = "unknown_table"  # ``watch`` named no running table
+    NOT_WATCHABLE = "not_watchable"  # a duplicate-set table: its deal is being played elsewhere
     # the server acting for a seat, or ending something
     TIMEOUT = "timeout"  # no legal answer in time: a default action was played
     TOO_MANY_TRIES = "too_many_tries"  # MAX_TRIES bad answers: a default action was played

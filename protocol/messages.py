@@ -33,6 +33,12 @@ def _optional_text(instance: object, attribute: attrs.Attribute, value: object) 
         _text(instance, attribute, value)
 
 
+def _optional_id(instance: object, attribute: attrs.Attribute, value: object) -> None:
+    """An optional integer in the range of request ids (never a huge number to quote back)."""
+    if value is not None:
+        _request_id(instance, attribute, value)
+
+
 def _optional_int(_instance: object, attribute: attrs.Attribute, value: object) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise TypeError(f"field {attribute.name!r} must be an integer")
@@ -48,7 +54,7 @@ class Hello:
     TYPE: ClassVar[str] = "hello"
     name: str = attrs.field(validator=_text)
     token: str | None = attrs.field(default=None, validator=_optional_text)
-    protocol: int | None = attrs.field(default=None, validator=_optional_int)
+    protocol: int | None = attrs.field(default=None, validator=_optional_id)
     game: str | None = attrs.field(default=None, validator=_optional_text)
     role: str | None = attrs.field(default=None, validator=_optional_text)
 
@@ -68,7 +74,7 @@ class Watch:
     without one, ask which tables are running (the answer is :class:`Tables`)."""
 
     TYPE: ClassVar[str] = "watch"
-    table: int | None = attrs.field(default=None, validator=_optional_int)
+    table: int | None = attrs.field(default=None, validator=_optional_id)
 
 
 @attrs.frozen
@@ -157,6 +163,7 @@ class Tables:
 
     TYPE: ClassVar[str] = "tables"
     tables: list[dict[str, Any]]
+    more: bool | None = None  # more tables run than one answer lists
 
 
 @attrs.frozen

@@ -66,6 +66,16 @@ try:
     report.append("reached the server's port")
 except OSError:
     pass
+import subprocess
+if subprocess.run(["mount", "-o", "remount,bind,rw", "/"], capture_output=True).returncode == 0:
+    report.append("remounted / writable")
+if subprocess.run(["umount", "-l", "/proc"], capture_output=True).returncode == 0:
+    report.append("unmounted its /proc")
+import stat
+for folder, _, files in os.walk("/run"):
+    for name in files:
+        if stat.S_ISSOCK(os.lstat(os.path.join(folder, name)).st_mode):
+            report.append("saw a socket in /run")
 pids = [p for p in os.listdir("/proc") if p.isdigit()]
 if len(pids) > 8:
     report.append(f"saw {len(pids)} processes")

@@ -108,3 +108,23 @@ def test_replay_checks_every_offered_list_and_observation_digest(tmp_path):
         bad.write_text("".join(json.dumps(r) + "\n" for r in tampered))
         with pytest.raises(ReplayError, match=f"line {index + 1}"):
             replay_log(bad)
+
+
+def test_replay_requires_every_answered_request_in_the_audit_trail(tmp_path):
+    import json
+
+    from arena.replay import ReplayError, replay_log
+
+    path = _played_log(tmp_path)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    forgeries = {
+        "no requests": [r for r in records if r["type"] != "request"],
+        "other ids": [dict(r, id=999999) if r["type"] == "action" else r for r in records],
+        "no seat": [{k: v for k, v in r.items() if k != "seat"} if r["type"] == "action"
+                    else r for r in records],
+    }
+    for name, forged in forgeries.items():
+        bad = tmp_path / f"{name.replace(' ', '-')}.jsonl"
+        bad.write_text("".join(json.dumps(r) + "\n" for r in forged))
+        with pytest.raises(ReplayError):
+            replay_log(bad)

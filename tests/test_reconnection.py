@@ -203,3 +203,44 @@ async def test_the_reference_client_comes_back_over_tcp_and_plays_on(nursery, tm
     mine = [r for r in records if r["type"] == "action" and r["seat"] == seat]
     assert mine and all(r["by"] == "bot" for r in mine)  # it answered everything itself
     assert b"coming back" in await bot.stderr.receive_some(65536)
+
+
+async def test_a_bot_that_comes_back_while_waiting_is_queued_once(nursery, tmp_path,
+                                                                   autojump_clock):
+    from arena.seating import ArrivalSeating
+
+    registry = {f"p{i}": f"registered-token-{i:06d}" for i in range(6)}
+    base = make_server(tmp_path)
+    server = type(base)(base.config, seating=ArrivalSeating(3, registry))
+    await nursery.start(server.serve, False)
+    first = await connect_in_memory(nursery, server)
+    await first.hello("p0", token=registry["p0"])
+    await trio.sleep(1)
+    await first.stream.aclose()  # lost while waiting for a seat
+    await trio.sleep(1)
+    assert set(server.away) == {registry["p0"]}
+    back = await connect_in_memory(nursery, server)
+    await back.hello("p0", token=registry["p0"])
+    await trio.sleep(1)
+    assert len(server.seating.waiting) == 1 and server.away == {}
+    others = [await connect_in_memory(nursery, server) for _ in range(5)]
+    for i, client in enumerate(others, start=1):
+        await client.hello(f"p{i}", token=registry[f"p{i}"])
+    starts = 0
+    with trio.move_on_after(3):
+        while (message := await back.receive()) is not None:
+            starts += message["type"] == "game_start"
+    assert starts == 1  # one seat at one table, never two
+
+
+async def test_an_unchecked_token_brings_no_one_back(nursery, tmp_path, autojump_clock):
+    """An open server takes any token without checking it: a bot that says hello with one and
+    vanishes is gone at once, not held for the grace (a ghost seat)."""
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)
+    ghost = await connect_in_memory(nursery, server)
+    await ghost.hello("ghost", token="made-up-token-123")
+    await trio.sleep(1)
+    await ghost.stream.aclose()
+    await trio.sleep(1)
+    assert server.away == {} and len(server.seating.waiting) == 0

@@ -33,7 +33,7 @@ async def test_connections_over_the_limit_are_refused_with_a_reason(nursery, tmp
     assert await third.receive() is None  # and closed
     # a place frees up when a connection ends
     await first.stream.aclose()
-    while len(server.sessions) > 1:
+    while server.open_streams > 1:  # its socket is closed, not only its session
         await trio.sleep(0)
     fourth = await connect_in_memory(nursery, server)
     assert (await fourth.receive())["type"] == "welcome"
@@ -185,3 +185,20 @@ async def test_a_table_never_starts_with_a_bot_already_gone(nursery, tmp_path):
     assert len(ends) == 3 and not ends[0].get("aborted")
     [record] = server.records
     assert sorted(record.names) == ["honest0", "honest1", "honest2"]
+
+
+async def test_a_flood_past_the_refusal_room_is_closed_at_once(nursery, tmp_path, monkeypatch):
+    """Refusals linger a moment (so the reason arrives); past a small room they are closed at
+    once, so that a flood can never take the files kept for logs."""
+    import arena.server
+
+    monkeypatch.setattr(arena.server, "REFUSAL_ROOM", 2)
+    server = with_config(tmp_path, max_connections=1)
+    await nursery.start(server.serve, False)
+    held = await connect_in_memory(nursery, server)
+    await held.until("welcome")
+    flood = [await connect_in_memory(nursery, server) for _ in range(6)]
+    replies = [await client.receive() for client in flood]
+    told = [r for r in replies if r is not None]
+    assert told and all(r["code"] == "too_many_connections" for r in told)
+    assert len(told) < len(flood)  # the rest were closed without a word

@@ -112,3 +112,30 @@ async def test_a_spectator_that_leaves_does_not_disturb_the_table(nursery, tmp_p
         await watcher.stream.aclose()
     assert len(ends) == 3 and not ends[0].get("aborted")
     assert not any(t.watchers for t in server.tables)
+
+
+async def test_a_table_of_a_duplicate_set_cannot_be_watched(nursery, tmp_path, autojump_clock):
+    """Its deal is played at other tables too: even its public events would tell their
+    players what they cannot know, and its full view their hands."""
+    import attrs
+
+    from arena.seating import ArrivalSeating
+
+    class DuplicateSeating(ArrivalSeating):
+        def ready(self, session, now):
+            return [attrs.evolve(t, seed="shared-seed") for t in super().ready(session, now)]
+
+    base = make_server(tmp_path)
+    server = type(base)(base.config, seating=DuplicateSeating(3))
+    await nursery.start(server.serve, False)
+    players = [await connect_in_memory(nursery, server) for _ in range(3)]
+    for i, client in enumerate(players):
+        await client.hello(f"bot{i}")
+    await players[0].until("request")
+    watcher = await spectator(nursery, server)
+    await watcher.send({"type": "watch"})
+    assert (await watcher.until("tables"))["tables"] == []
+    await watcher.send({"type": "watch", "table": 1})
+    refused = await watcher.until("error")
+    assert refused["code"] == "not_watchable"
+    assert not any(t.watchers for t in server.tables)
