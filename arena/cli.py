@@ -70,7 +70,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.seating import ArrivalSeating, load_registry
-    from arena.server import ArenaServer, ServerConfig
+    from arena.server import ArenaServer, ServerConfig, tune_garbage_collector
 
     spec, options = parse_game_options(game_name, players, extra, flags)
     config = ServerConfig(spec=spec, options=options, host=host, port=port,
@@ -97,6 +97,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     async def run() -> None:
         server = ArenaServer(config, on_game_over=game_over,
                              seating=ArrivalSeating(options.players, registry))
+        tune_garbage_collector()
         async with trio.open_nursery() as nursery:
             bound = await nursery.start(server.serve)
             click.echo(f"arena: hosting {spec.name} ({options.players} players) on "

@@ -15,6 +15,7 @@ never branches on which policy it runs.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import logging
 import math
@@ -59,6 +60,10 @@ SHUTDOWN_GRACE = 5.0
 #: Connections beyond the limit that are still told why they are refused (the others are
 #: closed at once); the open-file headroom (``arena.connections.FILE_HEADROOM``) covers them.
 REFUSAL_ROOM = 32
+#: Allocations before a young-generation collection in the server commands (default 700).
+GC_YOUNG_THRESHOLD = 50_000
+#: Bytes written to a socket in one call at most when lines are queued for it.
+WRITE_BURST_BYTES = 256 * 1024
 #: Tables a ``tables`` answer lists at most (it must fit in one line).
 MAX_TABLES_LISTED = 200
 #: Seconds queues get to flush ``bye`` when the stop is hurried (a second Ctrl-C).
@@ -113,6 +118,16 @@ class ServerStatistics:
     tables_running: int
     games_finished: int
     seating: SeatingStatistics
+
+
+def tune_garbage_collector() -> None:
+    """Tune the collector for a long-running server: what exists after start-up (modules,
+    the games' tables) is frozen out of every collection, and the young generation is larger,
+    so full collections (which stop every table) come seldom.  For the server commands only;
+    a library user keeps the interpreter's defaults."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 100)
 
 
 class ArenaServer:
@@ -391,9 +406,19 @@ class ArenaServer:
             link.finish()
 
     async def _write_loop(self, link: Link, stream: trio.abc.Stream) -> None:
+        """Write what is queued, a burst at a time: every line queued by then goes out in one
+        ``send_all`` (a seat's event and its request, say), not one system call each."""
         async for data in link.out_receive:
-            await stream.send_all(data)
-            link.queued_bytes -= len(data)
+            burst = [data]
+            size = len(data)
+            while size < WRITE_BURST_BYTES:
+                try:
+                    burst.append(link.out_receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+                size += len(burst[-1])
+            await stream.send_all(b"".join(burst) if len(burst) > 1 else data)
+            link.queued_bytes -= size
         # the queue was closed and everything in it is sent: the connection is over
         if link.cancel_scope is not None:
             link.cancel_scope.cancel()
