@@ -319,10 +319,12 @@ class MatchDriver:
         """Every seat, and the public view when someone watches."""
         return range(PUBLIC if self.watched else 0, len(self.players))
 
-    def timeout_for(self, seat: int) -> float:
-        """Seconds ``seat`` gets for its current decision: the reaction time limit in a
-        reaction window, else the move time limit."""
-        return self.reaction_timeout if self.state.is_reaction(seat) else self.move_timeout
+    def limit_for(self, seat: int) -> tuple[float, str]:
+        """Seconds ``seat`` gets for its current decision, and that limit's name: the reaction
+        time limit in a reaction window, else the move time limit (the bank comes on top)."""
+        if self.state.is_reaction(seat):
+            return self.reaction_timeout, "reaction_timeout"
+        return self.move_timeout, "move_timeout"
 
     def next_deadline(self) -> float | None:
         return min((r.deadline for r in self.open.values()), default=None)
@@ -433,14 +435,12 @@ class MatchDriver:
     def _issue(self, seat: int, now: float, out: list[Outgoing]) -> None:
         request_id = self.counters[seat].next_id()
         legal = tuple(self.state.legal_actions(seat))
-        reaction = self.state.is_reaction(seat)
-        timeout = self.reaction_timeout if reaction else self.move_timeout
+        timeout, limit_name = self.limit_for(seat)
         bank = self.bank[seat]
         observation = self.state.observe(seat)
         self.open[seat] = OpenRequest(
             request_id, legal, now, now + timeout + bank, self.max_tries,
-            getattr(observation, "decision", None), timeout,
-            "reaction_timeout" if reaction else "move_timeout")
+            getattr(observation, "decision", None), timeout, limit_name)
         self.log.request(seat, request_id, legal, observation_digest(observation))
         out.append(Outgoing(seat, Request(
             id=request_id, legal=list(legal), time_left_ms=_ms(timeout + bank),

@@ -71,12 +71,9 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
              f"options {header['options']}")
         show("seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(players)))
     produced = deque(state.take_events())
-    ending = None
-    audited = header.get("format") == LOG_FORMAT
-    offered: dict[int, int] = {}  # seat -> id of the request logged as open for it
     try:
-        ending = _replay_records(records, state, spec, players, produced, audited, offered,
-                                 show, seat)
+        ending = _replay_records(records, state, players, produced,
+                                 header.get("format") == LOG_FORMAT, show, seat)
     except (KeyError, TypeError) as exc:
         raise ReplayError(f"a log line lacks a field or has a wrong one: {exc!r}") from None
     if produced:
@@ -86,10 +83,13 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
     return ending
 
 
-def _replay_records(records: list[dict[str, Any]], state: Any, spec: Any, players: list[str],
-                    produced: deque[Any], audited: bool, offered: dict[int, int],
+def _replay_records(records: list[dict[str, Any]], state: Any, players: list[str],
+                    produced: deque[Any], audited: bool,
                     show: Callable[[str], Any] | None, seat: int | None) -> str | None:
+    """Apply and check every record after the header; the ending it reached, if any.
+    ``audited``: every answered request must be logged as sent and open (format 3)."""
     ending = None
+    offered: dict[int, int] = {}  # seat -> id of the request logged as open for it
     for number, record in enumerate(records[1:], start=2):
         kind = record.get("type")
         if kind == "event":

@@ -39,9 +39,6 @@ def _optional_id(instance: object, attribute: attrs.Attribute, value: object) ->
         _request_id(instance, attribute, value)
 
 
-def _optional_int(_instance: object, attribute: attrs.Attribute, value: object) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise TypeError(f"field {attribute.name!r} must be an integer")
 
 # --- bot -> server -------------------------------------------------------------------------------
 
