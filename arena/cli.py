@@ -70,7 +70,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.seating import ArrivalSeating, load_registry
-    from arena.server import ArenaServer, ServerConfig, tune_garbage_collector
+    from arena.server import SERVE_RECORDS_KEPT, ArenaServer, ServerConfig, tune_garbage_collector
 
     spec, options = parse_game_options(game_name, players, extra, flags)
     config = ServerConfig(spec=spec, options=options, host=host, port=port,
@@ -80,7 +80,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           hello_timeout=hello_timeout, max_queued_bytes=max_queued_bytes,
                           max_messages_per_second=max_messages_per_second,
                           idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
-                          time_bank=time_bank)
+                          time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(

@@ -14,8 +14,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from arena.games.base import GameEvent, Result
 from protocol.codec import to_json
 from protocol.errors import ErrorCode
@@ -25,29 +23,87 @@ from protocol.errors import ErrorCode
 LOG_FORMAT = 3
 #: Formats ``arena replay`` reads (2 has no audit trail to check).
 READABLE_FORMATS = (2, 3)
+#: Lines a game's log gathers in memory before they go to its ``.part`` file.
+SPOOL_LINES = 64
 
 
-@attrs.define
 class GameLog:
-    records: list[dict[str, Any]] = attrs.field(factory=list)
+    """A game's log as it is written: lines of JSON text, in order.
+
+    Once :meth:`spool_to` names a folder, the lines go to ``<name>.jsonl.part`` there every
+    :data:`SPOOL_LINES` lines, so a long game costs memory only for what is in flight;
+    :meth:`write` adds the rest, syncs, and renames the file to ``<name>.jsonl``.  A line that
+    cannot be spooled (a full disk) stays in memory and is tried again later; the ``.part``
+    file never keeps half a line.
+    """
+
+    def __init__(self, header: dict[str, Any]) -> None:
+        self.header = header
+        self._lines: list[str] = [to_json(header) + "\n"]  # not spooled yet
+        self._folder: Path | None = None
+        self._spooled = 0  # bytes of whole lines in the .part file
 
     @classmethod
     def begin(cls, **header: Any) -> GameLog:
-        return cls([{"type": "header", "format": LOG_FORMAT, **header}])
+        return cls({"type": "header", "format": LOG_FORMAT, **header})
 
     @property
-    def header(self) -> dict[str, Any]:
-        return self.records[0]
+    def name(self) -> str:
+        return f"{self.header['game']}-{self.header['game_id']}.jsonl"
 
-    def event(self, event: GameEvent) -> None:
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Every record so far, parsed (for spectators who join late, and for tests: the
+        server itself never reads a log back)."""
+        text = "".join(self._lines)
+        if self._folder is not None and self._spooled:
+            with open(self._folder / (self.name + ".part"), "rb") as spooled:
+                text = spooled.read(self._spooled).decode("utf-8") + text
+        return [json.loads(line) for line in text.splitlines()]
+
+    def spool_to(self, directory: str | os.PathLike[str]) -> None:
+        """Write the lines to ``directory`` as the game goes (see the class)."""
+        self._folder = Path(directory)
+
+    def add(self, line: str) -> None:
+        """A record already encoded as one line of JSON text (newline included)."""
+        self._lines.append(line)
+        if self._folder is not None and len(self._lines) >= SPOOL_LINES:
+            try:
+                self._spool()
+            except OSError:
+                pass  # kept in memory; tried again with the next lines, and at the end
+
+    def _append(self, record: dict[str, Any]) -> None:
+        self.add(to_json(record) + "\n")
+
+    def _spool(self) -> None:
+        assert self._folder is not None
+        self._folder.mkdir(parents=True, exist_ok=True)
+        data = "".join(self._lines).encode("utf-8")
+        with open(self._folder / (self.name + ".part"), "r+b" if self._spooled else "wb") as part:
+            try:
+                part.seek(self._spooled)
+                part.write(data)
+                part.flush()
+            except OSError:
+                part.truncate(self._spooled)  # never half a line
+                raise
+        self._spooled += len(data)
+        self._lines = []
+
+    def event(self, event: GameEvent, data_json: str | None = None) -> None:
+        """An event with its audience; ``data_json``: its data already encoded (as sent)."""
         audience = None if event.audience is None else sorted(event.audience)
-        self.records.append({"type": "event", "kind": event.kind, "data": event.data,
-                             "to": audience})
+        if data_json is None:
+            data_json = to_json(event.data)
+        self.add(f'{{"type":"event","kind":{to_json(event.kind)},"data":{data_json},'
+                 f'"to":{to_json(audience)}}}\n')
 
     def request(self, seat: int, request_id: int, legal: tuple[str, ...], digest: str) -> None:
         """A request as sent: its legal list and the digest of its observation."""
-        self.records.append({"type": "request", "seat": seat, "id": request_id,
-                             "legal": list(legal), "observation": digest})
+        self._append({"type": "request", "seat": seat, "id": request_id,
+                      "legal": list(legal), "observation": digest})
 
     def action(self, seat: int, action: str, request_id: int | None, ms: int, *, by: str,
                reason: str | None = None, decision: str | None = None,
@@ -58,44 +114,39 @@ class GameLog:
                            ("bank_ms", bank_ms)):
             if value is not None:
                 record[key] = value
-        self.records.append(record)
+        self._append(record)
 
     def error(self, seat: int, code: ErrorCode, request_id: int | None, detail: str) -> None:
-        self.records.append({"type": "error", "seat": seat, "code": code.value,
-                             "id": request_id, "detail": detail[:200]})
+        self._append({"type": "error", "seat": seat, "code": code.value,
+                      "id": request_id, "detail": detail[:200]})
 
     def note(self, seat: int, what: str) -> None:
-        self.records.append({"type": "note", "seat": seat, "what": what})
+        self._append({"type": "note", "seat": seat, "what": what})
 
     def result(self, result: Result) -> None:
-        self.records.append({"type": "result", "scores": list(result.scores),
-                             "ranks": list(result.ranks), "winners": list(result.winners),
-                             "reveal": result.reveal, "rounds": result.rounds})
+        self._append({"type": "result", "scores": list(result.scores),
+                      "ranks": list(result.ranks), "winners": list(result.winners),
+                      "reveal": result.reveal, "rounds": result.rounds})
 
     def aborted(self, reason: str) -> None:
-        self.records.append({"type": "aborted", "reason": reason})
+        self._append({"type": "aborted", "reason": reason})
 
-    def to_jsonl(self) -> str:
-        return "".join(to_json(record) + "\n" for record in self.records)
-
-    def write(self, directory: str | os.PathLike[str]) -> Path:
-        """Write ``<game>-<game_id>.jsonl`` into ``directory`` (created if needed), atomically
-        and durably: a reader never sees half a log, and once this returns the log survives a
-        crash of the machine (the file and the folder are synced)."""
-        folder = Path(directory)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.header['game']}-{self.header['game_id']}.jsonl"
-        partial = path.with_suffix(".jsonl.part")
-        try:
-            with open(partial, "w", encoding="utf-8") as file:
-                file.write(self.to_jsonl())
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(partial, path)
-            _sync_folder(folder)
-        except OSError:
-            partial.unlink(missing_ok=True)  # no half log left behind (a full disk, say)
-            raise
+    def write(self, directory: str | os.PathLike[str] | None = None) -> Path:
+        """Finish ``<game>-<game_id>.jsonl`` in the spool folder (or ``directory``, created if
+        needed), atomically and durably: a reader never sees half a log, and once this returns
+        the log survives a crash of the machine (the file and the folder are synced)."""
+        if self._folder is None:
+            if directory is None:
+                raise ValueError("no folder to write the log to")
+            self._folder = Path(directory)
+        folder = self._folder
+        path = folder / self.name
+        partial = folder / (self.name + ".part")
+        self._spool()
+        with open(partial, "rb+") as part:
+            os.fsync(part.fileno())
+        os.replace(partial, path)
+        _sync_folder(folder)
         return path
 
 

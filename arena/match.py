@@ -38,7 +38,7 @@ import attrs
 from arena.gamelog import GameLog
 from arena.games.base import GameSpec, GameState
 from arena.games.chance import derive_seed
-from protocol.codec import to_json
+from protocol.codec import encode, to_json
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
@@ -81,8 +81,12 @@ MAX_LOGGED_ERRORS = 100
 
 @attrs.frozen
 class Outgoing:
+    """A message for a seat; ``line``: its bytes, when the driver encoded it already (an event
+    shared by every seat, a request whose observation the log digests): sent as they are."""
+
     seat: int
     message: Any
+    line: bytes | None = None
 
 
 @attrs.define
@@ -100,7 +104,11 @@ class OpenRequest:
 def observation_digest(observation: Any) -> str:
     """What the log keeps of an observation sent: the SHA-256 of its JSON text (16 hex
     digits), which a replay recomputes."""
-    return hashlib.sha256(to_json(observation).encode()).hexdigest()[:16]
+    return text_digest(to_json(observation))
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @attrs.define
@@ -441,19 +449,24 @@ class MatchDriver:
         self.open[seat] = OpenRequest(
             request_id, legal, now, now + timeout + bank, self.max_tries,
             getattr(observation, "decision", None), timeout, limit_name)
-        self.log.request(seat, request_id, legal, observation_digest(observation))
-        out.append(Outgoing(seat, Request(
-            id=request_id, legal=list(legal), time_left_ms=_ms(timeout + bank),
-            observation=observation, time_bank_ms=_ms(bank) if self.time_bank else None)))
+        observation_json = to_json(observation)  # once: for the digest and the line
+        self.log.request(seat, request_id, legal, text_digest(observation_json))
+        request = Request(id=request_id, legal=list(legal), time_left_ms=_ms(timeout + bank),
+                          observation=observation,
+                          time_bank_ms=_ms(bank) if self.time_bank else None)
+        out.append(Outgoing(seat, request, encode(request, {"observation": observation_json})))
 
     def _flush_events(self, out: list[Outgoing]) -> None:
         seats = range(len(self.players))
         for event in self.state.take_events():
-            self.log.event(event)
+            data_json = to_json(event.data)  # once: for every seat that sees it and the log
+            self.log.event(event, data_json)
             message = Event(kind=event.kind, data=event.data)
-            out.extend(Outgoing(seat, message) for seat in seats if event.visible_to(seat))
+            line = encode(message, {"data": data_json})
+            out.extend(Outgoing(seat, message, line) for seat in seats
+                       if event.visible_to(seat))
             if self.watched and event.audience is None:
-                out.append(Outgoing(PUBLIC, message))
+                out.append(Outgoing(PUBLIC, message, line))
 
     def _finish(self, out: list[Outgoing]) -> None:
         for seat, request in sorted(self.open.items()):

@@ -62,6 +62,8 @@ SHUTDOWN_GRACE = 5.0
 REFUSAL_ROOM = 32
 #: Allocations before a young-generation collection in the server commands (default 700).
 GC_YOUNG_THRESHOLD = 50_000
+#: Finished games' records ``arena serve`` keeps in memory (its logs keep every game).
+SERVE_RECORDS_KEPT = 1000
 #: Bytes written to a socket in one call at most when lines are queued for it.
 WRITE_BURST_BYTES = 256 * 1024
 #: Tables a ``tables`` answer lists at most (it must fit in one line).
@@ -108,6 +110,9 @@ class ServerConfig:
     reconnect_grace: float = 30.0
     #: Seconds each seat may use beyond its decisions' limits over a game (0: no bank).
     time_bank: float = 0.0
+    #: Finished games' records kept in memory, the newest (None: all, as a runner that reports
+    #: every game needs; ``arena serve`` keeps a bounded number, as it may run for months).
+    records_kept: int | None = None
 
 
 @attrs.frozen
@@ -150,7 +155,8 @@ class ArenaServer:
         self._tables = itertools.count(1)
         self.sessions: set[Session] = set()
         self.tables: set[Table] = set()
-        self.records: list[GameRecord] = []
+        self.records: list[GameRecord] = []  # the newest ``records_kept``
+        self.games_finished = 0
         #: Finished games whose log could not be written yet (a full disk): retried after every
         #: game and at shutdown; what is left at the end is reported (``unwritten_logs``).
         self.unwritten_logs: list[GameLog] = []
@@ -172,7 +178,7 @@ class ArenaServer:
 
     def statistics(self) -> ServerStatistics:
         return ServerStatistics(connections=len(self.sessions), tables_running=len(self.tables),
-                                games_finished=len(self.records),
+                                games_finished=self.games_finished,
                                 seating=self.seating.statistics())
 
     # -- running --
@@ -280,6 +286,8 @@ class ArenaServer:
                           sockets=socket_addresses(getattr(stream, "socket", None)),
                           bound_token=bound_token)
         link = session.link
+        if isinstance(stream, trio.SocketStream):
+            link.fd = stream.socket.fileno()  # direct writes (see Link.push)
         self.sessions.add(session)
         self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
@@ -309,6 +317,7 @@ class ArenaServer:
             log.exception("connection %s failed", session.name)
         finally:
             link.alive = False
+            link.fd = None  # never written to again: the number may soon name another socket
             left = self.per_address.get(address, 1) - 1
             if left > 0:
                 self.per_address[address] = left
@@ -405,21 +414,11 @@ class ArenaServer:
             link.conn.close()
             link.finish()
 
-    async def _write_loop(self, link: Link, stream: trio.abc.Stream) -> None:
-        """Write what is queued, a burst at a time: every line queued by then goes out in one
-        ``send_all`` (a seat's event and its request, say), not one system call each."""
-        async for data in link.out_receive:
-            burst = [data]
-            size = len(data)
-            while size < WRITE_BURST_BYTES:
-                try:
-                    burst.append(link.out_receive.receive_nowait())
-                except (trio.WouldBlock, trio.EndOfChannel):
-                    break
-                size += len(burst[-1])
-            await stream.send_all(b"".join(burst) if len(burst) > 1 else data)
-            link.queued_bytes -= size
-        # the queue was closed and everything in it is sent: the connection is over
+    @staticmethod
+    async def _write_loop(link: Link, stream: trio.abc.Stream) -> None:
+        """Write what the link could not write at once, a burst at a time (see
+        :class:`~arena.session.Link`); when it is finished and flushed, the connection ends."""
+        await link.write_all(stream, WRITE_BURST_BYTES)
         if link.cancel_scope is not None:
             link.cancel_scope.cancel()
 
@@ -441,7 +440,9 @@ class ArenaServer:
             if event is ENDED:
                 await self._settle(session)
                 return
-            if not bucket.allow(trio.current_time()):
+            if self._first_answer(session, event):
+                pass  # a bot answers as fast as it is asked: only other lines are rationed
+            elif not bucket.allow(trio.current_time()):
                 await self._settle(session)
                 session.send(Error(code=ErrorCode.TOO_FAST.value, fatal=True, message=(
                     f"more than {self.config.max_messages_per_second:g} lines a second")))
@@ -462,6 +463,17 @@ class ArenaServer:
             elif isinstance(event, Bye):
                 await self._settle(session)
                 return
+
+    @staticmethod
+    def _first_answer(session: Session, event: Any) -> bool:
+        """``event`` is the first answer to the newest request sent to the session's bot
+        (which the message rate limit does not count)."""
+        if not isinstance(event, Action) or event.id != session.requests.newest:
+            return False
+        if session.answered_id == event.id:
+            return False
+        session.answered_id = event.id
+        return True
 
     @staticmethod
     async def _settle(session: Session) -> None:
@@ -599,6 +611,7 @@ class ArenaServer:
             time_bank=self.config.time_bank,
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        driver.log.spool_to(self.config.log_dir)  # a long game's log waits on disk
         table = Table(seated, driver, sessions)
         for session in sessions:
             if session is not None:
@@ -623,6 +636,9 @@ class ArenaServer:
         log_path = self.write_logs().get(id(table.driver.log))
         record = table.record(log_path)
         self.records.append(record)
+        self.games_finished += 1
+        if self.config.records_kept is not None and len(self.records) > self.config.records_kept:
+            del self.records[0]
         if self.on_game_over is not None:
             try:
                 self.on_game_over(record)

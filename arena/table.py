@@ -20,7 +20,8 @@ import trio
 from arena.match import PUBLIC, MatchDriver, Outgoing, notice_for_closed
 from arena.records import GameRecord
 from arena.seating import SeatedTable
-from arena.session import Session
+from arena.session import Link, Session
+from protocol.codec import encode
 from protocol.errors import ErrorCode, PeerError
 from protocol.messages import Action, Error
 
@@ -99,6 +100,10 @@ class Table:
         self.abort_reason = ErrorCode.SERVER_SHUTDOWN
         #: The table did not start: a session it needed was gone (``needs_everyone``).
         self.unstarted = False
+        #: A bug in the game or the driver: the game is aborted (``internal_error``).
+        self.failed = False
+        #: The wait for the next input while the table is idle (see :meth:`_handled_now`).
+        self._waiting: trio.CancelScope | None = None
         for seat, session in enumerate(self.sessions):
             if session is not None:
                 session.table, session.seat = self, seat
@@ -106,6 +111,8 @@ class Table:
     async def put(self, item: TableInput) -> None:
         """Hand an input to the table; an answer that arrives after the game ended gets its
         ``stale_request`` notice here."""
+        if self._handled_now(item):
+            return
         try:
             await self.inbox_send.send(item)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
@@ -130,6 +137,8 @@ class Table:
             item.session.send(Error(code=item.error.code.value, message=item.error.detail))
 
     def put_nowait(self, item: TableInput) -> bool:
+        if self._handled_now(item):
+            return True
         try:
             self.inbox_send.send_nowait(item)
             return True
@@ -162,17 +171,24 @@ class Table:
                     elif not session.alive:
                         driver.connection_lost(seat)  # it may come back
                 self._dispatch(driver.start(now))
-                while not driver.finished:
+                while not driver.finished and not self.failed:
                     deadline = driver.next_deadline()
-                    with trio.move_on_at(math.inf if deadline is None else deadline):
-                        item = await self.inbox_receive.receive()
+                    with trio.move_on_at(math.inf if deadline is None else deadline) as wait:
+                        self._waiting = wait
+                        try:
+                            item = await self.inbox_receive.receive()
+                        finally:
+                            self._waiting = None
                         self._dispatch(self._feed(item))
                         continue
-                    self._dispatch(driver.expire(trio.current_time()))
+                    if not driver.finished and not self.failed:
+                        self._dispatch(driver.expire(trio.current_time()))
         except Exception:  # a bug in a game or the driver costs this table only
             log.exception("table %s failed", self.number)
-            self._abort(ErrorCode.INTERNAL_ERROR)
+            self.failed = True
         finally:  # also when cancelled from outside: the game is logged either way
+            if self.failed:
+                self._abort(ErrorCode.INTERNAL_ERROR)
             if not driver.finished:
                 self._abort(self.abort_reason)
             self.inbox_send.close()
@@ -182,6 +198,27 @@ class Table:
                     self._late(self.inbox_receive.receive_nowait())
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
+
+    def _handled_now(self, item: TableInput) -> bool:
+        """Handle ``item`` in the caller's task when the table is idle (waiting for its next
+        input, none queued): the game is pure and synchronous, so a bot's answer is played
+        and the replies are written without a switch to the table's task.  The table's wait
+        is then moved to the new next deadline (or ended, when the game is over)."""
+        wait = self._waiting
+        if wait is None or self.inbox_receive.statistics().current_buffer_used:
+            return False
+        try:
+            self._dispatch(self._feed(item))
+        except Exception:  # as in run: a bug costs this table only
+            log.exception("table %s failed", self.number)
+            self.failed = True
+        driver = self.driver
+        deadline = None if driver.finished or self.failed else driver.next_deadline()
+        if driver.finished or self.failed:
+            wait.cancel()
+        else:
+            wait.deadline = math.inf if deadline is None else deadline
+        return True
 
     def watch(self, session: Session) -> None:
         """A spectator starts watching: the game and its public events so far, then live."""
@@ -258,11 +295,28 @@ class Table:
         return driver.disconnect(seat, now)
 
     def _dispatch(self, outgoing: list[Outgoing]) -> None:
+        """Send what the driver returned: each message encoded once (whatever number of seats
+        see it), each connection written once."""
+        touched: dict[int, Link] = {}
+        lines: dict[int, bytes] = {}  # id(message) -> its line
         for item in outgoing:
+            message = item.message
+            line = item.line
+            if line is None:
+                line = lines.get(id(message))
+                if line is None:
+                    try:
+                        line = lines[id(message)] = encode(message)
+                    except ValueError:  # our bug (a line over the limit): skip it, log it
+                        log.exception("could not send %s at table %s", message.TYPE,
+                                      self.number)
+                        continue
             if item.seat == PUBLIC:
-                for watcher in self.watchers:
-                    watcher.send(item.message)
-                continue
-            session = self.sessions[item.seat]
-            if session is not None:
-                session.send(item.message)
+                targets: Sequence[Session | None] = self.watchers
+            else:
+                targets = (self.sessions[item.seat],)
+            for session in targets:
+                if session is not None and session.queue(message, line):
+                    touched[id(session.link)] = session.link
+        for link in touched.values():
+            link.push()

@@ -58,6 +58,7 @@ import resource
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -681,6 +682,10 @@ async def drive(run: Run, server: Server) -> dict[str, Any]:
     return marks
 
 
+#: Seconds of the measured window each spread sample of the summary covers.
+SUMMARY_WINDOW = 10.0
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -864,10 +869,61 @@ def report(run: Run, server: Server, marks: dict[str, Any],
     if problems or server.died is not None:
         print(f"\nserver stderr (last lines, {server.err_path}):")
         print("\n".join(server_err.splitlines()[-40:]))
+    if run.window:
+        print_summary(run, rate, peak - baseline[0], len(stalled),
+                      (server_cpu / run.decisions) if server_cpu and run.decisions else None)
     if failed:
         print(f"\nFAILED: {'; '.join(failed)}")
         return 1
     return 0
+
+
+def spread(values: Sequence[float]) -> dict[str, float | None]:
+    if not values:
+        return {"min": None, "median": None, "max": None}
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def print_summary(run: Run, rate: float, grown_bytes: float, stalled: int,
+                  cpu_per_decision: float | None) -> None:
+    """The goal's figures as one ``SUMMARY`` line (for ``benchmarks/run_all.py``), each with
+    its spread over windows of about :data:`SUMMARY_WINDOW` seconds of the measured window."""
+    assert run.window is not None
+    start, end = run.window
+    count = max(1, round((end - start) / SUMMARY_WINDOW))
+    edges = [start + (end - start) * i / count for i in range(count + 1)]
+    rates, p99s, pauses = [], [], []
+    for low, high in zip(edges, edges[1:]):
+        decided = bisect.bisect_left(run.decision_times, high) - bisect.bisect_left(
+            run.decision_times, low)
+        rates.append(decided / (high - low))
+        timed = sorted(lat for lat, at in zip(run.latencies, run.latency_times)
+                       if low <= at < high)
+        if timed:
+            p99s.append(1000 * percentile(timed, 0.99))
+        pauses.append(1000 * max((length for at, length in run.pauses if low <= at < high),
+                                 default=0.0))
+    cpu_us = None if cpu_per_decision is None else 1e6 * cpu_per_decision
+    bots, offered = run.args.bots, run.args.rate
+    lat = sorted(run.latencies)
+    rows = [
+        {"goal": "P2", "name": f"{bots} bots, offered {offered:g}/s: decisions/s", "value": rate,
+         **spread(rates), "target": offered, "unit": "decisions/s", "better": "higher",
+         "cpu_us_per_decision": cpu_us},
+        {"goal": "P2", "name": f"{bots} bots: p99 server-added latency",
+         "value": 1000 * percentile(lat, 0.99) if lat else None, **spread(p99s), "target": 50,
+         "unit": "ms", "better": "lower"},
+        {"goal": "P2", "name": f"{bots} bots: longest pause",
+         "value": max(pauses, default=0.0), **spread(pauses), "target": 20, "unit": "ms",
+         "better": "lower"},
+        {"goal": "P2", "name": f"{bots} bots: server memory per connection (peak)",
+         "value": grown_bytes / max(1, run.admitted) / 1024, "min": None, "median": None,
+         "max": None, "target": 64, "unit": "KiB", "better": "lower"},
+        {"goal": "P2", "name": f"{bots} bots: tables that stalled", "value": stalled,
+         "min": None, "median": None, "max": None, "target": 0, "unit": "tables",
+         "better": "lower"},
+    ]
+    print("SUMMARY " + json.dumps(rows))
 
 
 def code_version() -> str:

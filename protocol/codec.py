@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -46,15 +47,28 @@ def to_json(value: Any) -> str:
     return _dumps(value)
 
 
-def encode(message: Any) -> bytes:
-    """The message as one line, newline included.  Raises ``ValueError`` when the line would be
-    longer than the protocol allows (that is a bug on our side, not the peer's)."""
-    body: dict[str, Any] = {"type": message.TYPE}
-    for name in _field_names(type(message)):
-        value = getattr(message, name)
-        if value is not None:
-            body[name] = value
-    line = _dumps(body).encode("utf-8")
+def encode(message: Any, encoded: Mapping[str, str] | None = None) -> bytes:
+    """The message as one line, newline included.  ``encoded`` gives the JSON text of some
+    fields already encoded (an observation whose digest is logged, say): the line is the same
+    as if they were encoded here, and the work is not done twice.  Raises ``ValueError`` when
+    the line would be longer than the protocol allows (that is a bug on our side, not the
+    peer's)."""
+    if encoded:
+        parts = ['{"type":', _dumps(message.TYPE)]
+        for name in _field_names(type(message)):
+            value = getattr(message, name)
+            if value is not None:
+                text = encoded.get(name)
+                parts.append(f',"{name}":{_dumps(value) if text is None else text}')
+        parts.append("}")
+        line = "".join(parts).encode("utf-8")
+    else:
+        body: dict[str, Any] = {"type": message.TYPE}
+        for name in _field_names(type(message)):
+            value = getattr(message, name)
+            if value is not None:
+                body[name] = value
+        line = _dumps(body).encode("utf-8")
     if len(line) > MAX_LINE_BYTES:
         raise ValueError(f"{message.TYPE} message of {len(line)} bytes exceeds the line limit")
     return line + b"\n"

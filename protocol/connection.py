@@ -163,11 +163,12 @@ class ServerConnection:
         """Whether the state allows sending a message of type ``kind`` now."""
         return kind in SERVER_ALLOWED[self.state]
 
-    def send(self, message: Any) -> bytes:
-        """The message's bytes, once the state allows it (``bye`` closes the connection)."""
+    def send(self, message: Any, line: bytes | None = None) -> bytes:
+        """The message's bytes, once the state allows it (``bye`` closes the connection).
+        ``line``: the message already encoded (one event for several seats): used as is."""
         if message.TYPE not in SERVER_ALLOWED[self.state]:
             raise LocalProtocolError(f"cannot send {message.TYPE!r} in state {self.state.name}")
-        data = codec.encode(message)
+        data = codec.encode(message) if line is None else line
         if message.TYPE == "welcome":
             self.state = State.AWAIT_HELLO
         elif message.TYPE == "bye":

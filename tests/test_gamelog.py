@@ -4,6 +4,7 @@ write that fails leaves no half log and is retried, and the runners say so."""
 from __future__ import annotations
 
 import errno
+import json
 import random
 
 import pytest
@@ -11,7 +12,7 @@ import trio
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.gamelog import GameLog, LogDirectoryError, ensure_writable
+from arena.gamelog import SPOOL_LINES, GameLog, LogDirectoryError, ensure_writable
 from tests.helpers import in_memory_clients, make_server
 
 
@@ -33,11 +34,70 @@ def test_an_unwritable_log_folder_is_refused_up_front(tmp_path):
     assert not list((tmp_path / "new" / "logs").iterdir())  # the probe is gone
 
 
-def test_a_failed_write_leaves_no_half_log(tmp_path, monkeypatch):
+def test_a_failed_write_leaves_no_half_log_and_is_finished_later(tmp_path, monkeypatch):
+    log = a_log()
+    log.note(0, "x")
     monkeypatch.setattr("os.replace", full_disk)
     with pytest.raises(OSError):
-        a_log().write(tmp_path)
-    assert list(tmp_path.iterdir()) == []
+        log.write(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["chochlik-g1.jsonl.part"]  # no log yet
+    monkeypatch.undo()
+    path = log.write(tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["chochlik-g1.jsonl"]
+    assert [json.loads(line)["type"] for line in path.read_text().splitlines()] == [
+        "header", "note"]
+
+
+def test_a_long_game_log_waits_on_disk_not_in_memory(tmp_path):
+    log = a_log()
+    log.spool_to(tmp_path)
+    for number in range(1000):
+        log.note(0, f"note {number}")
+    part = tmp_path / "chochlik-g1.jsonl.part"
+    assert part.exists() and len(log._lines) < SPOOL_LINES  # what is in flight only
+    assert len(log.records) == 1001  # and read back whole
+    path = log.write(tmp_path)
+    assert not part.exists()
+    notes = [json.loads(line) for line in path.read_text().splitlines()][1:]
+    assert [n["what"] for n in notes] == [f"note {number}" for number in range(1000)]
+
+
+def test_lines_the_disk_refused_mid_game_are_kept_and_the_log_stays_whole(tmp_path,
+                                                                          monkeypatch):
+    log = a_log()
+    log.spool_to(tmp_path)
+    for number in range(100):
+        log.note(0, f"note {number}")
+    real_open = open
+
+    class HalfWrite:  # takes a few bytes, then the disk is full
+        def __init__(self, file):
+            self.file = file
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def seek(self, offset):
+            self.file.seek(offset)
+
+        def write(self, data):
+            self.file.write(data[:10])
+            self.file.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def truncate(self, size):
+            self.file.truncate(size)
+
+    monkeypatch.setattr("builtins.open", lambda *a, **k: HalfWrite(real_open(*a, **k)))
+    for number in range(100, 200):
+        log.note(0, f"note {number}")  # spooling fails: the lines stay in memory
+    monkeypatch.undo()
+    path = log.write(tmp_path)
+    notes = [json.loads(line) for line in path.read_text().splitlines()][1:]
+    assert [n["what"] for n in notes] == [f"note {number}" for number in range(200)]
 
 
 async def test_a_server_will_not_start_without_a_writable_log_folder(tmp_path):

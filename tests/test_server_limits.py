@@ -3,6 +3,8 @@ say hello, and the bytes queued for a bot that does not read."""
 
 from __future__ import annotations
 
+import random
+
 import attrs
 import trio
 import trio.testing
@@ -110,6 +112,25 @@ async def test_a_connection_that_floods_lines_is_told_too_fast_and_closed(nurser
         await steady.send({"type": "action", "id": 1, "action": "x"})
         await trio.sleep(0.2)
         assert (await steady.receive())["code"] == "wrong_request_id"
+
+
+async def test_a_bot_that_answers_as_fast_as_it_is_asked_is_never_too_fast(nursery, tmp_path,
+                                                                         autojump_clock):
+    server = with_config(tmp_path, max_messages_per_second=1.0)  # a burst of 2 lines
+    await nursery.start(server.serve, False)
+    clients = [await connect_in_memory(nursery, server) for _ in range(3)]
+    for number, client in enumerate(clients):
+        await client.hello(f"quick{number}")
+    rng = random.Random(3)
+    async with trio.open_nursery() as players:  # every answer at once: no time passes
+        for client in clients:
+            players.start_soon(client.play_randomly, rng)
+    for client in clients:
+        answers = sum(1 for m in client.seen if m["type"] == "request")
+        assert answers > 10  # far over the burst, all in the same instant
+        assert not [m for m in client.seen if m["type"] == "error"]
+    (record,) = server.records
+    assert record.errors == (0, 0, 0)
 
 
 async def test_a_bot_that_waits_too_long_without_a_seat_is_disconnected(nursery, tmp_path,

@@ -127,3 +127,18 @@ def test_any_id_in_range_is_well_formed_even_negative_or_zero():
 def test_the_server_never_writes_a_line_over_the_limit():
     with pytest.raises(ValueError):
         encode(Event(kind="x", data={"blob": "a" * MAX_LINE_BYTES}))
+
+
+@pytest.mark.parametrize("message,line", SERVER_CASES)
+def test_fields_encoded_beforehand_give_the_same_line(message, line):
+    from protocol.codec import to_json
+    for name in attrs.fields_dict(type(message)):
+        value = getattr(message, name)
+        if value is not None:
+            assert encode(message, {name: to_json(value)}) == (line + "\n").encode()
+
+
+def test_a_field_encoded_beforehand_is_used_as_given():
+    # proof that the given text is what goes out (not a second encoding of the value)
+    message = Event(kind="x", data={"a": 1})
+    assert encode(message, {"data": '{"b":2}'}) == b'{"type":"event","kind":"x","data":{"b":2}}\n'
