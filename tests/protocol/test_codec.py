@@ -142,3 +142,22 @@ def test_a_field_encoded_beforehand_is_used_as_given():
     # proof that the given text is what goes out (not a second encoding of the value)
     message = Event(kind="x", data={"a": 1})
     assert encode(message, {"data": '{"b":2}'}) == b'{"type":"event","kind":"x","data":{"b":2}}\n'
+
+
+def test_json_text_is_what_the_standard_encoder_writes():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from protocol.codec import to_json
+
+    values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+        | st.text(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+        max_leaves=30)
+
+    @settings(max_examples=300, deadline=None)
+    @given(values)
+    def same(value):
+        assert to_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    same()
