@@ -207,11 +207,13 @@ class Table:
         wait = self._waiting
         if wait is None or self.inbox_receive.statistics().current_buffer_used:
             return False
+        self._waiting = None  # an input that comes meanwhile waits its turn in the inbox
         try:
             self._dispatch(self._feed(item))
         except Exception:  # as in run: a bug costs this table only
             log.exception("table %s failed", self.number)
             self.failed = True
+        self._waiting = wait
         driver = self.driver
         deadline = None if driver.finished or self.failed else driver.next_deadline()
         if driver.finished or self.failed:
