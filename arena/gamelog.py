@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import GameEvent, Result
-from protocol.codec import to_json
+from protocol.codec import to_json, to_json_value
 from protocol.errors import ErrorCode
 
 #: 2: seeds draw through arena.games.chance (other deals than format 1), ``names`` header.
@@ -97,8 +97,8 @@ class GameLog:
         audience = None if event.audience is None else sorted(event.audience)
         if data_json is None:
             data_json = to_json(event.data)
-        self.add(f'{{"type":"event","kind":{to_json(event.kind)},"data":{data_json},'
-                 f'"to":{to_json(audience)}}}\n')
+        self.add(f'{{"type":"event","kind":{to_json_value(event.kind)},"data":{data_json},'
+                 f'"to":{to_json_value(audience)}}}\n')
 
     def request(self, seat: int, request_id: int, legal: tuple[str, ...], digest: str) -> None:
         """A request as sent: its legal list and the digest of its observation."""

@@ -215,11 +215,14 @@ class Table:
             self.failed = True
         self._waiting = wait
         driver = self.driver
-        deadline = None if driver.finished or self.failed else driver.next_deadline()
         if driver.finished or self.failed:
             wait.cancel()
-        else:
-            wait.deadline = math.inf if deadline is None else deadline
+            return True
+        deadline = driver.next_deadline()
+        if deadline is not None and deadline < wait.deadline:
+            wait.deadline = deadline
+        # a later deadline is left alone: the table wakes at the earlier one, finds nothing
+        # due and waits again (moving a deadline costs more than that rare wake-up)
         return True
 
     def watch(self, session: Session) -> None:
@@ -237,6 +240,8 @@ class Table:
 
     def _release_watchers(self) -> None:
         """The game is over: spectators get the full view (every private event) and go."""
+        if not self.watchers:
+            return
         full = self.driver.full_view()
         for session in self.watchers:
             for message in full:

@@ -161,3 +161,11 @@ def test_json_text_is_what_the_standard_encoder_writes():
         assert to_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
     same()
+
+
+def test_the_short_cut_for_scalars_writes_the_same_text():
+    from protocol.codec import to_json, to_json_value
+
+    for value in ("plain", "Żółw \"quoted\" \\ \n\t\x00", 0, -7, 2**60, None, True, False,
+                  1.5, [1, "a"], {"k": [None]}):
+        assert to_json_value(value) == to_json(value)
