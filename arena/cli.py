@@ -61,12 +61,15 @@ def main(verbose: bool) -> None:
               show_default=True,
               help="Seconds a bot with a token whose connection was lost may take to come back "
                    "to its seat (0: none).")
+@click.option("--transcripts", "transcript_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Write every line each connection exchanges, with times, to a "
+                                 "file per connection in this folder (for debugging bots).")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
           hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
-          **flags: Any) -> None:
+          transcript_dir: Path | None, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.seating import ArrivalSeating, load_registry
@@ -80,7 +83,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           hello_timeout=hello_timeout, max_queued_bytes=max_queued_bytes,
                           max_messages_per_second=max_messages_per_second,
                           idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
-                          time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT)
+                          time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
+                          transcript_dir=transcript_dir)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(

@@ -39,6 +39,7 @@ from arena.records import GameRecord
 from arena.seating import Admission, ArrivalSeating, SeatedTable, Seating, SeatingStatistics
 from arena.session import SEND_QUEUE_BYTES, Link, Session
 from arena.table import Answer, Away, BadLine, Gone, Rejoin, Table, TableInput
+from arena.transcript import Transcript
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
@@ -113,6 +114,8 @@ class ServerConfig:
     #: Finished games' records kept in memory, the newest (None: all, as a runner that reports
     #: every game needs; ``arena serve`` keeps a bounded number, as it may run for months).
     records_kept: int | None = None
+    #: A folder for transcripts: every line each connection exchanged (None: none kept).
+    transcript_dir: Path | None = None
 
 
 @attrs.frozen
@@ -288,6 +291,8 @@ class ArenaServer:
         link = session.link
         if isinstance(stream, trio.SocketStream):
             link.fd = stream.socket.fileno()  # direct writes (see Link.push)
+        if self.config.transcript_dir is not None:
+            link.transcript = Transcript(self.config.transcript_dir, session.number, address)
         self.sessions.add(session)
         self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
@@ -318,6 +323,8 @@ class ArenaServer:
         finally:
             link.alive = False
             link.fd = None  # never written to again: the number may soon name another socket
+            if link.transcript is not None:
+                link.transcript.close()
             left = self.per_address.get(address, 1) - 1
             if left > 0:
                 self.per_address[address] = left
@@ -440,6 +447,8 @@ class ArenaServer:
             if event is ENDED:
                 await self._settle(session)
                 return
+            if link.transcript is not None:
+                link.transcript.received(conn.last_line, MAX_LINE_BYTES)
             if self._first_answer(session, event):
                 pass  # a bot answers as fast as it is asked: only other lines are rationed
             elif not bucket.allow(trio.current_time()):
@@ -456,6 +465,8 @@ class ArenaServer:
                     return
             elif isinstance(event, Hello):
                 session = self._hello(session, event)
+                if link.transcript is not None and session.admitted:
+                    link.transcript.named(session.name)
             elif isinstance(event, Action):
                 await self._action(session, event)
             elif isinstance(event, Watch):

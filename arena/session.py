@@ -19,6 +19,7 @@ import trio
 
 from arena.match import RequestCounter
 from arena.peer_process import Address
+from arena.transcript import Transcript
 from protocol.connection import ServerConnection
 from protocol.errors import ErrorCode
 
@@ -67,6 +68,7 @@ class Link:
         self.cancel_scope: trio.CancelScope | None = None
         self.owner: Session | None = None  # the session it speaks for
         self._queue: list[bytes] = []
+        self.transcript: Transcript | None = None  # every line exchanged, when asked for
         self._writer_busy = False  # the writer task is sending: no direct write now
         self._writer_lot = trio.lowlevel.ParkingLot()
 
@@ -81,6 +83,8 @@ class Link:
             return False
         self._queue.append(data)
         self.queued_bytes += len(data)
+        if self.transcript is not None:
+            self.transcript.sent(data)
         return True
 
     def send(self, data: bytes, name: str) -> None:

@@ -82,6 +82,8 @@ class ServerConnection:
         self._lines = LineBuffer(max_line)
         self._eof = False
         self._errors_in_a_row = 0
+        #: The line the last event came from (None: it was over the size limit).
+        self.last_line: bytes | None = None
 
     # -- input --
 
@@ -97,6 +99,7 @@ class ServerConnection:
         if self.state is State.CLOSED:
             return ENDED
         line = self._lines.next_line()
+        self.last_line = line if isinstance(line, bytes) else None
         if line is None:
             if self._eof:
                 self.state = State.CLOSED
