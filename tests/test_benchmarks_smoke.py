@@ -1,0 +1,37 @@
+"""The benchmarks run and print what the summary collector reads (no timing is checked here:
+speed is measured by the benchmarks themselves)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def summary_rows(output: str) -> list[dict[str, object]]:
+    lines = [line for line in output.splitlines() if line.startswith("SUMMARY ")]
+    assert len(lines) == 1, output
+    return json.loads(lines[0].removeprefix("SUMMARY "))
+
+
+def test_decision_path_runs_and_summarises() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "decision_path.py"), "--bots", "3", "--seconds", "1",
+         "--window", "0.3", "--warmup", "0.2", "--record-games", "1"],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = summary_rows(done.stdout)
+    by_name = {row["name"]: row for row in rows}
+    assert all(row["goal"] == "P1" for row in rows)
+    for server in ("arena", "fan-out echo", "plain echo"):
+        row = by_name[f"decision path: {server} decisions/s"]
+        assert row["unit"] == "decisions/s" and row["target"] is None
+        assert 0 < row["min"] <= row["median"] <= row["max"]
+        assert row["value"] == row["median"]
+        assert row["cpu_us_per_decision"] > 0
+    goal = by_name["decision path: arena / fan-out echo decisions/s"]
+    assert goal["target"] == 0.8 and goal["unit"] == "ratio"
+    assert 0 < goal["min"] <= goal["median"] <= goal["max"]
