@@ -79,7 +79,8 @@ class GameLog:
 
     def _spool(self) -> None:
         assert self._folder is not None
-        self._folder.mkdir(parents=True, exist_ok=True)
+        if not self._spooled:
+            self._folder.mkdir(parents=True, exist_ok=True)
         data = "".join(self._lines).encode("utf-8")
         with open(self._folder / (self.name + ".part"), "r+b" if self._spooled else "wb") as part:
             try:
