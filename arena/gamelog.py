@@ -103,19 +103,19 @@ class GameLog:
 
     def request(self, seat: int, request_id: int, legal: tuple[str, ...], digest: str) -> None:
         """A request as sent: its legal list and the digest of its observation."""
-        self._append({"type": "request", "seat": seat, "id": request_id,
-                      "legal": list(legal), "observation": digest})
+        self.add(f'{{"type":"request","seat":{seat},"id":{request_id},'
+                 f'"legal":{to_json(list(legal))},"observation":"{digest}"}}\n')
 
     def action(self, seat: int, action: str, request_id: int | None, ms: int, *, by: str,
                reason: str | None = None, decision: str | None = None,
                limit: str | None = None, bank_ms: int | None = None) -> None:
-        record: dict[str, Any] = {"type": "action", "seat": seat, "action": action,
-                                  "id": request_id, "ms": ms, "by": by}
+        line = (f'{{"type":"action","seat":{seat},"action":{to_json_value(action)},'
+                f'"id":{to_json_value(request_id)},"ms":{ms},"by":{to_json_value(by)}')
         for key, value in (("reason", reason), ("decision", decision), ("limit", limit),
                            ("bank_ms", bank_ms)):
             if value is not None:
-                record[key] = value
-        self._append(record)
+                line += f',"{key}":{to_json_value(value)}'
+        self.add(line + "}\n")
 
     def error(self, seat: int, code: ErrorCode, request_id: int | None, detail: str) -> None:
         self._append({"type": "error", "seat": seat, "code": code.value,

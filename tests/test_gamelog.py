@@ -188,3 +188,23 @@ def test_replay_requires_every_answered_request_in_the_audit_trail(tmp_path):
         bad.write_text("".join(json.dumps(r) + "\n" for r in forged))
         with pytest.raises(ReplayError):
             replay_log(bad)
+
+
+def test_records_written_as_text_read_back_as_the_values_given():
+    from arena.games.base import GameEvent
+
+    log = a_log()
+    odd = 'play "7" Żółw \\ \n'
+    log.request(2, 9, ("a", odd), "0123456789abcdef")
+    log.action(2, odd, 9, 12, by="bot", decision="pass", bank_ms=0)
+    log.action(1, "x", None, 0, by="default", reason="timeout", limit="move_timeout")
+    log.event(GameEvent("dealt", {"hand": [1, 2], "note": odd}, frozenset({2, 0})))
+    assert log.records[1:] == [
+        {"type": "request", "seat": 2, "id": 9, "legal": ["a", odd],
+         "observation": "0123456789abcdef"},
+        {"type": "action", "seat": 2, "action": odd, "id": 9, "ms": 12, "by": "bot",
+         "decision": "pass", "bank_ms": 0},
+        {"type": "action", "seat": 1, "action": "x", "id": None, "ms": 0, "by": "default",
+         "reason": "timeout", "limit": "move_timeout"},
+        {"type": "event", "kind": "dealt", "data": {"hand": [1, 2], "note": odd}, "to": [0, 2]},
+    ]
