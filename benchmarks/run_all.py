@@ -38,11 +38,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 
-def commands(quick: bool, long: bool) -> dict[str, list[str]]:
+def commands(quick: bool, long: bool, arena_path: str | None) -> dict[str, list[str]]:
     """The command line of each goal's benchmark."""
     load_seconds = "20" if quick else "600" if long else "60"
     return {
-        "P1": ["decision_path.py"] + (["--quick"] if quick else []),
+        "P1": ["decision_path.py"] + (["--quick"] if quick else [])
+        + (["--arena-path", arena_path] if arena_path else []),  # its server's own PYTHONPATH
         "P2": ["load_bots.py", "--bots", "1000", "--rate", "1000", "--seconds", load_seconds],
         "P3": ["engine_speed.py"] + (["--quick"] if quick else []),
         "P4": ["tournament_speed.py"] + (["--quick"] if quick else []),
@@ -136,7 +137,7 @@ def main() -> int:
     args = parser.parse_args()
     wanted = {g.strip().upper() for g in args.only.split(",") if g.strip()}
     rows: list[dict[str, Any]] = []
-    for goal, argv in commands(args.quick, args.long).items():
+    for goal, argv in commands(args.quick, args.long, args.arena_path).items():
         if not wanted or goal in wanted:
             rows.extend(run_one(goal, argv, args.arena_path))
     before = None
