@@ -132,10 +132,12 @@ class GameLog:
     def aborted(self, reason: str) -> None:
         self._append({"type": "aborted", "reason": reason})
 
-    def write(self, directory: str | os.PathLike[str] | None = None) -> Path:
+    def write(self, directory: str | os.PathLike[str] | None = None, *,
+              sync: bool = True) -> Path:
         """Finish ``<game>-<game_id>.jsonl`` in the spool folder (or ``directory``, created if
-        needed), atomically and durably: a reader never sees half a log, and once this returns
-        the log survives a crash of the machine (the file and the folder are synced)."""
+        needed), atomically: a reader never sees half a log.  With ``sync`` it is durable too:
+        once this returns the log survives a crash of the machine (the file and the folder
+        are synced); without, the caller syncs it later (:func:`sync_logs`)."""
         if self._folder is None:
             if directory is None:
                 raise ValueError("no folder to write the log to")
@@ -144,11 +146,26 @@ class GameLog:
         path = folder / self.name
         partial = folder / (self.name + ".part")
         self._spool()
-        with open(partial, "rb+") as part:
-            os.fsync(part.fileno())
+        if sync:
+            with open(partial, "rb+") as part:
+                os.fsync(part.fileno())
         os.replace(partial, path)
-        _sync_folder(folder)
+        if sync:
+            _sync_folder(folder)
         return path
+
+
+def sync_logs(paths: list[Path]) -> None:
+    """Make logs written without ``sync`` durable: each file, then each folder once.  A log
+    that is gone (moved away meanwhile) is skipped."""
+    for path in paths:
+        try:
+            with open(path, "rb") as log_file:
+                os.fsync(log_file.fileno())
+        except OSError:
+            continue
+    for folder in {path.parent for path in paths}:
+        _sync_folder(folder)
 
 
 def _sync_folder(folder: Path) -> None:

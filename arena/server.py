@@ -31,7 +31,7 @@ import attrs
 import trio
 
 from arena.connections import close_gently, connection_limit, peer_address, refuse
-from arena.gamelog import GameLog, ensure_writable
+from arena.gamelog import GameLog, ensure_writable, sync_logs
 from arena.games.base import GameSpec
 from arena.games.chance import secret_seed
 from arena.match import MatchDriver, RequestCounter, notice_for_closed
@@ -68,6 +68,8 @@ REFUSAL_ROOM = 32
 GC_YOUNG_THRESHOLD = 50_000
 #: Finished games' records ``arena serve`` keeps in memory (its logs keep every game).
 SERVE_RECORDS_KEPT = 1000
+#: Seconds between syncs of finished logs to disk (a batch in a worker thread).
+LOG_SYNC_SECONDS = 0.2
 #: Bytes written to a socket in one call at most when lines are queued for it.
 WRITE_BURST_BYTES = 256 * 1024
 #: Tables a ``tables`` answer lists at most (it must fit in one line).
@@ -163,6 +165,10 @@ class ArenaServer:
         self.tables: set[Table] = set()
         self.records: list[GameRecord] = []  # the newest ``records_kept``
         self.games_finished = 0
+        #: Logs are synced to disk as they are written (until serve() runs its syncer).
+        self._syncing = True
+        self._unsynced: list[Path] = []  # logs written and not yet synced
+        self._unsynced_lot = trio.lowlevel.ParkingLot()
         #: Finished games whose log could not be written yet (a full disk): retried after every
         #: game and at shutdown; what is left at the end is reported (``unwritten_logs``).
         self.unwritten_logs: list[GameLog] = []
@@ -203,6 +209,8 @@ class ArenaServer:
                     host=self.config.host, handler_nursery=nursery))
                 self.port = listeners[0].socket.getsockname()[1]
             nursery.start_soon(self._seating_clock)
+            self._syncing = False
+            nursery.start_soon(self._sync_logs)
             if self.config.idle_timeout is not None:
                 nursery.start_soon(self._idle_sweeper, self.config.idle_timeout)
             self._seat(self.seating.start(trio.current_time()))
@@ -238,13 +246,33 @@ class ArenaServer:
         waiting = []
         for game_log in self.unwritten_logs:
             try:
-                written[id(game_log)] = game_log.write(self.config.log_dir)
+                written[id(game_log)] = game_log.write(self.config.log_dir,
+                                                       sync=self._syncing)
             except Exception:
                 log.exception("could not write a game log to %s; it stays queued",
                               self.config.log_dir)
                 waiting.append(game_log)
         self.unwritten_logs = waiting
+        if not self._syncing and written:
+            self._unsynced.extend(written.values())
+            self._unsynced_lot.unpark_all()
         return written
+
+    async def _sync_logs(self) -> None:
+        """Sync finished logs to disk in a worker thread, a batch every
+        :data:`LOG_SYNC_SECONDS` (a file's sync takes milliseconds that no table should wait
+        for); at the end, whatever is left is synced before the server returns."""
+        try:
+            while True:
+                while not self._unsynced:
+                    await self._unsynced_lot.park()
+                await trio.sleep(LOG_SYNC_SECONDS)
+                batch, self._unsynced = self._unsynced, []
+                await trio.to_thread.run_sync(sync_logs, batch)
+        finally:
+            self._syncing = True  # from now on every log is synced as it is written
+            sync_logs(self._unsynced)
+            self._unsynced = []
 
     def hurry(self) -> None:
         """Stop now (a second Ctrl-C): no more waiting for games and queues; the running games

@@ -208,3 +208,25 @@ def test_records_written_as_text_read_back_as_the_values_given():
          "reason": "timeout", "limit": "move_timeout"},
         {"type": "event", "kind": "dealt", "data": {"hand": [1, 2], "note": odd}, "to": [0, 2]},
     ]
+
+
+async def test_every_finished_log_is_synced_to_disk_by_the_time_the_server_stops(tmp_path,
+                                                                                 monkeypatch):
+    import arena.server as server_module
+
+    synced: list = []
+    real = server_module.sync_logs
+    monkeypatch.setattr(server_module, "sync_logs", lambda paths: (synced.extend(paths),
+                                                                    real(paths)))
+    server = make_server(tmp_path)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve, False)
+        clients = await in_memory_clients(nursery, server, 3)
+        rng = random.Random(1)
+        async with trio.open_nursery() as players:
+            for client in clients:
+                players.start_soon(client.play_randomly, rng)
+        (record,) = server.records
+        assert record.log_path.exists()  # written (and renamed) at once
+        await server.shutdown()
+    assert record.log_path in synced
