@@ -216,6 +216,24 @@ def list_games() -> None:
                        f"[default: {default}]")
 
 
+@main.command(name="schema")
+@click.option("--game", "game_name", type=click.Choice(sorted(GAMES)), default=None,
+              help="With this game's observation in requests (default: observations are any "
+                   "JSON object).")
+def schema(game_name: str | None) -> None:
+    """Print the JSON Schema of every protocol message (draft 2020-12), made from the
+    protocol's own definitions."""
+    import json
+
+    from protocol.schema import game_protocol_schema, protocol_schema
+
+    if game_name is None:
+        document = protocol_schema()
+    else:
+        document = game_protocol_schema(game_name, GAMES[game_name].observation_type)
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
 from arena.event_cli import ratings, sprt, tournament  # noqa: E402 - the event commands
 
 for command in (tournament, ratings, sprt):
