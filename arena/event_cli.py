@@ -31,9 +31,9 @@ LEADERBOARD_EVERY = 30.0
 #: Bootstrap resamples for those (the final one uses --resamples).
 LIVE_RESAMPLES = 100
 #: Options that may go with --resume (how to run, not what the event is).
-RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_timeout",
-                          "resamples", "tokens_file", "host", "port", "stdio", "sandbox",
-                          "sandbox_memory", "sandbox_cpu"})
+RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
+                          "connect_timeout", "resamples", "tokens_file", "host", "port", "stdio",
+                          "sandbox", "sandbox_memory", "sandbox_cpu"})
 
 
 @click.command()
@@ -54,6 +54,9 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "connect_tim
               help="Play each seed once per seating of its table (same cards and dice).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
               help="Tables played at once.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Server processes the tables are spread over, each with its own bots "
+                   "(one process uses at most one core); at most --concurrency.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("arena-tournament.db"), show_default=True,
               help="The event's SQLite database (results are written as games end).")
@@ -76,7 +79,7 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
                seed: str | None, move_timeout: float, reaction_timeout: float,
                time_bank: float, log_dir: Path, bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
-               concurrency: int, db: Path, resume: bool, connect_timeout: float,
+               concurrency: int, workers: int, db: Path, resume: bool, connect_timeout: float,
                resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
                sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
                **flags: Any) -> None:
@@ -87,6 +90,9 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     from arena.storage import SqliteStorage
     from arena.tournament import EventSettings, plan_digest, sets_for
 
+    if workers > concurrency:
+        raise click.UsageError(f"--workers {workers} needs --concurrency {workers} or more (each "
+                               "worker plays at least one table at a time)")
     storage = SqliteStorage(db)
     if resume:
         context = click.get_current_context()
@@ -148,14 +154,14 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"{tokens_file}: {exc}") from None
     run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
-              connect_timeout=connect_timeout, resamples=resamples, launch=launch,
-              registry=registry, host=host, port=port)
+              workers=workers, connect_timeout=connect_timeout, resamples=resamples,
+              launch=launch, registry=registry, host=host, port=port)
 
 
 def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
               log_dir: Path, concurrency: int, connect_timeout: float, resamples: int,
-              launch: Any = None, registry: Any = None, host: str = "127.0.0.1",
-              port: int = 0) -> None:
+              workers: int = 1, launch: Any = None, registry: Any = None,
+              host: str = "127.0.0.1", port: int = 0) -> None:
     from arena.leaderboard import format_table, leaderboard
     from arena.progress import LiveView
     from arena.ratings import TableResult
@@ -185,19 +191,29 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
                 leaderboard, names, games, resamples=LIVE_RESAMPLES, seed=settings.seed))
             click.echo(("\n" if on_terminal else "") + format_table(rows))
 
+    timing = dict(concurrency=concurrency, move_timeout=settings.move_timeout,
+                  reaction_timeout=settings.reaction_timeout, time_bank=settings.time_bank,
+                  connect_timeout=connect_timeout)
+    event: Any
     try:
-        event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
-                           concurrency=concurrency, move_timeout=settings.move_timeout,
-                           reaction_timeout=settings.reaction_timeout,
-                           time_bank=settings.time_bank, connect_timeout=connect_timeout,
-                           on_game_over=progress, launch=launch, registry=registry,
-                           host=host, port=port)
+        if workers > 1:
+            from arena.tournament_workers import TournamentWorkers
+
+            event = TournamentWorkers(spec, options, bots, planned, storage, log_dir=log_dir,
+                                      workers=workers, on_game_over=progress, launch=launch,
+                                      **timing)
+        else:
+            event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
+                               on_game_over=progress, launch=launch, registry=registry,
+                               host=host, port=port, **timing)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
                f"in {settings.sets} set(s) ({settings.format}"
                f"{', duplicate' if settings.duplicate else ''}), {len(event.todo)} to play, "
-               f"{concurrency} at a time; results in {storage.path}")
+               f"{concurrency} at a time"
+               f"{f' over {workers} server processes' if workers > 1 else ''}; "
+               f"results in {storage.path}")
 
     async def announce_address() -> None:
         while event.server.port is None:
@@ -206,6 +222,9 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
                    "registered name and token")
 
     async def run() -> Any:
+        from arena.server import tune_garbage_collector
+
+        tune_garbage_collector()  # a long-running server (workers tune their own)
         report = None
         async with trio.open_nursery() as nursery:
             async def on_signals() -> None:
@@ -246,7 +265,11 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
         if bot_run.status != "ok":
             click.echo(f"{bot_run.spec.name}: {bot_run.status}; its output is in "
                        f"{bot_run.output}", err=True)
-    failed = remaining or report is None or any(r.status != "ok" for r in bot_runs)
+    failures = report.failures if report is not None else []
+    for failure in failures:
+        click.echo(f"arena: {failure}", err=True)
+    failed = (remaining or report is None or failures
+              or any(r.status != "ok" for r in bot_runs))
     sys.exit(1 if failed else 0)
 
 

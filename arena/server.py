@@ -393,7 +393,8 @@ class ArenaServer:
         self._nursery.start_soon(self._grace_ends, session, session.link)
 
     async def _grace_ends(self, session: Session, link: Link) -> None:
-        assert session.away_until is not None
+        if session.away_until is None:  # its absence ended already (withdrawn)
+            return
         await trio.sleep_until(session.away_until)
         if session.link is link and session.away_until is not None:  # not back in time
             self._end_absence(session)

@@ -35,8 +35,10 @@ from arena.server import ArenaServer, ServerConfig
 from arena.storage import Storage, StoredGame
 from protocol.errors import ErrorCode
 
-#: Games aborted for these reasons are played again on resume (the others are stored).
-REPLAYED_ABORTS = frozenset({ErrorCode.SERVER_SHUTDOWN.value})
+#: Games aborted for these reasons are played again on resume (the others are stored): the
+#: server stopped, or no bot was left at the table (every one crashed, or the event was stopped
+#: at once and its bots went: the seating may still start a table then, with nobody to play).
+REPLAYED_ABORTS = frozenset({ErrorCode.SERVER_SHUTDOWN.value, ErrorCode.ALL_SEATS_GONE.value})
 #: Sets a round robin plays by default: every combination once, but no more than this.
 DEFAULT_MAX_SETS = 100
 
@@ -118,6 +120,12 @@ class TournamentReport:
     played: int  # games finished and stored by this run
     remaining: int  # planned games not stored yet (after a drain or a failure)
     seconds: float
+    #: With workers (``arena.tournament_workers``): the CPU seconds their own processes and
+    #: their bots used; None for an event in one process (its CPU is the process's own).
+    worker_cpu_seconds: float | None = None
+    bot_cpu_seconds: float | None = None
+    #: What went wrong besides bots (a worker that ended without its report).
+    failures: list[str] = attrs.Factory(list)
 
 
 class Tournament:
@@ -157,8 +165,7 @@ class Tournament:
                                         connect_timeout=connect_timeout)
         config = ServerConfig(spec=spec, options=options, host=host, port=port,
                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-                              time_bank=time_bank,
-                              log_dir=log_dir,
+                              time_bank=time_bank, log_dir=log_dir,
                               idle_timeout=None)  # instances wait for their scheduled tables
         self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
         self.played = 0

@@ -29,6 +29,8 @@ START_PRICE = 19
 
 
 class ChochlikHeuristic:
+    wanted_events: frozenset[str] = frozenset()  # game_start and each request say enough
+
     def __init__(self, random_rate: float = 0.0, seed: int | str | None = None) -> None:
         if not 0.0 <= random_rate <= 1.0:
             raise ValueError("random rate must be between 0 and 1")

@@ -1,8 +1,17 @@
 """A small client for the arena protocol, with blocking sockets and ``json`` only.
 
-It is what a bot author would write in any language: read a line, parse JSON, act on its
+It is what a bot author would write in any language: read lines, parse JSON, act on its
 ``type``, write a line.  A bot supplies a policy with ``choose(request) -> action token`` and,
 if it wants, ``on_message(message)`` for everything else (game_start, event, game_end, ...).
+
+Cheap by design, because a tournament runs many bots on the cores its server needs: the client
+reads whatever has arrived in one system call (up to :data:`READ_CHUNK_BYTES`) and splits it into
+lines, and it parses only the lines its bot needs.  Events are most of the traffic (every seat
+sees every public event, a request comes to one seat), so a policy says which it wants with a
+``wanted_events`` attribute: a collection of event kinds (empty: none); a policy without it
+gets every event, as before.  An unwanted event is recognised by its first bytes (the server
+writes ``{"type":"event","kind":"...`` first) and never parsed; any other line is parsed and
+handled by its ``type``.
 
 ``run`` plays any number of games and returns when the server says ``bye`` (exit status 0), or
 refuses the bot (exit status 1).  A connection lost without ``bye`` is reopened with the bot's
@@ -19,16 +28,46 @@ import random
 import socket
 import sys
 import time
+from collections.abc import Collection, Iterator
 from typing import Any, Protocol
 
 PROTOCOL_VERSION = 1
 MAX_LINE_BYTES = 64 * 1024
+#: Bytes asked for in one read: every line that has arrived, in one system call.
+READ_CHUNK_BYTES = 64 * 1024
+#: How the server begins an event line; the event's kind follows, up to the next quote.
+EVENT_PREFIX = b'{"type":"event","kind":"'
+
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class Policy(Protocol):
+    """What a bot supplies.  It may also have ``wanted_events``: the event kinds passed to
+    ``on_message`` (a policy without it is passed every event)."""
+
     def choose(self, request: dict[str, Any]) -> str: ...
 
     def on_message(self, message: dict[str, Any]) -> None: ...
+
+
+class LineTooLong(ValueError):
+    """The peer sent a line longer than the protocol allows."""
+
+
+class LineSplitter:
+    """Bytes in, whole lines out (without their newline).  An unfinished line longer than
+    :data:`MAX_LINE_BYTES` raises :class:`LineTooLong`, so no more than one chunk and one
+    line's worth is ever held."""
+
+    def __init__(self) -> None:
+        self.partial = b""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        lines = (self.partial + data).split(b"\n") if self.partial else data.split(b"\n")
+        self.partial = lines.pop()
+        if len(self.partial) > MAX_LINE_BYTES:
+            raise LineTooLong(f"a line longer than {MAX_LINE_BYTES} bytes")
+        return lines
 
 
 class Connection:
@@ -39,26 +78,53 @@ class Connection:
     def __init__(self, host: str, port: int, timeout: float | None = None, *,
                  stdio: bool = False) -> None:
         self.sock: socket.socket | None = None
+        self.splitter = LineSplitter()
+        self.pending: Iterator[bytes] = iter(())
+        self.buffer = bytearray(READ_CHUNK_BYTES)  # reused: no large allocation per read
+        self.view = memoryview(self.buffer)
         if stdio:
-            self.reader: Any = sys.stdin.buffer
+            self.input_fd = sys.stdin.fileno()
             self.writer: Any = sys.stdout.buffer
             return
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.settimeout(None)
-        self.reader = self.sock.makefile("rb")
+        # an action is one small write: never hold it back for the server's acknowledgement
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.writer = None
 
+    def _receive(self) -> bytes:
+        """What has arrived (at least a byte; blocks until then), or b"" at the end."""
+        if self.sock is not None:
+            size = self.sock.recv_into(self.buffer)
+        else:
+            size = os.readv(self.input_fd, [self.buffer])
+        return self.view[:size].tobytes()
+
+    def lines(self) -> Iterator[bytes]:
+        """Every line, as it arrives, until the server closes the connection (an unfinished
+        last line is dropped)."""
+        while True:
+            yield from self.pending
+            data = self._receive()
+            if not data:
+                return
+            self.pending = iter(self.splitter.feed(data))
+
     def read(self) -> dict[str, Any] | None:
-        """The next message, or None when the server closed the connection."""
-        line = self.reader.readline(MAX_LINE_BYTES + 2)
-        if not line:
-            return None
-        return json.loads(line)
+        """The next message (parsed, whatever it is), or None when the server closed the
+        connection; lines read with it and not returned yet stay for :meth:`lines`."""
+        line = next(self.lines(), None)
+        return None if line is None else json.loads(line)
 
     def write(self, message: dict[str, Any]) -> None:
-        line = json.dumps({k: v for k, v in message.items() if v is not None},
-                          separators=(",", ":"), ensure_ascii=False)
-        data = line.encode("utf-8") + b"\n"
+        line = _encode({k: v for k, v in message.items() if v is not None})
+        self.send(line.encode("utf-8") + b"\n")
+
+    def send_action(self, request_id: int, action: str) -> None:
+        self.send(b'{"type":"action","id":%d,"action":%s}\n'
+                  % (request_id, _encode(action).encode("utf-8")))
+
+    def send(self, data: bytes) -> None:
         if self.sock is not None:
             self.sock.sendall(data)
         else:
@@ -69,10 +135,22 @@ class Connection:
         if self.sock is None:
             return
         try:
-            self.reader.close()
             self.sock.close()
         except OSError:
             pass
+
+
+def unwanted_event(line: bytes, wanted: Collection[str] | None) -> bool:
+    """Whether ``line`` is an event the policy did not ask for (``wanted``: its
+    ``wanted_events``, None for every event), known from its first bytes without parsing it.
+    A line written otherwise (another key order, spaces) is not known here: it is parsed."""
+    if wanted is None or not line.startswith(EVENT_PREFIX):
+        return False
+    end = line.find(b'"', len(EVENT_PREFIX))
+    kind = line[len(EVENT_PREFIX):end]
+    if end < 0 or b"\\" in kind:
+        return False  # not a plain kind: parse the line and look
+    return kind.decode("utf-8", "replace") not in wanted
 
 
 class Lost(Exception):
@@ -114,8 +192,11 @@ def _session(conn: Connection, policy: Policy, name: str, token: str | None,
     seconds) when it ends without one."""
     rescue = random.Random()
     grace = 0.0
+    wanted: Collection[str] | None = getattr(policy, "wanted_events", None)
     try:
-        welcome = conn.read()
+        lines = conn.lines()
+        first = next(lines, None)
+        welcome = None if first is None else json.loads(first)
         if welcome is None or welcome.get("type") != "welcome":
             print(f"{name}: expected a welcome, got {welcome!r}", file=sys.stderr)
             return 1
@@ -123,14 +204,13 @@ def _session(conn: Connection, policy: Policy, name: str, token: str | None,
         policy.on_message(welcome)
         conn.write({"type": "hello", "name": name, "token": token,
                     "protocol": PROTOCOL_VERSION, "game": welcome.get("game")})
-        while True:
-            message = conn.read()
-            if message is None:
-                raise Lost(grace)
+        for line in lines:
+            if unwanted_event(line, wanted):
+                continue
+            message = json.loads(line)
             kind = message.get("type")
             if kind == "request":
-                conn.write({"type": "action", "id": message["id"],
-                            "action": policy.choose(message)})
+                conn.send_action(message["id"], policy.choose(message))
             elif kind == "error":
                 if log:
                     print(f"{name}: error {message.get('code')}: {message.get('message')}",
@@ -139,12 +219,12 @@ def _session(conn: Connection, policy: Policy, name: str, token: str | None,
                     return 1
                 if message.get("legal") and message.get("tries_left"):
                     # our choice was refused: fall back to any legal token
-                    conn.write({"type": "action", "id": message["id"],
-                                "action": rescue.choice(message["legal"])})
+                    conn.send_action(message["id"], rescue.choice(message["legal"]))
             elif kind == "bye":
                 return 0
-            else:
+            elif kind != "event" or wanted is None or message.get("kind") in wanted:
                 policy.on_message(message)
+        raise Lost(grace)
     except (ConnectionError, OSError) as exc:
         raise Lost(grace) from exc
 

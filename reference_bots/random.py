@@ -14,6 +14,8 @@ from reference_bots.client import argument_parser, play
 
 
 class RandomPolicy:
+    wanted_events: frozenset[str] = frozenset()  # the legal list is all it needs
+
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
 

@@ -100,6 +100,8 @@ class RollPlan:
 
 
 class VolleWolleHeuristic:
+    wanted_events = frozenset({"bids_revealed"})  # the opponents' bids, for their habits
+
     def __init__(self, random_rate: float = 0.0, seed: int | str | None = None) -> None:
         if not 0.0 <= random_rate <= 1.0:
             raise ValueError("random rate must be between 0 and 1")

@@ -100,6 +100,28 @@ async def test_an_event_stores_every_game_once_and_resumes_after_a_drain(tmp_pat
     assert results(resumed) == results(whole)  # deterministic bots: the same games
 
 
+async def test_an_event_stopped_at_once_stores_no_game_nobody_played(tmp_path):
+    """Cancelled (a second Ctrl-C): as the bots go, the seating may still start tables with
+    nobody to play them; those are left to the resume, not stored as aborted."""
+    bots = pickers(tmp_path)
+    event = settings(sets=4)
+    spec = get_game(event.game)
+    storage = SqliteStorage(tmp_path / "stopped.db")
+    with trio.CancelScope() as scope:
+        tournament = Tournament(
+            spec, spec.parse_options(event.options), bots, event.planned(len(bots)), storage,
+            log_dir=tmp_path / "logs",
+            on_game_over=lambda game: scope.cancel() if tournament.played >= 3 else None)
+        await tournament.run()
+    assert scope.cancelled_caught
+    stopped = storage.games()
+    assert 3 <= len(stopped) < 24 and all(game.aborted is None for game in stopped)
+    storage.close()
+    resumed, report = await play(tmp_path, "stopped", bots, event, concurrency=2)
+    assert report.played == 24 - len(stopped) and report.remaining == 0
+    assert all(game.aborted is None for game in resumed.games())
+
+
 def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
     script = tmp_path / "picker.py"
     script.write_text(PICKER)
