@@ -143,12 +143,15 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
               help="Games to play with the same bots (seats rotate each game).")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot to connect.")
+@click.option("--transcripts", "transcript_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Write every line each bot exchanges, with times, to a file "
+                                 "per bot in this folder (for debugging bots).")
 @bot_launch_options
 def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           bot_commands: tuple[str, ...], games: int, connect_timeout: float,
-          stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
-          **flags: Any) -> None:
+          transcript_dir: Path | None, stdio: bool, sandbox: bool, sandbox_memory: int,
+          sandbox_cpu: int | None, **flags: Any) -> None:
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
@@ -177,7 +180,8 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         report = trio.run(lambda: run_match(
             spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
-            on_game_over=game_over, launch=launch, time_bank=time_bank))
+            on_game_over=game_over, launch=launch, time_bank=time_bank,
+            transcript_dir=transcript_dir))
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()

@@ -52,3 +52,20 @@ async def test_a_transcript_never_shows_a_token(nursery, tmp_path):
     text = (tmp_path / "1.txt").read_text()
     assert "s3cr" not in text and '"token":"***"' in text
     assert "(a line of more than 100 bytes, dropped)" in text
+
+
+def test_arena_match_writes_a_transcript_per_bot(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    folder = tmp_path / "transcripts"
+    result = CliRunner().invoke(main, [
+        "match", "--game", "chochlik", "--hands", "1", "--bot", "random", "--bot", "random",
+        "--bot", "random", "--log-dir", str(tmp_path / "logs"), "--transcripts", str(folder)])
+    assert result.exit_code == 0, result.output
+    names = sorted(f.name.split("-", 1)[1] for f in folder.iterdir())
+    assert names == ["random-1.txt", "random-2.txt", "random-3.txt"]
+    for file in folder.iterdir():
+        text = file.read_text()
+        assert ' > {"type":"game_end"' in text and ' < {"type":"action"' in text
