@@ -907,9 +907,9 @@ def print_summary(run: Run, rate: float, grown_bytes: float, stalled: int,
     bots, offered = run.args.bots, run.args.rate
     lat = sorted(run.latencies)
     rows = [
-        {"goal": "P2", "name": f"{bots} bots, offered {offered:g}/s: decisions/s", "value": rate,
-         **spread(rates), "target": offered, "unit": "decisions/s", "better": "higher",
-         "cpu_us_per_decision": cpu_us},
+        {"goal": "P2", "name": f"{bots} bots, offered {offered:g}/s: decisions/s (95 % of it)",
+         "value": rate, **spread(rates), "target": 0.95 * offered, "unit": "decisions/s",
+         "better": "higher", "cpu_us_per_decision": cpu_us},
         {"goal": "P2", "name": f"{bots} bots: p99 server-added latency",
          "value": 1000 * percentile(lat, 0.99) if lat else None, **spread(p99s), "target": 50,
          "unit": "ms", "better": "lower"},
