@@ -169,3 +169,28 @@ def test_the_short_cut_for_scalars_writes_the_same_text():
     for value in ("plain", "Żółw \"quoted\" \\ \n\t\x00", 0, -7, 2**60, None, True, False,
                   1.5, [1, "a"], {"k": [None]}):
         assert to_json_value(value) == to_json(value)
+
+
+def test_plain_answers_read_the_short_way_decode_as_the_general_way_does():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from protocol.codec import _decode
+    from protocol.messages import CLIENT_MESSAGES
+
+    tokens = st.text(st.characters(min_codepoint=1, max_codepoint=0x24F), max_size=12)
+    ids = st.integers(-(2**54), 2**54)
+
+    @settings(max_examples=400, deadline=None)
+    @given(ids, tokens, st.sampled_from(["", " ", "\r", "\t", "\x0c"]))
+    def same(request_id, token, tail):
+        line = (json.dumps({"type": "action", "id": request_id, "action": token},
+                           separators=(",", ":"), ensure_ascii=False) + tail).encode()
+        assert decode_client(line) == _decode(line, CLIENT_MESSAGES)
+
+    same()
+    for line in (b'{"type":"action","id":01,"action":"x"}',
+                 b'{"type":"action","id":1,"action":"x"}x',
+                 b'{"type":"action","id":1,"action":"x"}\x0c',
+                 b'{"type":"action","id":9007199254740992,"action":"x"}'):
+        assert decode_client(line) == _decode(line, CLIENT_MESSAGES)
