@@ -261,3 +261,35 @@ def play(policy: Policy, args: argparse.Namespace) -> int:
     """Run ``policy`` with the options of :func:`argument_parser`; the bot's exit status."""
     return run(policy, args.host, args.port, args.name, token_from(args), stdio=args.stdio,
                log=sys.stderr if args.verbose else None)
+
+
+class FunctionPolicy:
+    """A policy made of one function ``choose(observation, legal) -> action``."""
+
+    wanted_events: frozenset[str] = frozenset()  # the request carries all it needs
+
+    def __init__(self, choose: Any) -> None:
+        self._choose = choose
+
+    def choose(self, request: dict[str, Any]) -> str:
+        return self._choose(request["observation"], request["legal"])
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        pass
+
+
+def play_function(choose: Any, name: str = "my-bot", argv: list[str] | None = None) -> int:
+    """A whole bot from one function: ``choose(observation, legal)`` returns one of ``legal``.
+    Connects (or speaks over stdin/stdout) as the command line and ``ARENA_*`` variables say,
+    plays any number of games, comes back after a lost connection; returns the exit status::
+
+        import sys
+        from reference_bots.client import play_function
+
+        def choose(observation, legal):
+            return legal[0]  # your strategy here
+
+        sys.exit(play_function(choose, "first-legal"))
+    """
+    args = argument_parser(f"arena bot {name}", name).parse_args(argv)
+    return play(FunctionPolicy(choose), args)
