@@ -583,6 +583,7 @@ class ArenaServer:
             return session
         session.name = admission.name or hello.name.strip()
         session.token = token if admission.token_checked else None
+        session.events_with_requests = hello.events == "with_requests"
         session.admitted = True
         session.idle_since = trio.current_time()
         self._seat(self.seating.ready(session, trio.current_time()))

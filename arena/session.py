@@ -187,6 +187,8 @@ class Session:
         self.watching: Table | None = None  # the table it watches, as a spectator
         self.requests = RequestCounter()
         self.answered_id = 0  # the newest request id its bot answered (see the rate limit)
+        #: Its events wait for its next other message (hello ``events: with_requests``).
+        self.events_with_requests = False
 
     # the current link's state, for the code that does not care which link it is
     @property

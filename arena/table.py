@@ -305,6 +305,7 @@ class Table:
         """Send what the driver returned: each message encoded once (whatever number of seats
         see it), each connection written once."""
         touched: dict[int, Link] = {}
+        urgent: set[int] = set()  # links to write now (the others only got events they hold)
         lines: dict[int, bytes] = {}  # id(message) -> its line
         for item in outgoing:
             message = item.message
@@ -324,6 +325,10 @@ class Table:
                 targets = (self.sessions[item.seat],)
             for session in targets:
                 if session is not None and session.queue(message, line):
-                    touched[id(session.link)] = session.link
-        for link in touched.values():
-            link.push()
+                    link = session.link
+                    touched[id(link)] = link
+                    if message.TYPE != "event" or not session.events_with_requests:
+                        urgent.add(id(link))
+        for key, link in touched.items():
+            if key in urgent:
+                link.push()

@@ -148,6 +148,8 @@ class ServerConnection:
             return PeerError(ErrorCode.BAD_HELLO, f"a token is 1 to {MAX_TOKEN_CHARS} characters")
         if hello.role not in (None, "player", "spectator"):
             return PeerError(ErrorCode.BAD_HELLO, "role is \"player\" or \"spectator\"")
+        if hello.events not in (None, "live", "with_requests"):
+            return PeerError(ErrorCode.BAD_HELLO, "events is \"live\" or \"with_requests\"")
         return None
 
     def _error(self, error: PeerError) -> PeerError:

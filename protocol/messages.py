@@ -46,7 +46,8 @@ def _optional_id(instance: object, attribute: attrs.Attribute, value: object) ->
 @attrs.frozen
 class Hello:
     """The bot's answer to ``welcome``: its name, and its token when it has one.  ``role``
-    ``spectator`` asks to watch tables instead of playing (see :class:`Watch`)."""
+    ``spectator`` asks to watch tables instead of playing (see :class:`Watch`); ``events``
+    says when it wants its events."""
 
     TYPE: ClassVar[str] = "hello"
     name: str = attrs.field(validator=_text)
@@ -54,6 +55,9 @@ class Hello:
     protocol: int | None = attrs.field(default=None, validator=_optional_id)
     game: str | None = attrs.field(default=None, validator=_optional_text)
     role: str | None = attrs.field(default=None, validator=_optional_text)
+    #: ``live`` (the default): every event as it happens; ``with_requests``: a seat's events
+    #: wait for its next request (or any other message), so the bot wakes once per decision.
+    events: str | None = attrs.field(default=None, validator=_optional_text)
 
 
 @attrs.frozen

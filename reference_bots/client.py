@@ -13,6 +13,10 @@ gets every event, as before.  An unwanted event is recognised by its first bytes
 writes ``{"type":"event","kind":"...`` first) and never parsed; any other line is parsed and
 handled by its ``type``.
 
+The client asks the server for its events with its requests (hello ``events:
+with_requests``), so a bot wakes once per decision; a policy that thinks while others play
+sets ``live_events = True``.
+
 ``run`` plays any number of games and returns when the server says ``bye`` (exit status 0), or
 refuses the bot (exit status 1).  A connection lost without ``bye`` is reopened with the bot's
 token within the server's reconnection grace; the server then sends the game again
@@ -202,8 +206,11 @@ def _session(conn: Connection, policy: Policy, name: str, token: str | None,
             return 1
         grace = (welcome.get("limits", {}).get("reconnect_grace_ms") or 0) / 1000
         policy.on_message(welcome)
+        # its events come with its next request: one wake-up per decision (a policy that
+        # thinks while others play says ``live_events = True``)
+        events = "live" if getattr(policy, "live_events", False) else "with_requests"
         conn.write({"type": "hello", "name": name, "token": token,
-                    "protocol": PROTOCOL_VERSION, "game": welcome.get("game")})
+                    "protocol": PROTOCOL_VERSION, "game": welcome.get("game"), "events": events})
         for line in lines:
             if unwanted_event(line, wanted):
                 continue

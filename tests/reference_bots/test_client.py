@@ -122,7 +122,7 @@ def test_a_session_answers_requests_and_passes_on_only_the_wanted_events(byte_by
     assert run(policy, "127.0.0.1", server.port, "me", "secret-token") == 0
     hello, action = server.replies()
     assert hello == {"type": "hello", "name": "me", "token": "secret-token", "protocol": 1,
-                     "game": "chochlik"}
+                     "game": "chochlik", "events": "with_requests"}
     assert action == {"type": "action", "id": 7, "action": "play \u00e9"}
     assert [m["type"] for m in policy.messages] == ["welcome", "game_start", "event"]
     assert policy.messages[2]["kind"] == "bids_revealed"
