@@ -239,8 +239,9 @@ def schema(game_name: str | None) -> None:
 
 
 from arena.event_cli import ratings, sprt, tournament  # noqa: E402 - the event commands
+from arena.play import play  # noqa: E402 - a person at the table
 
-for command in (tournament, ratings, sprt):
+for command in (tournament, ratings, sprt, play):
     main.add_command(command)
 
 
