@@ -238,10 +238,11 @@ def schema(game_name: str | None) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
+from arena.check_bot import check_bot  # noqa: E402 - the conformance checker
 from arena.event_cli import ratings, sprt, tournament  # noqa: E402 - the event commands
 from arena.play import play  # noqa: E402 - a person at the table
 
-for command in (tournament, ratings, sprt, play):
+for command in (tournament, ratings, sprt, play, check_bot):
     main.add_command(command)
 
 

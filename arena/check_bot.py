@@ -1,0 +1,162 @@
+"""``arena check-bot --game G -- CMD``: run a bot through scripted situations and report each
+check (:class:`~arena.check_findings.Check`) as passed, failed with the reason, or skipped.
+
+For every game asked (``--game`` repeated, or ``all``) the bot is started the way ``arena
+match`` starts it (:func:`arena.runner.launch`: ``{port}``, ``{token_file}`` and the other
+placeholders, the ARENA_* variables, a private token file, ``--stdio``), and a scripted series
+(:mod:`arena.check_series`) is played against it on a port of its own.  Exit status: 0 when no
+check failed, 1 when one did, 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import secrets
+import shlex
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from arena.check_findings import CheckResult, Outcome, summary
+from arena.check_link import Connected, Exited, Link
+from arena.check_series import BOT_NAME, ScriptedSeries
+from arena.check_setup import SeriesSettings
+from arena.games import GAMES
+from arena.games.base import GameSpec
+from arena.runner import BUILTIN_BOTS, BotLaunch, BotRun, BotSpec, launch
+
+#: Seats at the checker's tables (within each game's range).
+CHECK_PLAYERS = 3
+#: Options that keep each game short, on top of the game's defaults: a check plays a series.
+SHORT_GAME_OPTIONS: dict[str, dict[str, Any]] = {"chochlik": {"hands": 1},
+                                                 "wypas": {"turn_cap": 4}}
+#: Characters of the bot's last output quoted in a reason about a crash.
+OUTPUT_TAIL_CHARS = 300
+
+
+def check_options(spec: GameSpec) -> Any:
+    players = max(spec.min_players, min(CHECK_PLAYERS, spec.max_players))
+    return spec.parse_options({"players": players, **SHORT_GAME_OPTIONS.get(spec.name, {})})
+
+
+def command_template(words: tuple[str, ...]) -> str:
+    """The bot command as a template: one word is a whole command (or a built-in bot's name),
+    several are the command's words."""
+    if len(words) == 1:
+        return BUILTIN_BOTS.get(words[0], words[0])
+    return shlex.join(words)
+
+
+def output_tail(path: Path) -> str:
+    """The bot's last lines of output, joined, at most :data:`OUTPUT_TAIL_CHARS`."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    tail = " | ".join(lines[-3:])
+    return tail if len(tail) <= OUTPUT_TAIL_CHARS else "..." + tail[-OUTPUT_TAIL_CHARS:]
+
+
+async def check_game(template: str, settings: SeriesSettings, *, stdio: bool) -> list[CheckResult]:
+    """Start the bot, play the scripted series against it, stop it; the results."""
+    private = Path(tempfile.mkdtemp(prefix="arena-check-"))
+    run = BotRun(BotSpec(BOT_NAME, template), settings.token or "", private / "output.txt")
+    inbox_in, inbox_out = trio.open_memory_channel[Any](math.inf)
+    process: trio.Process | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            port = 0
+            if not stdio:
+                listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+                port = listener.socket.getsockname()[1]
+                nursery.start_soon(accept_connections, listener, inbox_in, nursery,
+                                   settings.spec.name)
+            process = await launch(run, port, BotLaunch(stdio=stdio), private)
+            if stdio:
+                assert process.stdin is not None and process.stdout is not None
+                link = Link(trio.StapledStream(process.stdin, process.stdout),
+                            settings.spec.name)
+                await inbox_in.send(Connected(link))
+                nursery.start_soon(link.read_into, inbox_in)
+            nursery.start_soon(watch_process, process, inbox_in)
+            series = ScriptedSeries(settings, inbox_out, lambda: output_tail(run.output))
+            findings = await series.run()
+            nursery.cancel_scope.cancel()
+    finally:
+        if process is not None and process.returncode is None:
+            process.kill()
+        shutil.rmtree(private, ignore_errors=True)
+    return findings.results()
+
+
+async def accept_connections(listener: trio.SocketListener, inbox: trio.MemorySendChannel[Any],
+                             nursery: trio.Nursery, game: str) -> None:
+    async with listener:
+        while True:
+            link = Link(await listener.accept(), game)
+            await inbox.send(Connected(link))
+            nursery.start_soon(link.read_into, inbox)
+
+
+async def watch_process(process: trio.Process, inbox: trio.MemorySendChannel[Any]) -> None:
+    await inbox.send(Exited(await process.wait()))
+
+
+@click.command("check-bot")
+@click.option("--game", "game_names", multiple=True, required=True,
+              type=click.Choice(sorted(GAMES) + ["all"]),
+              help="A game to check the bot on (repeatable; `all`: every game).")
+@click.option("--stdio", is_flag=True,
+              help="Speak to the bot over its stdin/stdout (ARENA_TRANSPORT=stdio).")
+@click.option("--games", "series_games", type=click.IntRange(1, 20), default=3,
+              show_default=True, help="Games in each game's series.")
+@click.option("--seed", default="check-bot", show_default=True, help="Seed for the deals.")
+@click.option("--move-timeout", type=click.FloatRange(0.05), default=5.0, show_default=True,
+              help="Seconds the bot gets per decision.")
+@click.option("--reaction-timeout", type=click.FloatRange(0.05), default=1.0,
+              show_default=True, help="Seconds for a reaction-window decision.")
+@click.option("--hello-timeout", type=click.FloatRange(0.05), default=10.0, show_default=True,
+              help="Seconds from welcome to hello.")
+@click.option("--connect-timeout", type=click.FloatRange(0.05), default=10.0,
+              show_default=True, help="Seconds the bot gets to connect after it starts.")
+@click.option("--reconnect-grace", type=click.FloatRange(0.05), default=10.0,
+              show_default=True, help="Seconds the bot gets to come back after its connection "
+              "is closed mid-game.")
+@click.option("--exit-grace", type=click.FloatRange(0.05), default=5.0, show_default=True,
+              help="Seconds the bot's process gets to end after bye.")
+@click.argument("command", nargs=-1, required=True)
+def check_bot(game_names: tuple[str, ...], stdio: bool, series_games: int, seed: str,
+              move_timeout: float, reaction_timeout: float, hello_timeout: float,
+              connect_timeout: float, reconnect_grace: float, exit_grace: float,
+              command: tuple[str, ...]) -> None:
+    """Check that the bot CMD (after `--`; `{port}`, `{token_file}` ... as in `arena match`,
+    or a built-in bot's name) handles what the protocol asks of it: one line per check, PASS,
+    FAIL with the reason, or SKIP; exit status 1 if a check failed."""
+    names = sorted(GAMES) if "all" in game_names else list(dict.fromkeys(game_names))
+    template = command_template(command)
+    failed = 0
+    for name in names:
+        spec = GAMES[name]
+        settings = SeriesSettings(
+            spec=spec, options=check_options(spec), games=series_games, seed=seed,
+            move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+            hello_timeout=hello_timeout, connect_timeout=connect_timeout,
+            reconnect_grace=reconnect_grace, exit_grace=exit_grace,
+            token=None if stdio else secrets.token_hex(12))
+        click.echo(f"{name}: {settings.options.players} players, {series_games} game(s), "
+                   f"{'stdio' if stdio else 'TCP'}: {template}")
+        results = trio.run(functools.partial(check_game, template, settings, stdio=stdio))
+        for result in results:
+            click.echo(result.line())
+        click.echo(f"{name}: {summary(results)}")
+        failed += sum(r.outcome is Outcome.FAIL for r in results)
+    if failed:
+        click.echo(f"check-bot: {failed} check(s) failed")
+        raise SystemExit(1)
+    click.echo("check-bot: no check failed")

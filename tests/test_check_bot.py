@@ -1,0 +1,170 @@
+"""``arena check-bot``: the reference bots pass every check, and each deliberately broken bot
+in tests/check_bots/ fails the check it breaks, with a reason that says what went wrong."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from arena.check_bot import check_bot, check_options, command_template
+from arena.check_findings import Check, Findings, Outcome
+from arena.check_setup import first_reaction, pick_seed
+from arena.games import GAMES
+
+BOTS = Path(__file__).parent / "check_bots"
+#: Short limits, so that the bots that run out of time cost a second or two.
+FAST = ["--move-timeout", "0.5", "--reconnect-grace", "3", "--exit-grace", "1"]
+
+
+def check(*args: str) -> tuple[Result, dict[str, tuple[str, str]]]:
+    """Run the command; each check's outcome and reason, by ``game: check`` name."""
+    result = CliRunner().invoke(check_bot, list(args), catch_exceptions=False)
+    outcomes: dict[str, tuple[str, str]] = {}
+    game = ""
+    for line in result.output.splitlines():
+        head, _, rest = line.partition("  ")
+        if head in {o.value for o in Outcome}:
+            name, _, reason = rest.partition(": ")
+            outcomes[f"{game}: {name}"] = (head, reason)
+        elif ": " in line and line.split(":")[0] in GAMES:
+            game = line.split(":")[0]
+    return result, outcomes
+
+
+def bot(script: str) -> list[str]:
+    return ["--", sys.executable, str(BOTS / script)]
+
+
+def test_the_random_bot_passes_every_check_of_every_game() -> None:
+    result, outcomes = check("--game", "all", "--", "random")
+    assert result.exit_code == 0, result.output
+    assert not [name for name, (outcome, _) in outcomes.items() if outcome == "FAIL"]
+    assert len(outcomes) == len(GAMES) * len(Check)
+    for game in GAMES:  # the situations of every game come up, the optional one too
+        for passed in (Check.HANDSHAKE, Check.ERROR_RETRY, Check.SIMULTANEOUS,
+                       Check.GAME_END, Check.SEVERAL_GAMES, Check.RECONNECT, Check.BYE):
+            assert outcomes[f"{game}: {passed.value}"][0] == "PASS", (game, passed)
+    assert outcomes[f"wypas: {Check.REACTION_WINDOWS.value}"][0] == "PASS"
+    assert "check-bot: no check failed" in result.output
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_each_heuristic_bot_passes_on_its_game(game: str) -> None:
+    """Two games are enough to meet every situation (the vollewolle heuristic thinks)."""
+    result, outcomes = check("--game", game, "--games", "2", "--", f"{game}-heuristic")
+    assert result.exit_code == 0, result.output
+    for passed in (Check.ERROR_RETRY, Check.GAME_END, Check.RECONNECT, Check.BYE):
+        assert outcomes[f"{game}: {passed.value}"][0] == "PASS", passed
+
+
+def test_the_random_bot_passes_over_stdio_where_reconnecting_does_not_apply() -> None:
+    result, outcomes = check("--game", "vollewolle", "--stdio", "--", "random")
+    assert result.exit_code == 0, result.output
+    assert outcomes[f"vollewolle: {Check.BYE.value}"][0] == "PASS"
+    assert outcomes[f"vollewolle: {Check.RECONNECT.value}"] == (
+        "SKIP", "not applicable over stdin/stdout (a pipe cannot be reopened)")
+
+
+def test_the_honest_test_bot_passes() -> None:
+    """The base of the broken bots breaks nothing: what they fail, they broke."""
+    result, outcomes = check("--game", "chochlik", *FAST, *bot("honest.py"))
+    assert result.exit_code == 0, result.output
+    assert outcomes[f"chochlik: {Check.RECONNECT.value}"][0] == "PASS"
+
+
+BROKEN = [
+    # script, game, extra options, the check it fails, words of the reason
+    ("no_token.py", "chochlik", [], Check.HANDSHAKE, "hello carried no token"),
+    ("prints_to_stdout.py", "chochlik", ["--stdio"], Check.VALID_LINES,
+     "malformed: the line is not JSON"),
+    ("wrong_request_id.py", "chochlik", [], Check.REQUEST_IDS, "with id 2, but request 1 is open"),
+    ("illegal_action.py", "chochlik", [], Check.LEGAL_ACTIONS,
+     "answered 'pass the salt' to request 1, not in its legal list [\"imp"),
+    ("too_slow.py", "chochlik", [], Check.IN_TIME, "no answer to request 4 within 500 ms"),
+    ("ignores_errors.py", "chochlik", [], Check.ERROR_RETRY,
+     "no new answer to request 1 within its 500 ms after the error reply"),
+    ("waits_for_news.py", "chochlik", ["--games", "1"], Check.SIMULTANEOUS,
+     "while other seats were deciding too"),
+    ("slow_in_windows.py", "wypas", ["--move-timeout", "2", "--reaction-timeout", "0.3"],
+     Check.REACTION_WINDOWS, "(window) within its reaction time limit of 300 ms"),
+    ("crash_on_game_end.py", "chochlik", [], Check.GAME_END,
+     "closed its connection without bye right after game_end of game 1 (its process exited "
+     "with status 1; its last output:"),
+    ("one_game.py", "chochlik", [], Check.SEVERAL_GAMES, "the bot said bye after game 1 of 3"),
+    ("no_resync.py", "chochlik", [], Check.RECONNECT, "came back but did not answer request"),
+    ("stays_after_bye.py", "chochlik", ["--stdio"], Check.BYE,
+     "still running 1 s after bye"),
+]
+
+
+@pytest.mark.parametrize(("script", "game", "options", "broken", "reason"), BROKEN,
+                         ids=[case[0] for case in BROKEN])
+def test_a_broken_bot_fails_the_check_it_breaks(script: str, game: str, options: list[str],
+                                                broken: Check, reason: str) -> None:
+    result, outcomes = check("--game", game, *FAST, *options, *bot(script))
+    assert result.exit_code == 1, result.output
+    outcome, why = outcomes[f"{game}: {broken.value}"]
+    assert outcome == "FAIL", result.output
+    assert reason in why, why
+    failed = {name for name, (outcome, _) in outcomes.items() if outcome == "FAIL"}
+    # it breaks one thing: the only other failure allowed is what a crash at game end implies
+    assert failed <= {f"{game}: {broken.value}", f"{game}: {Check.SEVERAL_GAMES.value}"}, (
+        result.output)
+    if broken is not Check.HANDSHAKE:
+        assert outcomes[f"{game}: {Check.HANDSHAKE.value}"][0] == "PASS"
+
+
+def test_a_bot_that_does_not_come_back_skips_the_optional_reconnect_check() -> None:
+    result, outcomes = check("--game", "chochlik", *FAST, *bot("never_reconnects.py"))
+    assert result.exit_code == 0, result.output
+    outcome, why = outcomes[f"chochlik: {Check.RECONNECT.value}"]
+    assert outcome == "SKIP"
+    assert why.startswith("not supported (optional): the bot's process ended")
+
+
+def test_a_bot_that_cannot_start_fails_the_handshake() -> None:
+    result, outcomes = check("--game", "chochlik", "--", "/nonexistent/bot")
+    assert result.exit_code == 1
+    outcome, why = outcomes[f"chochlik: {Check.HANDSHAKE.value}"]
+    assert outcome == "FAIL"
+    assert "exited with status 127" in why and "could not start" in why
+
+
+@pytest.mark.parametrize("args", [["--game", "chochlik"], ["--game", "go", "--", "random"],
+                                  ["--game", "chochlik", "--games", "0", "--", "random"]])
+def test_usage_errors_exit_with_status_2(args: list[str]) -> None:
+    assert CliRunner().invoke(check_bot, args).exit_code == 2
+
+
+def test_a_command_is_one_word_or_its_words() -> None:
+    assert command_template(("python3 bot.py --port {port}",)) == "python3 bot.py --port {port}"
+    assert command_template(("random",)).endswith("-m reference_bots.random")
+    assert command_template(("node", "my bot.js")) == "node 'my bot.js'"
+
+
+def test_findings_fail_over_pass_and_skip_only_what_never_came_up() -> None:
+    findings = Findings()
+    findings.skip(Check.RECONNECT, "not supported (optional): gone")
+    findings.passed(Check.LEGAL_ACTIONS)
+    findings.passed(Check.IN_TIME)
+    findings.fail(Check.IN_TIME, "no answer to request 4 within 500 ms")
+    findings.fail(Check.IN_TIME, "no answer to request 9 within 500 ms")
+    assert findings.result(Check.LEGAL_ACTIONS).line() == "PASS  legal actions"
+    assert findings.result(Check.IN_TIME).line() == (
+        "FAIL  answers in time: no answer to request 4 within 500 ms (and 1 more)")
+    assert findings.result(Check.RECONNECT).outcome is Outcome.SKIP
+    assert findings.result(Check.BYE).reason == "not reached"
+
+
+def test_the_wypas_deal_brings_the_bots_seat_a_reaction_window_early() -> None:
+    spec = GAMES["wypas"]
+    options = check_options(spec)
+    for seat in range(options.players):
+        seed = pick_seed(spec, options, f"test:{seat}", seat)
+        step = first_reaction(spec, options, seed, seat)
+        assert step is not None and step < 10
+    chochlik = GAMES["chochlik"]  # no windows: the first candidate
+    assert pick_seed(chochlik, check_options(chochlik), "test", 0) == "test:0"
