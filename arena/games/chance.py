@@ -15,8 +15,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import struct
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -54,23 +55,44 @@ class Chance(Protocol):
         """An independent copy that will draw exactly what this one would."""
 
 
-def _place(where: tuple[object, ...]) -> bytes:
-    return ":".join(str(part) for part in where).encode()
+def _place(where: tuple[object, ...]) -> str:
+    return ":".join(map(str, where))
+
+
+#: By the number of dice: reads a roll's digest as one big-endian unsigned integer of
+#: ``_BYTES_PER_DIE`` bytes per die (``Q``), made by :func:`_draws` when first needed.
+_DRAWS: dict[int, Callable[[bytes], tuple[int, ...]]] = {}
+
+
+def _draws(dice: int) -> Callable[[bytes], tuple[int, ...]]:
+    unpack = _DRAWS[dice] = struct.Struct(f">{dice}Q").unpack
+    return unpack
 
 
 class SeededChance:
     """Each draw is a keyed hash of (seed, place): a pure function, so it has no state to copy
     and the same place gives the same outcome in every table with the same seed."""
 
-    __slots__ = ("seed", "_key")
+    __slots__ = ("seed", "_key", "_keyed")
 
     def __init__(self, seed: object) -> None:
         self.seed = str(seed)
         self._key = hashlib.blake2b(self.seed.encode(), digest_size=32).digest()
+        #: By digest size, a hash that has taken the key: copying it is cheaper than keying.
+        self._keyed: dict[int, Any] = {}
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return SeededChance, (self.seed,)  # copy and pickle without the cached hashes
 
     def _digest(self, kind: str, where: tuple[object, ...], size: int) -> bytes:
-        return hashlib.blake2b(kind.encode() + b"|" + _place(where), key=self._key,
-                               digest_size=size).digest()
+        keyed = self._keyed.get(size) or self._keyed_for(size)
+        hasher = keyed.copy()
+        hasher.update(f"{kind}|{_place(where)}".encode())
+        return hasher.digest()
+
+    def _keyed_for(self, size: int) -> Any:
+        keyed = self._keyed[size] = hashlib.blake2b(key=self._key, digest_size=size)
+        return keyed
 
     def shuffle(self, items: Sequence[T], *where: object) -> list[T]:
         order = list(items)
@@ -79,10 +101,13 @@ class SeededChance:
 
     def roll(self, sides: Sequence[int], *where: object) -> tuple[int, ...]:
         # the sides are part of the place: rolling (10, 8) is another draw than (12, 10, 8)
-        digest = self._digest("roll", (*where, *sides), _BYTES_PER_DIE * len(sides))
-        return tuple(
-            1 + int.from_bytes(digest[i * _BYTES_PER_DIE:(i + 1) * _BYTES_PER_DIE], "big") % n
-            for i, n in enumerate(sides))
+        # (the same as _digest("roll", ...) without its call: a game may roll every decision)
+        dice = len(sides)
+        size = _BYTES_PER_DIE * dice
+        hasher = (self._keyed.get(size) or self._keyed_for(size)).copy()
+        hasher.update(f"roll|{_place((*where, *sides))}".encode())
+        draws = (_DRAWS.get(dice) or _draws(dice))(hasher.digest())
+        return tuple([1 + draw % n for draw, n in zip(draws, sides)])
 
     def clone(self) -> SeededChance:
         return self  # stateless

@@ -76,6 +76,11 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
+# A member looked up on its enum class costs a metaclass lookup, several times a global's: the
+# state compares with these module-level names (several times per decision).
+_PASSING, _PLAYING, _OVER = Phase.PASS, Phase.PLAY, Phase.OVER
+
+
 # --- Options -------------------------------------------------------------------------------------
 
 DEFAULT_TARGET = 200
@@ -139,10 +144,13 @@ def parse_options(raw: Mapping[str, Any]) -> ChochlikOptions:
 # --- Observation ---------------------------------------------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class ChochlikObservation:
     """Everything one seat may know now.  Cards are numbers; colours and coins are in the
-    game's ``info`` (sent at game start) and in SPEC.md."""
+    game's ``info`` (sent at game start) and in SPEC.md.
+
+    Without slots, so that the engine can build one per decision in a single step
+    (:func:`_observation`)."""
 
     seat: int
     phase: str
@@ -166,6 +174,16 @@ class ChochlikObservation:
     hands: int | None
 
 
+def _observation(fields: dict[str, Any]) -> ChochlikObservation:
+    """An observation with these fields (every one of the class's), built without running
+    ``__init__``: the fast path of :meth:`ChochlikState.observe`, taken once per decision.  The
+    class has no validators or converters to skip, and as a frozen attrs class without slots it
+    keeps its fields in its ``__dict__``, which is filled in one step here."""
+    observation = object.__new__(ChochlikObservation)
+    observation.__dict__.update(fields)
+    return observation
+
+
 # --- The state -----------------------------------------------------------------------------------
 
 
@@ -173,7 +191,11 @@ class ChochlikState:
     """A chochlik game (many hands).  Internal lists, mutated in place; :meth:`clone` copies.
 
     Every hand's deal is ``chance.shuffle(DECK, "deal", hand)`` cut into equal hands, seat 0's
-    first: the same seed deals the same hands whatever the players did before."""
+    first: the same seed deals the same hands whatever the players did before.
+
+    For speed (observe, legal_actions and apply run once per decision): the scores have a tuple
+    view refreshed when they change, and the piles won one rebuilt at the first observation
+    after a trick; apply checks a card without building the legal list."""
 
     def __init__(
         self,
@@ -203,7 +225,7 @@ class ChochlikState:
         return self._acting
 
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     def default_action(self, seat: int) -> str | None:
         return None  # any card: a uniform draw is as safe as any other
@@ -212,12 +234,13 @@ class ChochlikState:
         return False  # no reaction windows: every decision has the move time limit
 
     def legal_actions(self, seat: int) -> list[str]:
-        if self.phase is Phase.PLAY:
+        phase = self.phase
+        if phase is _PLAYING:
             if seat != self.turn:
                 return []
             tokens = TOKENS[PLAY]
             return [tokens[card] for card in self._playable(seat)]
-        if self.phase is Phase.PASS:
+        if phase is _PASSING:
             step = self.pass_step[seat]
             if step >= len(PASS_STEPS):
                 return []
@@ -230,9 +253,9 @@ class ChochlikState:
         if parsed is None:
             raise IllegalAction(f"{action!r} is not a chochlik action token")
         verb, card = parsed
-        if self.phase is Phase.PLAY:
+        if self.phase is _PLAYING:
             self._play(seat, verb, card)
-        elif self.phase is Phase.PASS:
+        elif self.phase is _PASSING:
             self._choose_pass(seat, verb, card)
         else:
             raise IllegalAction("the game is over")
@@ -241,7 +264,7 @@ class ChochlikState:
         return self.events.take()
 
     def result(self) -> Result | None:
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             return None
         return Result.from_scores(self.scores, {"imp_piles": [list(p) for p in self.imp_history]},
                                   rounds=self.hand_number)
@@ -249,36 +272,41 @@ class ChochlikState:
     def observe(self, seat: int) -> ChochlikObservation:
         n = self.n
         choice = self.pass_choice[seat]
-        delivered = self.phase is not Phase.PASS
-        # the left neighbour (next seat) passes its "right" card to us, and vice versa
-        from_left = self.pass_choice[(seat + 1) % n][RIGHT] if delivered else None
-        from_right = self.pass_choice[(seat - 1) % n][LEFT] if delivered else None
-        return ChochlikObservation(
-            seat=seat,
-            phase=self.phase.value,
-            hand_number=self.hand_number,
-            dealer=self.dealer,
-            turn=self.turn if self.phase is Phase.PLAY else None,
-            hand=tuple(self.hands[seat]),
-            imp_card=choice[IMP],
-            passed_left=choice[LEFT],
-            passed_right=choice[RIGHT],
-            received_from_left=from_left,
-            received_from_right=from_right,
-            trick=tuple(self.trick),
-            leader=self.leader,
-            price=self.price,
-            bottle_owner=self.owner,
-            played=tuple(self.played),
-            won=tuple(tuple(pile) for pile in self.won),
-            scores=tuple(self.scores),
-            target=self.options.target,
-            hands=self.options.hands,
-        )
+        phase = self.phase
+        if phase is _PASSING:
+            from_left = from_right = None
+        else:  # the left neighbour (next seat) passes its "right" card to us, and vice versa
+            from_left = self.pass_choice[(seat + 1) % n][RIGHT]
+            from_right = self.pass_choice[(seat - 1) % n][LEFT]
+        won = self._won_view
+        if won is None:
+            won = self._won_view = tuple([tuple(pile) for pile in self.won])
+        return _observation({
+            "seat": seat,
+            "phase": phase._value_,  # a plain attribute (Enum.value is a property)
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "turn": self.turn if phase is _PLAYING else None,
+            "hand": tuple(self.hands[seat]),
+            "imp_card": choice[IMP],
+            "passed_left": choice[LEFT],
+            "passed_right": choice[RIGHT],
+            "received_from_left": from_left,
+            "received_from_right": from_right,
+            "trick": tuple(self.trick),
+            "leader": self.leader,
+            "price": self.price,
+            "bottle_owner": self.owner,
+            "played": tuple(self.played),
+            "won": won,
+            "scores": self._scores_view,
+            "target": self._target,
+            "hands": self._hands_limit,
+        })
 
     def clone(self) -> ChochlikState:
         twin = object.__new__(ChochlikState)
-        twin.__dict__.update(self.__dict__)
+        twin.__dict__.update(self.__dict__)  # the views are tuples: shared
         twin.chance = self.chance.clone()
         twin.events = self.events.copy()
         twin.scores = list(self.scores)
@@ -291,6 +319,13 @@ class ChochlikState:
         twin.played = list(self.played)
         twin.won = [list(w) for w in self.won]
         return twin
+
+    def _refresh_views(self) -> None:
+        """Bring the views in line with the fields, after they were set from outside (a test's
+        position) or at the start of a hand."""
+        self._won_view: tuple[tuple[int, ...], ...] | None = None
+        self._scores_view = tuple(self.scores)
+        self._target, self._hands_limit = self.options.target, self.options.hands
 
     # -- a hand --
 
@@ -310,8 +345,9 @@ class ChochlikState:
         self.owner: int | None = None
         self.leader = (self.dealer + 1) % n
         self.turn = self.leader
-        self.phase = Phase.PASS
+        self.phase = _PASSING
         self._acting = tuple(range(n))
+        self._refresh_views()
         self.events.emit("hand_start", {"hand": self.hand_number, "dealer": self.dealer,
                                   "leader": self.leader})
         for seat in range(n):
@@ -350,7 +386,7 @@ class ChochlikState:
                        frozenset((seat, (seat - 1) % n)))
         for hand in self.hands:
             hand.sort()
-        self.phase = Phase.PLAY
+        self.phase = _PLAYING
         self._acting = (self.turn,)
         self.events.emit("play_start", {"leader": self.leader, "price": self.price})
 
@@ -367,16 +403,19 @@ class ChochlikState:
             raise IllegalAction(f"it is seat {self.turn}'s turn, not seat {seat}'s")
         if verb != PLAY:
             raise IllegalAction("the passing is over: play a card (token play N)")
-        if card not in self.hands[seat]:
+        hand = self.hands[seat]
+        if card not in hand:
             raise IllegalAction(f"card {card} is not in your hand")
-        if card not in self._playable(seat):
-            led = COLOUR_NAMES[COLOUR[self.trick[0][1]]]
-            raise IllegalAction(f"you must follow {led}")
-        self.hands[seat].remove(card)
-        self.trick.append((seat, card))
+        trick = self.trick
+        if trick:  # what _playable allows, without building its list
+            led = COLOUR[trick[0][1]]
+            if COLOUR[card] != led and any(COLOUR[other] == led for other in hand):
+                raise IllegalAction(f"you must follow {COLOUR_NAMES[led]}")
+        hand.remove(card)
+        trick.append((seat, card))
         self.played.append(card)
         self.events.emit("card_played", {"seat": seat, "card": card})
-        if len(self.trick) < self.n:
+        if len(trick) < self.n:
             self.turn = (seat + 1) % self.n
             self._acting = (self.turn,)
         else:
@@ -388,7 +427,7 @@ class ChochlikState:
         takes_bottle = bool(low)
         win_card, winner = max(low) if takes_bottle else max((c, s) for s, c in self.trick)
         cards = [card for _, card in self.trick]
-        self.won[winner].extend(card for card in cards if card != win_card)
+        self.won[winner].extend([card for card in cards if card != win_card])
         returned = returned_to = None
         if takes_bottle:
             if self.owner is not None:  # the old price card goes back to the one who played it
@@ -398,6 +437,7 @@ class ChochlikState:
             self.owner = winner
         else:
             self.won[winner].append(win_card)
+        self._won_view = None
         self.events.emit("trick_won", {
             "seat": winner, "card": win_card, "cards": cards, "bottle": takes_bottle,
             "price": self.price, "returned_card": returned,
@@ -418,6 +458,7 @@ class ChochlikState:
         ]
         for seat, points in enumerate(hand_scores):
             self.scores[seat] += points
+        self._scores_view = tuple(self.scores)
         self.imp_history.append(sorted(self.imp_pile))
         self.events.emit("hand_end", {
             "hand": self.hand_number, "bottle_owner": self.owner,
@@ -430,7 +471,7 @@ class ChochlikState:
         if (target is not None and max(self.scores) >= target) or (
             hands is not None and self.hand_number >= hands
         ):
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self._acting = ()
             return
         self.dealer = (self.dealer + 1) % self.n

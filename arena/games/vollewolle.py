@@ -17,6 +17,7 @@ order they go onto the flock).
 from __future__ import annotations
 
 import enum
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,6 +55,16 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 BID_TOKENS: tuple[str, ...] = tuple(f"bid {v}" for v in range(MIN_BID, HIGH_BID)) + ("bid 26+",)
 BID_VALUE = {token: MIN_BID + i for i, token in enumerate(BID_TOKENS)}
 KEEP_TOKENS = tuple(f"keep {die}" for die in DICE)
+KEEP_DIE = {token: die for die, token in enumerate(KEEP_TOKENS)}
+#: By the dice kept so far (a tuple of die indices, in the order they were kept): their names,
+#: and the dice rolled next with their sides.
+KEPT_NAMES: dict[tuple[int, ...], tuple[str, ...]] = {}
+ROLLING: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+for _kept in ((), *itertools.permutations(range(len(DICE)), 1),
+              *itertools.permutations(range(len(DICE)), 2)):
+    KEPT_NAMES[_kept] = tuple(DICE[die] for die in _kept)
+    _rolling = tuple(die for die in range(len(DICE)) if die not in _kept)
+    ROLLING[_kept] = (_rolling, tuple(SIDES[die] for die in _rolling))
 TAKE_TOKENS = tuple(f"take {card_id}" for card_id in CARD_IDS)
 TAKE_CARD = {token: i for i, token in enumerate(TAKE_TOKENS)}
 REACH, DECLINE, ROLL, TAKE_ALL = "reach", "decline", "roll", "take all"
@@ -68,6 +79,13 @@ class Decision(enum.Enum):
     ROLL_OR_TAKE = "roll_or_take"
     TAKE = "take"
     OVER = "over"
+
+
+# A member looked up on its enum class costs a metaclass lookup, several times a global's: the
+# state compares with these module-level names (several times per decision).
+_BIDDING, _KEEPING, _REACHING = Decision.BID, Decision.KEEP, Decision.REACH
+_ROLLING_OR_TAKING, _TAKING, _OVER = Decision.ROLL_OR_TAKE, Decision.TAKE, Decision.OVER
+_DOG, _BONE = Kind.DOG, Kind.BONE
 
 
 # --- Options and observation ---------------------------------------------------------------------
@@ -96,10 +114,13 @@ def parse_options(raw: Mapping[str, Any]) -> VolleWolleOptions:
     return VolleWolleOptions(players=players)
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class VolleWolleObservation:
     """Everything one seat may know now.  Cards are ids; ``game_start.info.cards`` and SPEC.md
-    give each card's kind, points, modifier, bone symbol and sheep number."""
+    give each card's kind, points, modifier, bone symbol and sheep number.
+
+    Without slots, so that the engine can build one per decision in a single step
+    (:func:`_observation`)."""
 
     seat: int
     round: int
@@ -126,6 +147,22 @@ class VolleWolleObservation:
     take_from: str | None
 
 
+def _observation(fields: dict[str, Any]) -> VolleWolleObservation:
+    """An observation with these fields (every one of the class's), built without running
+    ``__init__``: the fast path of :meth:`VolleWolleState.observe`, taken once per decision.
+    The class has no validators or converters to skip, and as a frozen attrs class without
+    slots it keeps its fields in its ``__dict__``, which is filled in one step here."""
+    observation = object.__new__(VolleWolleObservation)
+    observation.__dict__.update(fields)
+    return observation
+
+
+#: What :meth:`VolleWolleState._build_views` gives: display, wool, flocks, dogs, sheep numbers,
+#: modifiers, order.
+_Views = tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[str, ...], ...], tuple[int, ...],
+               tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
 # --- The state -----------------------------------------------------------------------------------
 
 
@@ -144,12 +181,14 @@ class VolleWolleState:
         self.options = options
         self.chance: Chance = chance if chance is not None else SeededChance(seed)
         self.events = EventLog(record_events)
+        self._recording = record_events
         self.deck = [INDEX[card_id] for card_id in self.chance.shuffle(CARD_IDS, "deck")]
         self.drawn = 0
         self.bid_backs = self.chance.shuffle(BID_BACKS, "bid_backs")[:n]
         self.start_player = self.chance.roll((n,), "start_player")[0] - 1
         self.display: list[int] = []
         self.flocks: list[list[int]] = [[] for _ in range(n)]
+        self._no_bids: tuple[None, ...] = (None,) * n  # the bids a seat sees before its own
         self._rebuild_views()
         self.dogs = [0] * n
         self.bone_holder: int | None = None
@@ -158,10 +197,10 @@ class VolleWolleState:
         self.bids: list[int | None] = [None] * n
         self.order: list[int] = []
         self.position = 0
-        self.decision = Decision.BID
+        self.decision = _BIDDING
         self._acting: tuple[int, ...] = ()
         self.dice = [0, 0, 0]
-        self.kept: list[int] = []
+        self.kept: tuple[int, ...] = ()  # die indices, in the order they were kept
         self.attempt = 0
         self.target = 0  # what the open REACH decision reaches: the bid, or MIN_BID
         self.reaching_bid = True  # False: the REACH decision lifts a failed roll to 14
@@ -181,19 +220,19 @@ class VolleWolleState:
         return self._acting
 
     def is_over(self) -> bool:
-        return self.decision is Decision.OVER
+        return self.decision is _OVER
 
     def legal_actions(self, seat: int) -> list[str]:
         if seat not in self._acting:
             return []
         decision = self.decision
-        if decision is Decision.BID:
+        if decision is _BIDDING:
             return self.legal_bids(seat)
-        if decision is Decision.TAKE:
+        if decision is _TAKING:
             return [TAKE_TOKENS[card] for card in self._candidates()]
-        if decision is Decision.KEEP:
-            return [KEEP_TOKENS[die] for die in range(3) if die not in self.kept]
-        if decision is Decision.REACH:
+        if decision is _KEEPING:
+            return [KEEP_TOKENS[die] for die in ROLLING[self.kept][0]]
+        if decision is _REACHING:
             return [REACH, DECLINE]
         return [ROLL, TAKE_ALL]
 
@@ -205,11 +244,11 @@ class VolleWolleState:
         """The lowest bid; never spend wool; the last of two players takes the rest; any die
         and any card otherwise."""
         decision = self.decision
-        if decision is Decision.BID:
+        if decision is _BIDDING:
             return BID_TOKENS[0]
-        if decision is Decision.REACH:
+        if decision is _REACHING:
             return DECLINE
-        if decision is Decision.ROLL_OR_TAKE:
+        if decision is _ROLLING_OR_TAKING:
             return TAKE_ALL
         return None
 
@@ -220,22 +259,23 @@ class VolleWolleState:
         if seat not in self._acting:
             raise IllegalAction(f"seat {seat} has nothing to decide now")
         decision = self.decision
-        if decision is Decision.BID:
+        if decision is _BIDDING:
             self._bid(seat, action)
-        elif decision is Decision.TAKE:
+        elif decision is _TAKING:
             card = TAKE_CARD.get(action)
             if card is None or card not in self._candidates():
                 raise IllegalAction(f"{action!r} is not a card you may take now")
             self._take(seat, card)
             self.take_left -= 1
             self._continue_taking()
-        elif decision is Decision.KEEP:
-            if action not in KEEP_TOKENS or KEEP_TOKENS.index(action) in self.kept:
+        elif decision is _KEEPING:
+            die = KEEP_DIE.get(action)
+            if die is None or die in self.kept:
                 raise IllegalAction(f"{action!r}: keep one of the dice you just rolled")
-            self.kept.append(KEEP_TOKENS.index(action))
+            self.kept += (die,)
             self.attempt += 1
             self._roll()
-        elif decision is Decision.REACH:
+        elif decision is _REACHING:
             if action == REACH:
                 self._reach()
             elif action == DECLINE:
@@ -258,39 +298,51 @@ class VolleWolleState:
         return Result.from_scores([s.total for s in self.scoring], rounds=self.round)
 
     def observe(self, seat: int) -> VolleWolleObservation:
-        revealed = self.decision is not Decision.BID
+        decision = self.decision
         rolling = self.attempt > 0
-        reaching = self.decision is Decision.REACH
-        turn = (self.taker if self.taker is not None
+        reaching = decision is _REACHING
+        taker = self.taker
+        turn = (taker if taker is not None
                 else self.order[self.position] if self.order else None)
-        return VolleWolleObservation(
-            seat=seat,
-            round=self.round,
-            decision=self.decision.value if seat in self._acting else None,
-            display=tuple(CARD_IDS[card] for card in self.display),
-            deck_left=len(self.deck) - self.drawn,
-            wool=tuple(self.wool),
-            flocks=tuple(self._flock_views),
-            dogs=tuple(self.dogs),
-            bone_holder=self.bone_holder,
-            sheep_numbers=tuple(self._sheep_numbers),
-            modifiers=tuple(CARDS[flock[-1]].modifier if flock else 0 for flock in self.flocks),
-            start_player=self.start_player,
-            bids=tuple(self.bids) if revealed else tuple(
-                bid if s == seat else None for s, bid in enumerate(self.bids)),
-            order=tuple(self.order),
-            turn=turn,
-            attempt=self.attempt if rolling else None,
-            dice=tuple(self.dice) if rolling else None,
-            kept=tuple(DICE[die] for die in self.kept),
-            target=(self.target if reaching
-                    else self._bid_of(turn) if rolling and turn is not None else None),
-            reach_for=("bid" if self.reaching_bid else "black_sheep") if reaching else None,
-            wool_needed=self._reach_cost()[1] if reaching else None,
-            to_take=self.take_left,
-            take_from=(None if self.taker is None
-                       else "black_sheep" if self.black_only else "display"),
-        )
+        if decision is not _BIDDING:
+            bids: tuple[int | None, ...] = tuple(self.bids)
+        elif self.bids[seat] is None:
+            bids = self._no_bids
+        else:  # only its own bid
+            masked: list[int | None] = list(self._no_bids)
+            masked[seat] = self.bids[seat]
+            bids = tuple(masked)
+        views = self._views
+        if views is None:
+            views = self._views = self._build_views()
+        display, wool, flocks, dogs, sheep_numbers, modifiers, order = views
+        return _observation({
+            "seat": seat,
+            "round": self.round,
+            "decision": decision._value_ if seat in self._acting else None,  # a plain attribute
+            "display": display,
+            "deck_left": len(self.deck) - self.drawn,
+            "wool": wool,
+            "flocks": flocks,
+            "dogs": dogs,
+            "bone_holder": self.bone_holder,
+            "sheep_numbers": sheep_numbers,
+            "modifiers": modifiers,
+            "start_player": self.start_player,
+            "bids": bids,
+            "order": order,
+            "turn": turn,
+            "attempt": self.attempt if rolling else None,
+            "dice": tuple(self.dice) if rolling else None,
+            "kept": KEPT_NAMES[self.kept],
+            "target": (self.target if reaching
+                       else self._bid_of(turn) if rolling and turn is not None else None),
+            "reach_for": ("bid" if self.reaching_bid else "black_sheep") if reaching else None,
+            "wool_needed": self._reach_cost()[1] if reaching else None,
+            "to_take": self.take_left,
+            "take_from": (None if taker is None
+                          else "black_sheep" if self.black_only else "display"),
+        })
 
     def clone(self) -> VolleWolleState:
         twin = object.__new__(VolleWolleState)
@@ -298,7 +350,7 @@ class VolleWolleState:
         twin.chance = self.chance.clone()
         twin.events = self.events.copy()
         for name in ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
-                     "kept", "_flock_views", "_sheep_numbers"):
+                     "_flock_views", "_sheep_numbers", "_modifiers"):
             setattr(twin, name, list(getattr(self, name)))
         twin.flocks = [list(flock) for flock in self.flocks]
         return twin
@@ -307,16 +359,27 @@ class VolleWolleState:
 
     def _rebuild_views(self) -> None:
         """What observations show of the flocks, kept up to date as cards are taken (observe is
-        the hot path): ids top first, and each seat's tie-breaking sheep number."""
+        the hot path): ids top first, each seat's tie-breaking sheep number and its top card's
+        modifier; and no tuples of :meth:`_build_views` yet."""
+        self._views: _Views | None = None
         self._flock_views = [tuple(CARD_IDS[card] for card in reversed(flock))
                              for flock in self.flocks]
         self._sheep_numbers = [
             next((n for n in (CARDS[c].sheep_number for c in reversed(flock)) if n is not None),
                  back) for flock, back in zip(self.flocks, self.bid_backs)]
+        self._modifiers = [CARDS[flock[-1]].modifier if flock else 0 for flock in self.flocks]
+
+    def _build_views(self) -> _Views:
+        """The parts of an observation that change only when a round starts, bids are revealed,
+        wool is paid or won, or a card is taken: every such change sets ``_views`` to None, and
+        the next observation builds them again."""
+        return (tuple([CARD_IDS[card] for card in self.display]), tuple(self.wool),
+                tuple(self._flock_views), tuple(self.dogs), tuple(self._sheep_numbers),
+                tuple(self._modifiers), tuple(self.order))
 
     def _modifier(self, seat: int) -> int:
-        flock = self.flocks[seat]
-        return CARDS[flock[-1]].modifier if flock else 0
+        """The modifier of the top card of the seat's flock (0 if none)."""
+        return self._modifiers[seat]
 
     def _bid_of(self, seat: int) -> int:
         bid = self.bids[seat]
@@ -340,8 +403,9 @@ class VolleWolleState:
         self.drawn += count
         self.bids = [None] * n
         self.order = []
+        self._views = None
         self.position = 0
-        self.decision = Decision.BID
+        self.decision = _BIDDING
         self._acting = tuple(range(n))
         self.events.emit("round_start", {"round": self.round,
                                    "display": [CARD_IDS[c] for c in self.display],
@@ -354,7 +418,7 @@ class VolleWolleState:
         if value == HIGH_BID and not self.wool[seat]:
             raise IllegalAction("bid 26+ costs a wool chip and you have none")
         self.bids[seat] = value
-        self._acting = tuple(s for s in self._acting if s != seat)
+        self._acting = tuple([s for s in self._acting if s != seat])
         if not self._acting:
             self._reveal()
 
@@ -366,6 +430,7 @@ class VolleWolleState:
         numbers = list(self._sheep_numbers)
         self.order = sorted(range(n), key=lambda s: (-self._bid_of(s), numbers[s],
                                                       (s - self.start_player) % n))
+        self._views = None
         self.events.emit("bids_revealed", {"bids": list(self.bids), "paid": paid,
                                      "sheep_numbers": numbers, "order": list(self.order)})
         self.position = 0
@@ -381,13 +446,13 @@ class VolleWolleState:
         if self.position < self.n - 1:
             self._start_roll(seat)
         elif self.n == 2:
-            self._ask(Decision.ROLL_OR_TAKE, seat)
+            self._ask(_ROLLING_OR_TAKING, seat)
         else:
             self._start_taking(seat, len(self.display))
 
     def _end_turn(self) -> None:
         self.attempt = 0
-        self.kept = []
+        self.kept = ()
         self.taker = None
         if self.position < self.n - 1:
             self.position += 1
@@ -405,33 +470,35 @@ class VolleWolleState:
 
     def _start_roll(self, seat: int) -> None:
         self.attempt = 1
-        self.kept = []
+        self.kept = ()
         self._roll()
 
     def _roll(self) -> None:
         seat = self.order[self.position]
-        rolling = [die for die in range(3) if die not in self.kept]
-        faces = self.chance.roll([SIDES[die] for die in rolling], "dice", self.round,
-                                 self.position, self.attempt)
+        rolling, sides = ROLLING[self.kept]
+        faces = self.chance.roll(sides, "dice", self.round, self.position, self.attempt)
+        dice = self.dice
         for die, face in zip(rolling, faces):
-            self.dice[die] = face
-        modifier = self._modifier(seat)
-        total = sum(self.dice) + min(modifier, 0)
-        self.events.emit("rolled", {"seat": seat, "attempt": self.attempt,
-                              "kept": [DICE[d] for d in self.kept], "dice": list(self.dice),
-                              "modifier": modifier, "total": total})
+            dice[die] = face
+        modifier = self._modifiers[seat]
+        total = sum(dice) + min(modifier, 0)
+        if self._recording:  # a roll is every other decision: build its event only if kept
+            self.events.emit("rolled", {"seat": seat, "attempt": self.attempt,
+                                        "kept": list(KEPT_NAMES[self.kept]),
+                                        "dice": list(self.dice), "modifier": modifier,
+                                        "total": total})
         bid = self._bid_of(seat)
         if total >= bid:  # reached without bonus or wool: the cards must be taken
             self._succeed(seat, total, 0, 0)
         elif total + max(modifier, 0) + self.wool[seat] >= bid:
             self.target, self.reaching_bid = bid, True
-            self._ask(Decision.REACH, seat)
+            self._ask(_REACHING, seat)
         else:
             self._after_failed_attempt(seat)
 
     def _after_failed_attempt(self, seat: int) -> None:
         if self.attempt < ATTEMPTS:
-            self._ask(Decision.KEEP, seat)
+            self._ask(_KEEPING, seat)
             return
         total = sum(self.dice) + min(self._modifier(seat), 0)
         if total >= MIN_BID or not any(IS_BLACK[card] for card in self.display):
@@ -439,7 +506,7 @@ class VolleWolleState:
         elif (self._bid_of(seat) > MIN_BID  # with a bid of 14, reaching 14 was the bid itself
               and total + max(self._modifier(seat), 0) + self.wool[seat] >= MIN_BID):
             self.target, self.reaching_bid = MIN_BID, False
-            self._ask(Decision.REACH, seat)
+            self._ask(_REACHING, seat)
         else:
             self._fail(seat, total, 0, 0, black_sheep=True)
 
@@ -455,6 +522,7 @@ class VolleWolleState:
         seat = self.order[self.position]
         bonus, wool = self._reach_cost()
         self.wool[seat] -= wool
+        self._views = None
         if self.reaching_bid:
             self._succeed(seat, self.target, bonus, wool)
         else:  # lifted to 14: the bid is still failed, but no black sheep
@@ -476,6 +544,7 @@ class VolleWolleState:
 
     def _fail(self, seat: int, total: int, bonus: int, wool: int, *, black_sheep: bool) -> None:
         self.wool[seat] += 1  # the failure chip (one, also under the 14 rule)
+        self._views = None
         self.events.emit("failed", {"seat": seat, "total": total, "bonus": bonus, "wool": wool,
                               "black_sheep": black_sheep})
         if black_sheep:
@@ -505,11 +574,11 @@ class VolleWolleState:
             candidates = self._candidates()
             if not candidates:
                 break
-            if self.take_left >= len(candidates) and sum(IS_SHEEP[c] for c in candidates) <= 1:
+            if self.take_left >= len(candidates) and sum([IS_SHEEP[c] for c in candidates]) <= 1:
                 for card in list(candidates):
                     self._take(seat, card)
                 break
-            self._ask(Decision.TAKE, seat)
+            self._ask(_TAKING, seat)
             return
         self.take_left = 0
         self.black_only = False
@@ -517,15 +586,17 @@ class VolleWolleState:
 
     def _take(self, seat: int, card: int) -> None:
         self.display.remove(card)
+        self._views = None
         info = CARDS[card]
         bone_from = None
-        if info.kind is Kind.DOG:
+        if info.kind is _DOG:
             self.dogs[seat] += 1
-        elif info.kind is Kind.BONE:
+        elif info.kind is _BONE:
             self.bone_holder = seat
         else:
             self.flocks[seat].append(card)
             self._flock_views[seat] = (info.id, *self._flock_views[seat])
+            self._modifiers[seat] = info.modifier
             if info.sheep_number is not None:
                 self._sheep_numbers[seat] = info.sheep_number
             if info.bone_symbol and self.bone_holder is not None and self.bone_holder != seat:
@@ -535,13 +606,14 @@ class VolleWolleState:
     # -- the end --
 
     def _finish_game(self) -> None:
-        self.decision = Decision.OVER
+        self.decision = _OVER
         self._acting = ()
         self.scoring = score_table([[CARDS[c] for c in flock] for flock in self.flocks],
                                    self.dogs, self.bone_holder, self.wool)
-        self.events.emit("final_scoring", {"scores": [
-            {**attrs.asdict(s, recurse=False), "returned": list(s.returned), "total": s.total}
-            for s in self.scoring]})
+        if self._recording:
+            self.events.emit("final_scoring", {"scores": [
+                {**attrs.asdict(s, recurse=False), "returned": list(s.returned), "total": s.total}
+                for s in self.scoring]})
 
 
 def new_state(options: VolleWolleOptions, seed: object, *, record_events: bool = False,

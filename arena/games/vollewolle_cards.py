@@ -30,6 +30,7 @@ class Kind(enum.IntEnum):
 KIND_BY_NAME = {"white": Kind.WHITE, "black": Kind.BLACK, "3-7-0": Kind.TRIO_370,
                 "0-0-7": Kind.TRIO_007, "dog": Kind.DOG, "bone": Kind.BONE}
 KIND_NAMES = {kind: name for name, kind in KIND_BY_NAME.items()}
+_WHITE, _BLACK, _TRIO_370, _TRIO_007 = Kind.WHITE, Kind.BLACK, Kind.TRIO_370, Kind.TRIO_007
 #: Kinds that go onto the flock (the others lie beside it).
 SHEEP_KINDS = frozenset((Kind.WHITE, Kind.BLACK, Kind.TRIO_370, Kind.TRIO_007))
 
@@ -112,14 +113,23 @@ def score_player(flock: Sequence[Card], dogs: int, has_bone: bool, wool: int,
     """Final scoring of one player (``most_dogs``: no other player has more dogs, and this one
     has at least one).  Without a dog, the two white sheep worth least are returned to the box:
     the owner's choice in the rules, and returning the cheapest is always the best choice."""
-    whites = sorted((card for card in flock if card.kind is Kind.WHITE),
-                    key=lambda card: (card.points, card.id))
+    whites: list[Card] = []
+    black = count_370 = count_007 = 0
+    for card in flock:  # one pass, kinds compared with module names (enum lookups are slow)
+        kind = card.kind
+        if kind is _WHITE:
+            whites.append(card)
+        elif kind is _BLACK:
+            black += card.points
+        elif kind is _TRIO_370:
+            count_370 += 1
+        elif kind is _TRIO_007:
+            count_007 += 1
+    whites.sort(key=_white_order)
     returned = whites[:RETURNED_WITHOUT_DOG] if dogs == 0 else []
-    count_370 = sum(card.kind is Kind.TRIO_370 for card in flock)
-    count_007 = sum(card.kind is Kind.TRIO_007 for card in flock)
     return Scoring(
         white=sum(card.points for card in whites[len(returned):]),
-        black=sum(card.points for card in flock if card.kind is Kind.BLACK),
+        black=black,
         trio_370=TRIO_370_POINTS[count_370 % 3],
         trio_007=TRIO_007_POINTS * (count_007 // 3),
         dogs=ONE_DOG_POINTS if dogs == 1 else 0,
@@ -128,6 +138,11 @@ def score_player(flock: Sequence[Card], dogs: int, has_bone: bool, wool: int,
         wool=wool,
         returned=tuple(card.id for card in returned),
     )
+
+
+def _white_order(card: Card) -> tuple[int, str]:
+    """Cheapest first; equal points by id."""
+    return card.points, card.id
 
 
 def score_table(flocks: Sequence[Sequence[Card]], dogs: Sequence[int], bone_holder: int | None,

@@ -17,7 +17,7 @@ reaction windows (:mod:`arena.games.wypas_windows`).
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -38,7 +38,9 @@ from arena.games.wypas_cards import (
     CARDS,
     COLOURS,
     INDEX,
+    IS_JOKER,
     IS_SHEEP,
+    IS_SPECIAL,
     JOKERS,
     KIND,
     KIND_NAMES,
@@ -48,7 +50,12 @@ from arena.games.wypas_cards import (
     fits,
     shear,
 )
-from arena.games.wypas_windows import Decision, Windows
+from arena.games.wypas_windows import (
+    Decision,
+    Windows,
+    kinds_with_a_pen_target,
+    playable_specials,
+)
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 HAND_SIZE = 5
@@ -61,6 +68,9 @@ BLUFF, CHECK, FACE_DOWN = "bluff", "check", "face-down"
 BLEAT = "meee"
 
 
+ADD = tuple(f"add {card_id}" for card_id in CARD_IDS)  # the bid token of each card index
+
+
 def lot_size(players: int) -> int:
     return 2 if players == 3 else 3
 
@@ -71,6 +81,15 @@ class Phase(enum.Enum):
     SHEARING = "shearing"
     FINAL_SHEARING = "final_shearing"
     OVER = "over"
+
+
+# Python 3.11 looks an enum member up through its class slowly: the paths every action takes
+# (apply, the legal lists, observe, the next main decision) compare against these names.
+_HIDE, _NAME, _BID, _PLACE, _DECLARE, _SHEAR = (
+    Decision.HIDE, Decision.NAME, Decision.BID, Decision.PLACE, Decision.DECLARE, Decision.SHEAR)
+_JOKER_VALUE, _BLUFF_CARD, _BLUFF_VALUE, _AWARD = (
+    Decision.JOKER_VALUE, Decision.BLUFF_CARD, Decision.BLUFF_VALUE, Decision.AWARD)
+_AUCTION, _REDYK = Phase.AUCTION, Phase.REDYK
 
 
 # --- Options and observation ---------------------------------------------------------------------
@@ -127,10 +146,13 @@ def parse_options(raw: Mapping[str, Any]) -> WypasOptions:
     return WypasOptions(**values)
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class WypasObservation:
     """Everything one seat may know now.  Cards are ids (SPEC.md and ``game_start.info.cards``
-    give each one's kind, colour and value); a placed card is ``[id, colour, value]``."""
+    give each one's kind, colour and value); a placed card is ``[id, colour, value]``.
+
+    Not slotted, so that :func:`_observation` can set every field at once (the engine builds
+    one per decision)."""
 
     seat: int
     turn: int
@@ -165,6 +187,16 @@ class WypasObservation:
     check: Mapping[str, Any] | None  # bluff: the offer to check, or the check under way
 
 
+def _observation(fields: dict[str, Any]) -> WypasObservation:
+    """A :class:`WypasObservation` from a dict holding every field, without attrs' ``__init__``
+    (it has no validators or converters to skip, and setting 31 frozen fields one by one costs
+    more than the rest of observing).  ``fields`` becomes the value's own: do not reuse it.
+    The tests check that every observation has exactly the attrs fields."""
+    observation = object.__new__(WypasObservation)
+    object.__setattr__(observation, "__dict__", fields)
+    return observation
+
+
 # --- Bluff (an option) ---
 
 
@@ -183,6 +215,7 @@ class Bluff:
 
     def __init__(self, n: int) -> None:
         self.face_down: list[int | None] = [None] * n  # each seat's face-down card
+        self.face_down_laid = False  # any face-down card in this auction yet
         self.declared = [0] * n
         self.bluffer: int | None = None  # the last committed stake with a face-down card
         self.offer: int | None = None  # the seat that may check it now
@@ -234,9 +267,9 @@ class WypasState:
         self.deck = [INDEX[card_id] for card_id in self.chance.shuffle(CARD_IDS, "deck")]
         self.discard: list[int] = []
         self.reshuffles = 0
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.pens: list[list[list[Placed]]] = [[[], []] for _ in range(n)]
-        self.wolves: list[list[int | None]] = [[None, None] for _ in range(n)]
+        self._hands: list[list[int]] = [[] for _ in range(n)]
+        self._pens: list[list[list[Placed]]] = [[[], []] for _ in range(n)]
+        self._wolves: list[list[int | None]] = [[None, None] for _ in range(n)]
         self.fleeces = [0] * n
         self.scores = [0] * n
         self.baca = self.chance.roll((n,), "first_baca")[0] - 1
@@ -255,17 +288,150 @@ class WypasState:
         self.opener = self.baca
         self.auction_card: int | None = None  # a card index
         self.auction_hidden = False
-        self.stakes = [0] * n
-        self.laid: list[list[int]] = [[] for _ in range(n)]
-        self.passed = [False] * n
-        self.high_bidder: int | None = None
-        self.bluff = Bluff(n)
+        self.stakes: list[int]
+        self.laid: list[list[int]]
+        self.passed: list[bool]
+        self.high_bidder: int | None
+        self.bluff: Bluff
+        self._clear_bids()
         # redyk: the joker waiting for its declaration
         self.placing: int | None = None
         self.placing_pen = 0
         self.phase_left: list[int] = []  # seats still to act in redyk or shearing
         self.windows = Windows(self)
+        self._drop_views()
         self._deal_start()
+
+    # -- views: what observe, the legal lists and the reaction windows read --
+    #
+    # Every decision observes, lists the legal actions and opens or answers a window.  What
+    # they read is kept beside the state as immutable views, rebuilt only after what they show
+    # changed: a hand changes only through _give and _take, every change of pens or wolves is
+    # followed by _pens_changed, of the observation's table part by _table_changed, of the bid
+    # cards through _lay and _clear_bids; who acts and the legal lists are found once per step
+    # (apply drops them).  Assigning a whole new ``hands``, ``pens`` or ``wolves`` (a test's
+    # position) drops every view.
+
+    def _drop_views(self) -> None:
+        """Forget every view; each is rebuilt from the state when next needed (tests compare
+        a state's answers with those of a clone without views)."""
+        n = self.n
+        self._hand_ids: list[tuple[str, ...] | None] = [None] * n
+        self._hand_sizes: tuple[int, ...] | None = None
+        self._specials: list[tuple[int, ...] | None] = [None] * n
+        self._playable: dict[int, tuple[int, ...]] | None = None
+        self._playable_kinds: frozenset[Kind] | None = None  # the pen kinds it was found for
+        self._pens_view: tuple[tuple[tuple[Placed, ...], ...], ...] | None = None
+        self._wolves_view: tuple[tuple[str | None, ...], ...] | None = None
+        self._pen_kinds: frozenset[Kind] | None = None
+        self._table: dict[str, Any] | None = None
+        # this auction's bid cards, every one face up (observe hides the face-down ones)
+        self._laid_ids: tuple[tuple[str, ...], ...] = tuple(
+            [tuple([CARD_IDS[card] for card in laid]) for laid in self.laid])
+        self._acting: tuple[int, ...] | None = None
+        self._legal: dict[int, list[str]] = {}
+
+    @property
+    def hands(self) -> list[list[int]]:
+        """Each seat's cards, sorted; changed only through :meth:`_give` and :meth:`_take`."""
+        return self._hands
+
+    @hands.setter
+    def hands(self, hands: list[list[int]]) -> None:
+        self._hands = hands
+        self._drop_views()
+
+    @property
+    def pens(self) -> list[list[list[Placed]]]:
+        """Each seat's two pens of placed cards; every change is followed by _pens_changed."""
+        return self._pens
+
+    @pens.setter
+    def pens(self, pens: list[list[list[Placed]]]) -> None:
+        self._pens = pens
+        self._drop_views()
+
+    @property
+    def wolves(self) -> list[list[int | None]]:
+        """The wolf above each seat's pens; every change is followed by _pens_changed."""
+        return self._wolves
+
+    @wolves.setter
+    def wolves(self, wolves: list[list[int | None]]) -> None:
+        self._wolves = wolves
+        self._drop_views()
+
+    def _pens_changed(self) -> None:
+        self._pens_view = self._wolves_view = self._pen_kinds = self._table = None
+
+    def _give(self, seat: int, card: int) -> None:
+        hand = self._hands[seat]
+        hand.append(card)
+        hand.sort()
+        self._hand_changed(seat, card)
+
+    def _take(self, seat: int, card: int) -> None:
+        self._hands[seat].remove(card)
+        self._hand_changed(seat, card)
+
+    def _hand_changed(self, seat: int, card: int) -> None:
+        self._hand_ids[seat] = self._hand_sizes = None
+        # what may be played in a window depends on the special cards in each hand and on
+        # which hands are empty (a thief needs a victim), not on the sheep
+        if IS_SPECIAL[card] or len(self._hands[seat]) <= 1:
+            self._specials[seat] = self._playable = None
+
+    def hand_ids(self, seat: int) -> tuple[str, ...]:
+        ids = self._hand_ids[seat]
+        if ids is None:
+            ids = self._hand_ids[seat] = tuple([CARD_IDS[card] for card in self._hands[seat]])
+        return ids
+
+    def _count_hands(self) -> tuple[int, ...]:
+        sizes = self._hand_sizes = tuple([len(hand) for hand in self._hands])
+        return sizes
+
+    def specials(self, seat: int) -> tuple[int, ...]:
+        """The special cards in ``seat``'s hand, in hand order."""
+        specials = self._specials[seat]
+        if specials is None:
+            specials = self._specials[seat] = tuple(
+                [card for card in self._hands[seat] if IS_SPECIAL[card]])
+        return specials
+
+    def pen_kinds(self) -> frozenset[Kind]:
+        """The special kinds with a pen to aim at now
+        (:func:`~arena.games.wypas_windows.kinds_with_a_pen_target`)."""
+        kinds = self._pen_kinds
+        if kinds is None:
+            kinds = self._pen_kinds = kinds_with_a_pen_target(self)
+        return kinds
+
+    def playable(self) -> Mapping[int, tuple[int, ...]]:
+        """Each seat that could play a special card in a window now, with those cards
+        (:func:`~arena.games.wypas_windows.playable_specials`); the same value until a hand
+        changes or the pens offer other targets, so do not change it."""
+        kinds = self.pen_kinds()
+        found = self._playable
+        if found is None or kinds != self._playable_kinds:
+            found = self._playable = playable_specials(self)
+            self._playable_kinds = kinds
+        return found
+
+    def _pens_observed(self) -> tuple[tuple[tuple[Placed, ...], ...], ...]:
+        view = self._pens_view
+        if view is None:
+            view = self._pens_view = tuple(
+                [tuple([tuple(pen) for pen in pens]) for pens in self._pens])
+        return view
+
+    def _wolves_observed(self) -> tuple[tuple[str | None, ...], ...]:
+        view = self._wolves_view
+        if view is None:
+            view = self._wolves_view = tuple(
+                [tuple([None if wolf is None else CARD_IDS[wolf] for wolf in pair])
+                 for pair in self._wolves])
+        return view
 
     # -- the interface --
 
@@ -274,11 +440,16 @@ class WypasState:
         return self.n
 
     def to_act(self) -> tuple[int, ...]:
-        if self.windows.active():
-            return self.windows.to_act()
-        if self.decision is None:
-            return ()
-        return (self.actor,)  # type: ignore[return-value]
+        acting = self._acting
+        if acting is None:
+            if self.windows.active():
+                acting = self.windows.to_act()
+            elif self.decision is None or self.actor is None:
+                acting = ()
+            else:
+                acting = (self.actor,)
+            self._acting = acting
+        return acting
 
     def is_over(self) -> bool:
         return self.phase is Phase.OVER
@@ -292,30 +463,40 @@ class WypasState:
         return self.decision if seat == self.actor else None
 
     def legal_actions(self, seat: int) -> list[str]:
+        return self._legal_now(seat)[:]  # a copy: the list kept for apply stays as it is
+
+    def _legal_now(self, seat: int) -> list[str]:
+        """``seat``'s legal list, computed once per step (apply validates against it too)."""
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self._compute_legal(seat)
+        return legal
+
+    def _compute_legal(self, seat: int) -> list[str]:
         decision = self.decision_of(seat)
         if decision is None:
             return []
+        if decision is _BID:  # the most frequent
+            return self._legal_bid(seat)
         if self.windows.active():
             return self.windows.legal(seat)
-        if decision is Decision.BID:
-            return self._legal_bid(seat)
-        if decision is Decision.PLACE:
+        if decision is _PLACE:
             return self._legal_place(seat)
-        if decision is Decision.DECLARE:
+        if decision is _DECLARE:
             return [f"as {colour}-{value}" for colour, value in self._declarations()]
-        if decision is Decision.SHEAR:
+        if decision is _SHEAR:
             return self._legal_shear(seat)
-        if decision is Decision.HIDE:
+        if decision is _HIDE:
             return [f"hide {CARD_IDS[card]}" for card in self.drawn_lot]
-        if decision is Decision.JOKER_VALUE:
+        if decision is _JOKER_VALUE:
             return [f"value {v}" for v in self._declarable(seat)]
-        if decision is Decision.BLUFF_CARD:
-            return [f"face_down {CARD_IDS[card]}" for card in self.hands[seat]]
-        if decision is Decision.BLUFF_VALUE:
+        if decision is _BLUFF_CARD:
+            return [f"face_down {CARD_IDS[card]}" for card in self._hands[seat]]
+        if decision is _BLUFF_VALUE:
             return [f"value {v}" for v in self._declarable(seat)]
-        if decision is Decision.AWARD:
+        if decision is _AWARD:
             return [f"award {other}" for other in self.bluff.tied]
-        if decision is Decision.NAME:
+        if decision is _NAME:
             names = [f"name {CARD_IDS[card]}" for card in self.lot]
             return names + ["name hidden"] if self.lot_hidden else names
         raise AssertionError(decision)
@@ -337,33 +518,36 @@ class WypasState:
         return None
 
     def apply(self, seat: int, action: str) -> None:
-        decision = self.decision_of(seat)
-        if decision is None:
+        legal = self._legal_now(seat)
+        if not legal:
             raise IllegalAction(f"seat {seat} has nothing to decide now")
+        if action not in legal:
+            raise IllegalAction(f"{action!r} is not one of your legal actions now")
+        # the state changes, and with it who acts and every legal list
+        self._acting, self._legal = None, {}
         if self.windows.active():
             self.windows.apply(seat, action)
             return
-        if action not in self.legal_actions(seat):
-            raise IllegalAction(f"{action!r} is not one of your legal actions now")
+        decision = self.decision
         verb, _, rest = action.partition(" ")
-        if decision is Decision.BID:
+        if decision is _BID:
             self._bid_action(seat, verb, rest)
-        elif decision is Decision.PLACE:
+        elif decision is _PLACE:
             self._place_action(seat, verb, rest)
-        elif decision is Decision.DECLARE:
+        elif decision is _DECLARE:
             colour, value = rest.rsplit("-", 1)
             self._place(seat, self.placing, self.placing_pen, colour, int(value))  # type: ignore[arg-type]
-        elif decision is Decision.SHEAR:
+        elif decision is _SHEAR:
             self._shear_action(seat, verb, rest)
-        elif decision is Decision.HIDE:
+        elif decision is _HIDE:
             self._hide(INDEX[rest])
-        elif decision is Decision.BLUFF_CARD:
+        elif decision is _BLUFF_CARD:
             self._lay_face_down(seat, INDEX[rest])
-        elif decision is Decision.BLUFF_VALUE:
+        elif decision is _BLUFF_VALUE:
             self._declare_bluff(seat, int(rest))
-        elif decision is Decision.JOKER_VALUE:
+        elif decision is _JOKER_VALUE:
             self._declare_joker(seat, int(rest))
-        elif decision is Decision.AWARD:
+        elif decision is _AWARD:
             self._end_auction(int(rest))
             self._after(seat)
         else:
@@ -378,42 +562,65 @@ class WypasState:
         return Result.from_scores(self.scores, rounds=self.turn)
 
     def observe(self, seat: int) -> WypasObservation:
-        n = self.n
         decision = self.decision_of(seat)
-        knows_hidden = self.hidden_card is not None and seat == self.baca and (
+        hidden_card = self.hidden_card
+        knows_hidden = hidden_card is not None and seat == self.baca and (
             self.lot_hidden or self.auction_hidden)
-        return WypasObservation(
-            seat=seat, turn=self.turn, turn_cap=self.options.turn_cap,
-            phase=self.phase.value,
-            decision=decision.value if decision is not None else None,
-            baca=self.baca,
-            hand=tuple(CARD_IDS[card] for card in self.hands[seat]),
-            hand_sizes=tuple(len(hand) for hand in self.hands),
-            pens=tuple(tuple(tuple(pen) for pen in pens) for pens in self.pens),
-            wolves=tuple(tuple(None if w is None else CARD_IDS[w] for w in pair)
-                         for pair in self.wolves),
-            fleeces=tuple(self.fleeces), scores=tuple(self.scores),
-            deck_size=len(self.deck), discard_size=len(self.discard),
-            lot=tuple(CARD_IDS[card] for card in self.lot),
-            lot_hidden=self.lot_hidden,
-            hidden_card=CARD_IDS[self.hidden_card] if knows_hidden else None,  # type: ignore[index]
-            auction_card=(None if self.auction_card is None and not self.auction_hidden
-                          else HIDDEN if self.auction_hidden
-                          else CARD_IDS[self.auction_card]),  # type: ignore[index]
-            opener=self.opener if self.phase is Phase.AUCTION else None,
-            bidder=self.actor if self.decision is Decision.BID else None,
-            stakes=tuple(self.stakes),
-            laid=tuple(tuple(self._public_id(card, seat) for card in laid) for laid in self.laid),
-            declared=tuple(self.bluff.declared),
-            check=self.bluff.view(),
-            passed=tuple(self.passed) if self.phase is Phase.AUCTION else (False,) * n,
-            high_bidder=self.high_bidder,
-            actor=self.actor if self.decision is not None else None,
-            placing=None if self.placing is None else CARD_IDS[self.placing],
-            placing_pen=None if self.placing is None else self.placing_pen,
-            end_triggered_by=self.end_triggered_by,
-            window=self.windows.view(seat),
-        )
+        placing = self.placing
+        return _observation({
+            **(self._table or self._table_observed()),
+            "seat": seat,
+            # _value_ is the member's value, read without the enum property's cost
+            "decision": decision._value_ if decision is not None else None,
+            # each view is rebuilt only after what it shows changed (an empty hand is rebuilt
+            # every time: it is free)
+            "hand": self._hand_ids[seat] or self.hand_ids(seat),
+            "hand_sizes": self._hand_sizes or self._count_hands(),
+            "discard_size": len(self.discard),
+            "hidden_card": CARD_IDS[hidden_card] if knows_hidden else None,  # type: ignore[index]
+            "bidder": self.actor if self.decision is _BID else None,
+            "stakes": tuple(self.stakes),
+            "laid": self._laid_seen_by(seat) if self.bluff.face_down_laid else self._laid_ids,
+            "declared": tuple(self.bluff.declared),
+            "check": self.bluff.view(),
+            "passed": tuple(self.passed) if self.phase is _AUCTION else (False,) * self.n,
+            "high_bidder": self.high_bidder,
+            "actor": self.actor if self.decision is not None else None,
+            "placing": None if placing is None else CARD_IDS[placing],
+            "placing_pen": None if placing is None else self.placing_pen,
+            "window": self.windows.view(seat),
+        })
+
+    def _table_observed(self) -> dict[str, Any]:
+        """The part of every seat's observation that changes only from one auction, phase or
+        turn to the next, with a pen, a shearing or a draw; every change of it is followed by
+        :meth:`_table_changed`."""
+        auction_card = self.auction_card
+        table = self._table = {
+            "turn": self.turn, "turn_cap": self.options.turn_cap,
+            "phase": self.phase._value_,
+            "baca": self.baca,
+            "pens": self._pens_view or self._pens_observed(),
+            "wolves": self._wolves_view or self._wolves_observed(),
+            "fleeces": tuple(self.fleeces), "scores": tuple(self.scores),
+            "deck_size": len(self.deck),
+            "lot": tuple([CARD_IDS[card] for card in self.lot]),
+            "lot_hidden": self.lot_hidden,
+            "auction_card": (HIDDEN if self.auction_hidden
+                             else None if auction_card is None else CARD_IDS[auction_card]),
+            "opener": self.opener if self.phase is _AUCTION else None,
+            "end_triggered_by": self.end_triggered_by,
+        }
+        return table
+
+    def _table_changed(self) -> None:
+        self._table = None
+
+    def _laid_seen_by(self, seat: int) -> tuple[tuple[str, ...], ...]:
+        """This auction's bid cards as ``seat`` sees them when some are face down (one as
+        ``face-down`` unless it is its own or a showdown revealed it)."""
+        return tuple([tuple([self._public_id(card, seat) for card in laid])
+                      for laid in self.laid])
 
     def clone(self) -> WypasState:
         twin = object.__new__(WypasState)
@@ -424,10 +631,12 @@ class WypasState:
                      "stakes",
                      "passed", "phase_left"):
             setattr(twin, name, list(getattr(self, name)))
-        twin.hands = [list(hand) for hand in self.hands]
+        twin._hands = [list(hand) for hand in self._hands]
+        twin._hand_ids, twin._specials = list(self._hand_ids), list(self._specials)
         twin.laid = [list(laid) for laid in self.laid]
-        twin.pens = [[list(pen) for pen in pens] for pens in self.pens]
-        twin.wolves = [list(pair) for pair in self.wolves]
+        twin._pens = [[list(pen) for pen in pens] for pens in self._pens]
+        twin._wolves = [list(pair) for pair in self._wolves]
+        twin._legal = dict(self._legal)
         twin.windows = self.windows.copy_for(twin)
         twin.bluff = self.bluff.copy()
         return twin
@@ -451,12 +660,9 @@ class WypasState:
             self.deck = [self.discard[i] for i in order]
             self.discard = []
             self.events.emit("reshuffled", {"deck_size": len(self.deck)})
-        return self.deck.pop()
-
-    def _give(self, seat: int, card: int) -> None:
-        hand = self.hands[seat]
-        hand.append(card)
-        hand.sort()
+        card = self.deck.pop()
+        self._table_changed()
+        return card
 
     def _deal(self, per_seat: int) -> None:
         """``per_seat`` cards to each, one at a time, starting left of the baca; each seat sees
@@ -490,6 +696,7 @@ class WypasState:
 
     def _start_turn(self) -> None:
         self.phase = Phase.AUCTION
+        self._table_changed()
         self.events.emit("turn_start", {"turn": self.turn, "baca": self.baca})
         drawn = []
         for _ in range(lot_size(self.n)):
@@ -514,6 +721,7 @@ class WypasState:
         self.drawn_lot = []
         self.hidden_card = card
         self.lot_hidden = card is not None
+        self._table_changed()
         self.events.emit("lot_laid", {"face_up": [CARD_IDS[c] for c in self.lot],
                                  "face_down": int(self.lot_hidden)})
         if card is not None:
@@ -526,6 +734,7 @@ class WypasState:
             self._start_redyk()
             return
         self.opener = self.left_of(self.opener)
+        self._table_changed()
         if len(self.lot) + self.lot_hidden == 1:
             self._name(self.lot[0] if self.lot else None)
         else:
@@ -541,12 +750,8 @@ class WypasState:
             self.lot.remove(card)
             self.auction_hidden = False
             self.auction_card = card
-        n = self.n
-        self.stakes = [0] * n
-        self.laid = [[] for _ in range(n)]
-        self.passed = [False] * n
-        self.high_bidder = None
-        self.bluff = Bluff(n)
+        self._table_changed()
+        self._clear_bids()
         self.events.emit("auction_start", {
             "opener": self.opener, "card": HIDDEN if card is None else CARD_IDS[card]})
         self.actor = self.opener
@@ -563,27 +768,25 @@ class WypasState:
         return CARDS[card].value or 0
 
     def _legal_bid(self, seat: int) -> list[str]:
-        sheep = [card for card in self.hands[seat] if IS_SHEEP[card]]
-        stake, need = self.stakes[seat], self._high() + 1
+        stake = self.stakes[seat]
         bluff = self.bluff
         check = bluff.check
         if check is not None and seat == check.checker:  # must match exactly, or pass
             target = check.target
-            actions = [f"add {CARD_IDS[card]}" for card in sheep
-                       if stake + (1 if KIND[card] in JOKERS else self._bid_value(card))
-                       <= target]
-            if bluff.face_down[seat] is None and self.hands[seat] and stake < target:
+            actions = [ADD[card] for card in self._hands[seat] if IS_SHEEP[card]
+                       and stake + (1 if IS_JOKER[card] else self._bid_value(card)) <= target]
+            if bluff.face_down[seat] is None and self._hands[seat] and stake < target:
                 actions.append(BLUFF)
             if stake == target:
                 actions.append(COMMIT)
             actions.append(PASS)
             return actions
-        actions = [f"add {CARD_IDS[card]}" for card in sheep]
-        if self.options.bluff and bluff.face_down[seat] is None and self.hands[seat]:
+        actions = [ADD[card] for card in self._hands[seat] if IS_SHEEP[card]]
+        if self.options.bluff and bluff.face_down[seat] is None and self._hands[seat]:
             actions.append(BLUFF)
         if bluff.offer == seat and bluff.fresh and check is None:
             actions.append(CHECK)
-        if stake >= need or (check is not None and stake == check.target):
+        if stake > self._high() or (check is not None and stake == check.target):
             actions.append(COMMIT)
         actions.append(PASS)
         return actions
@@ -608,14 +811,15 @@ class WypasState:
         self._ask(Decision.BID, seat)
 
     def _lay_face_down(self, seat: int, card: int) -> None:
-        self.hands[seat].remove(card)
+        self._take(seat, card)
         self.bluff.face_down[seat] = card
+        self.bluff.face_down_laid = True
         self._ask(Decision.BLUFF_VALUE, seat)
 
     def _declare_bluff(self, seat: int, value: int) -> None:
         card = self.bluff.face_down[seat]
         assert card is not None
-        self.laid[seat].append(card)
+        self._lay(seat, card)
         self.bluff.declared[seat] = value
         self.stakes[seat] += value
         self.events.emit("bid_card", {"seat": seat, "card": FACE_DOWN, "value": value,
@@ -641,9 +845,9 @@ class WypasState:
             return  # the checker goes on: cards until its stake matches
         if verb == "add":
             card = INDEX[rest]
-            self.hands[seat].remove(card)
-            self.laid[seat].append(card)
-            if KIND[card] in JOKERS:  # its value is declared next
+            self._take(seat, card)
+            self._lay(seat, card)
+            if IS_JOKER[card]:  # its value is declared next
                 self.bluff.joker = card
                 self._ask(Decision.JOKER_VALUE, seat)
                 return
@@ -670,12 +874,11 @@ class WypasState:
             self._end_auction()
         self._after(seat)
 
-    def _in_auction(self) -> list[int]:
-        return [seat for seat in range(self.n) if not self.passed[seat]]
-
     def _auction_decided(self) -> bool:
-        active = self._in_auction()
-        return not active or active == [self.high_bidder]
+        """Everyone passed, or only the high bidder is still in."""
+        still_in = self.passed.count(False)
+        high = self.high_bidder
+        return still_in == 0 or (still_in == 1 and high is not None and not self.passed[high])
 
     def _next_bidder(self) -> int:
         return self._next_active(self.actor if self.actor is not None else self.opener)
@@ -744,11 +947,24 @@ class WypasState:
             self.hidden_card = None
         self.auction_card = None
         self.auction_hidden = False
+        self._table_changed()
+        self._clear_bids()
+
+    def _clear_bids(self) -> None:
+        """No stakes, bid cards, passes or face-down cards: before and after an auction."""
+        n = self.n
+        self.stakes = [0] * n
+        self.laid = [[] for _ in range(n)]
+        self._laid_ids = ((),) * n  # every bid card face up
+        self.passed = [False] * n
         self.high_bidder = None
-        self.stakes = [0] * self.n
-        self.laid = [[] for _ in range(self.n)]
-        self.passed = [False] * self.n
-        self.bluff = Bluff(self.n)
+        self.bluff = Bluff(n)
+
+    def _lay(self, seat: int, card: int) -> None:
+        """A bid card joins ``seat``'s stake (its value is counted by the caller)."""
+        self.laid[seat].append(card)
+        ids = self._laid_ids
+        self._laid_ids = (*ids[:seat], (*ids[seat], CARD_IDS[card]), *ids[seat + 1:])
 
     def _public_id(self, card: int, seat: int | None = None) -> str:
         """A bid card as everyone may see it: a face-down card stays face down (also in the
@@ -766,7 +982,7 @@ class WypasState:
 
     def _next_main(self) -> None:
         """Ask for the next main-line decision after a completed action (and its window)."""
-        if self.phase is Phase.AUCTION:
+        if self.phase is _AUCTION:
             if self.auction_card is None:
                 self._next_auction()
             elif not self._auction_under_way():
@@ -778,7 +994,7 @@ class WypasState:
                     self._showdown()
                 else:
                     self._ask_bidder(seat)
-        elif self.phase is Phase.REDYK:
+        elif self.phase is _REDYK:
             self._continue_redyk()
         elif self.phase in (Phase.SHEARING, Phase.FINAL_SHEARING):
             self._continue_shearing()
@@ -790,7 +1006,7 @@ class WypasState:
     def _ask_bidder(self, seat: int) -> None:
         # asked even when only "pass" is legal: how fast a seat passes must not show its hand
         self.bluff.fresh = True
-        self._ask(Decision.BID, seat)
+        self._ask(_BID, seat)
 
     # -- phase 2: redyk --
 
@@ -799,6 +1015,7 @@ class WypasState:
 
     def _start_redyk(self) -> None:
         self.phase = Phase.REDYK
+        self._table_changed()
         self.phase_left = self._clockwise_from_baca()
         self.actor = None
         self._continue_redyk()
@@ -812,14 +1029,14 @@ class WypasState:
 
     def _pen_choices(self, seat: int) -> list[int]:
         """Pens worth offering: both, but only the first of two empty pens (they are alike)."""
-        first, second = self.pens[seat]
+        first, second = self._pens[seat]
         return [0] if not first and not second else [0, 1]
 
     def _legal_place(self, seat: int) -> list[str]:
         actions = []
-        pens = self.pens[seat]
+        pens = self._pens[seat]
         choices = self._pen_choices(seat)
-        for card in self.hands[seat]:
+        for card in self._hands[seat]:
             kind = KIND[card]
             if kind is Kind.SHEEP:
                 info = CARDS[card]
@@ -833,18 +1050,20 @@ class WypasState:
         actions.append(DONE)
         return actions
 
-    def _joker_options(self, card: int, pen: Sequence[Placed]) -> list[tuple[str, int]]:
+    def _joker_options(self, card: int, pen: Sequence[Placed]) -> Iterator[tuple[str, int]]:
+        """What a joker may be declared as in this pen, (colour, value) in order, found lazily
+        (the legal list only asks whether there is one)."""
         printed = CARDS[card].colour
         colours = COLOURS if printed is None else (printed,)
-        return [(colour, value) for colour in colours for value in range(1, MAX_VALUE + 1)
-                if fits(pen, colour, value)]
+        return ((colour, value) for colour in colours for value in range(1, MAX_VALUE + 1)
+                if fits(pen, colour, value))
 
     def _joker_fits(self, card: int, pen: Sequence[Placed]) -> bool:
-        return bool(self._joker_options(card, pen))
+        return next(self._joker_options(card, pen), None) is not None
 
     def _declarations(self) -> list[tuple[str, int]]:
         assert self.actor is not None and self.placing is not None
-        return self._joker_options(self.placing, self.pens[self.actor][self.placing_pen])
+        return list(self._joker_options(self.placing, self._pens[self.actor][self.placing_pen]))
 
     def _place_action(self, seat: int, verb: str, rest: str) -> None:
         if verb == DONE:
@@ -863,8 +1082,9 @@ class WypasState:
 
     def _place(self, seat: int, card: int, pen: int, colour: str, value: int) -> None:
         self.placing = None
-        self.hands[seat].remove(card)
-        self.pens[seat][pen].append((CARD_IDS[card], colour, value))
+        self._take(seat, card)
+        self._pens[seat][pen].append((CARD_IDS[card], colour, value))
+        self._pens_changed()
         self.events.emit("placed", {"seat": seat, "pen": pen, "card": CARD_IDS[card],
                                     "colour": colour, "value": value})
         self._after(seat)
@@ -873,6 +1093,7 @@ class WypasState:
 
     def _start_shearing(self) -> None:
         self.phase = Phase.SHEARING
+        self._table_changed()
         self.phase_left = self._clockwise_from_baca()
         self.actor = None
         self._continue_shearing()
@@ -880,7 +1101,7 @@ class WypasState:
     def _continue_shearing(self) -> None:
         while self.phase_left:
             seat = self.phase_left[0]
-            if any(self.pens[seat]):
+            if any(self._pens[seat]):
                 self._ask(Decision.SHEAR, seat)
                 return
             self.phase_left.pop(0)
@@ -889,7 +1110,7 @@ class WypasState:
     def _legal_shear(self, seat: int) -> list[str]:
         actions = []
         for pen in (0, 1):
-            if self.pens[seat][pen]:
+            if self._pens[seat][pen]:
                 if self.options.strict_bleating:
                     actions.append(f"shear {pen} {BLEAT}")
                 actions.append(f"shear {pen}")
@@ -908,11 +1129,12 @@ class WypasState:
             self._after(seat)
 
     def _shear(self, seat: int, pen: int, *, bleated: bool) -> None:
-        cards = self.pens[seat][pen]
-        wolf = self.wolves[seat][pen]
+        cards = self._pens[seat][pen]
+        wolf = self._wolves[seat][pen]
         outcome = shear(cards, wolf is not None)
-        self.pens[seat][pen] = []
-        self.wolves[seat][pen] = None
+        self._pens[seat][pen] = []
+        self._wolves[seat][pen] = None
+        self._pens_changed()
         gone = list(outcome.discarded) + ([outcome.eaten] if outcome.eaten else [])
         if wolf is not None:
             gone.append(CARD_IDS[wolf])
@@ -938,6 +1160,7 @@ class WypasState:
             self.phase = Phase.FINAL_SHEARING
             # the trigger player finishes its step, then everyone else gets one final step
             self.phase_left = [seat] + [(seat + step) % self.n for step in range(1, self.n)]
+        self._table_changed()  # fleeces, scores, the end, the phase
 
     def _end_shearing(self) -> None:
         if self.phase is Phase.FINAL_SHEARING:
@@ -948,10 +1171,12 @@ class WypasState:
             self._deal(DEAL_SIZE)
             self.baca = self.left_of(self.baca)
             self.turn += 1
+            self._table_changed()
             self._start_turn()
 
     def _finish(self, reason: str) -> None:
         self.phase = Phase.OVER
+        self._table_changed()
         self.decision = None
         self.actor = None
         self.events.emit("game_over", {"reason": reason, "scores": list(self.scores),

@@ -106,6 +106,11 @@ CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)
 INDEX = {card_id: i for i, card_id in enumerate(CARD_IDS)}
 KIND = tuple(card.kind for card in CARDS)
 IS_SHEEP = tuple(card.is_sheep for card in CARDS)
+# by card index, for the engine's hot paths (Python 3.11 reads an enum member slowly)
+IS_JOKER = tuple(card.kind in JOKERS for card in CARDS)
+IS_SPECIAL = tuple(card.kind >= Kind.THIEF for card in CARDS)  # played in reaction windows
+IS_DOG = tuple(card.kind is Kind.DOG for card in CARDS)
+IS_THIEF = tuple(card.kind is Kind.THIEF for card in CARDS)
 COLOURS = colours_of(CARDS)
 
 

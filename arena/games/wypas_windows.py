@@ -28,13 +28,13 @@ import enum
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import IllegalAction
-from arena.games.wypas_cards import CARD_IDS, INDEX, KIND, Kind, sheep_in
+from arena.games.wypas_cards import CARD_IDS, INDEX, IS_DOG, IS_THIEF, KIND, Kind, sheep_in
 
 if TYPE_CHECKING:
     from arena.games.wypas import WypasState
 
 PASS = "pass"
+PLAY = tuple(f"play {card_id}" for card_id in CARD_IDS)  # by card index
 Target = tuple[int, ...]  # (seat,) for a thief, (seat, pen) for the others, () for a dog's cancel
 
 
@@ -66,6 +66,14 @@ class Stage(enum.Enum):
     SWAP = "swap"
 
 
+# Python 3.11 looks an enum member up through its class slowly: what the state asks at every
+# decision compares against these module-level names.
+_CLOSED, _WINDOW, _RESPONSE, _STEAL, _SWAP = (
+    Stage.CLOSED, Stage.WINDOW, Stage.RESPONSE, Stage.STEAL, Stage.SWAP)
+_DECIDE_WINDOW, _DECIDE_TARGET, _DECIDE_RESPONSE = (
+    Decision.WINDOW, Decision.TARGET, Decision.RESPONSE)
+
+
 class Windows:
     """The reaction windows of one game, and the special cards being resolved."""
 
@@ -75,6 +83,9 @@ class Windows:
         self.first = 0  # the seat whose action opened the window
         self.waiting: list[int] = []  # seats still to answer, in seat order
         self.chosen: dict[int, int] = {}  # seat -> the special card it is choosing a target for
+        # seat -> the special cards it may play in this window (fixed while the window is open:
+        # nothing resolves before every asked seat has answered); the game's, never changed
+        self.playable_now: Mapping[int, tuple[int, ...]] = {}
         self.answers: dict[int, tuple[int, Target]] = {}  # seat -> (card, target)
         self.queue: list[tuple[int, int, Target]] = []  # plays still to resolve, in order
         self.chain: list[tuple[int, int, Target]] = []  # the card played and the dogs on it
@@ -95,50 +106,53 @@ class Windows:
     # -- what the state asks --
 
     def active(self) -> bool:
-        return self.stage is not Stage.CLOSED
+        return self.stage is not _CLOSED
 
     def to_act(self) -> tuple[int, ...]:
-        if self.stage in (Stage.STEAL, Stage.SWAP):
-            assert self.resolver is not None
-            return (self.resolver[0],)
-        return tuple(self.waiting)
+        stage = self.stage
+        if stage is _WINDOW or stage is _RESPONSE:
+            return tuple(self.waiting)
+        assert self.resolver is not None  # a steal or a swap
+        return (self.resolver[0],)
 
     def decision_of(self, seat: int) -> Decision | None:
-        if self.stage in (Stage.STEAL, Stage.SWAP):
-            assert self.resolver is not None
-            if seat != self.resolver[0]:
+        stage = self.stage
+        if stage is _WINDOW or stage is _RESPONSE:
+            if seat not in self.waiting:
                 return None
-            return Decision.STEAL if self.stage is Stage.STEAL else Decision.SWAP
-        if seat not in self.waiting:
+            if stage is _RESPONSE:
+                return _DECIDE_RESPONSE
+            return _DECIDE_TARGET if seat in self.chosen else _DECIDE_WINDOW
+        assert self.resolver is not None  # a steal or a swap
+        if seat != self.resolver[0]:
             return None
-        if self.stage is Stage.RESPONSE:
-            return Decision.RESPONSE
-        return Decision.TARGET if seat in self.chosen else Decision.WINDOW
+        return Decision.STEAL if stage is _STEAL else Decision.SWAP
 
     def is_reaction(self, seat: int) -> bool:
-        return self.stage in (Stage.WINDOW, Stage.RESPONSE) and seat in self.waiting
+        stage = self.stage
+        return (stage is _WINDOW or stage is _RESPONSE) and seat in self.waiting
 
     def legal(self, seat: int) -> list[str]:
-        game, ids = self.game, CARD_IDS
-        if self.stage is Stage.STEAL:
-            assert self.resolver is not None
+        game, ids, stage = self.game, CARD_IDS, self.stage
+        if stage is _WINDOW:
+            if seat in self.chosen:
+                return [_target_token(t) for t in self.targets(seat, self.chosen[seat])] + [PASS]
+            return [PASS] + [PLAY[card] for card in self.playable_now[seat]]
+        if stage is _RESPONSE:
+            return [PASS] + [PLAY[card] for card in game.specials(seat) if IS_DOG[card]]
+        assert self.resolver is not None
+        if stage is _STEAL:
             return [f"steal {ids[card]}" for card in game.hands[self.resolver[1][0]]]
-        if self.stage is Stage.SWAP:
-            target_seat, pen = self.resolver[1]  # type: ignore[index]
-            return [f"swap {card}" for card, colour, _ in game.pens[target_seat][pen]
-                    if colour is not None]
-        if self.stage is Stage.RESPONSE:
-            return [PASS] + [f"play {ids[c]}" for c in game.hands[seat] if KIND[c] is Kind.DOG]
-        if seat in self.chosen:
-            return [_target_token(t) for t in self.targets(seat, self.chosen[seat])] + [PASS]
-        return [PASS] + [f"play {ids[card]}" for card in self.playable(seat)]
+        target_seat, pen = self.resolver[1]  # a swap
+        return [f"swap {card}" for card, colour, _ in game.pens[target_seat][pen]
+                if colour is not None]
 
     def default(self, seat: int) -> str | None:
         """A silent seat never plays a special card; a steal or a swap is a uniform draw."""
         return PASS if self.stage in (Stage.WINDOW, Stage.RESPONSE) else None
 
     def view(self, seat: int) -> Mapping[str, Any] | None:
-        if self.stage is Stage.CLOSED:
+        if self.stage is _CLOSED:
             return None
         ids = CARD_IDS
         return {
@@ -168,35 +182,6 @@ class Windows:
             return [(s, p) for s, p in pens if game.wolves[s][p] is not None]
         return []
 
-    def playable(self, seat: int, pen_kinds: set[Kind] | None = None) -> list[int]:
-        """The special cards ``seat`` could play in a window now (each with a target);
-        ``pen_kinds``: :meth:`_pen_kinds`, when the caller has it already."""
-        hand = self.game.hands[seat]
-        specials = [card for card in hand if KIND[card] >= Kind.THIEF]
-        if not specials:
-            return []
-        kinds = self._pen_kinds() if pen_kinds is None else pen_kinds
-        game = self.game
-        thief = any(game.hands[other] for other in range(game.n) if other != seat)
-        return [card for card in specials
-                if KIND[card] in kinds or (thief and KIND[card] is Kind.THIEF)]
-
-    def _pen_kinds(self) -> set[Kind]:
-        """The special kinds with a pen to aim at now (one pass over the pens)."""
-        game = self.game
-        kinds: set[Kind] = set()
-        for owner in range(game.n):
-            wolves, pens = game.wolves[owner], game.pens[owner]
-            for pen in (0, 1):
-                sheep = sheep_in(pens[pen]) >= 2
-                if wolves[pen] is not None:
-                    kinds.add(Kind.DOG)
-                elif sheep:
-                    kinds.add(Kind.WOLF)
-                if sheep:
-                    kinds.add(Kind.BLACK_SHEEP)
-        return kinds
-
     # -- opening and answering --
 
     def open_after(self, seat: int) -> None:
@@ -208,17 +193,12 @@ class Windows:
         game = self.game
         self.opened += 1
         self.chosen, self.answers = {}, {}
-        # a window opens after every main-line action: look at the pens only when someone
-        # holds a special card at all
-        holders = [s for s in range(game.n)
-                   if any(KIND[card] >= Kind.THIEF for card in game.hands[s])]
-        pen_kinds = self._pen_kinds() if holders else set()
-        self.waiting = [s for s in holders if self.playable(s, pen_kinds)]
+        self.playable_now = game.playable()
+        self.waiting = list(self.playable_now)
         self.stage = Stage.WINDOW if self.waiting else Stage.CLOSED
 
     def apply(self, seat: int, action: str) -> None:
-        if action not in self.legal(seat):
-            raise IllegalAction(f"{action!r} is not one of your legal actions now")
+        """Play ``action``, which the state has checked against :meth:`legal`."""
         verb, _, rest = action.partition(" ")
         index = INDEX
         if self.stage is Stage.STEAL:
@@ -269,7 +249,7 @@ class Windows:
                                                "reason": "no longer possible"},
                                  frozenset((seat,)))
                 continue
-            game.hands[seat].remove(card)
+            game._take(seat, card)
             game.events.emit("special_played", {"seat": seat, "card": ids[card],
                                                  "target": list(target), "cancels": None})
             self.chain = [(seat, card, target)]
@@ -287,7 +267,7 @@ class Windows:
         self.opened += 1
         self.answers = {}
         self.waiting = [s for s in range(game.n) if s != top
-                        and any(KIND[card] is Kind.DOG for card in game.hands[s])]
+                        and any(IS_DOG[card] for card in game.specials(s))]
         self.stage = Stage.RESPONSE if self.waiting else Stage.CLOSED
         return bool(self.waiting)
 
@@ -307,7 +287,7 @@ class Windows:
                                                "reason": "another dog went first"},
                                  frozenset((seat,)))
         dog = self.answers[dogger][0]
-        game.hands[dogger].remove(dog)
+        game._take(dogger, dog)
         game.events.emit("special_played", {"seat": dogger, "card": ids[dog], "target": [],
                                             "cancels": ids[top_card]})
         self.chain.append((dogger, dog, ()))
@@ -332,9 +312,11 @@ class Windows:
             return False
         if kind is Kind.WOLF:
             game.wolves[target[0]][target[1]] = card
+            game._pens_changed()
         elif kind is Kind.DOG:
             wolf = game.wolves[target[0]][target[1]]
             game.wolves[target[0]][target[1]] = None
+            game._pens_changed()
             game.discard.extend((card, wolf))  # type: ignore[arg-type]
             game.events.emit("chased", {"seat": seat, "target": list(target),
                                         "wolf": ids[wolf]})  # type: ignore[index]
@@ -358,7 +340,7 @@ class Windows:
     def _steal(self, card: int) -> None:
         game, ids = self.game, CARD_IDS
         seat, (victim,) = self.resolver  # type: ignore[misc]
-        game.hands[victim].remove(card)
+        game._take(victim, card)
         game._give(seat, card)
         game.discard.append(self._thief)
         game.events.emit("stole", {"seat": seat, "from": victim})
@@ -373,6 +355,7 @@ class Windows:
         slot = next(i for i, (card, _, _) in enumerate(cards) if card == card_id)
         black = self._black_sheep
         cards[slot] = (ids[black], None, 0)
+        game._pens_changed()
         game._give(seat, INDEX[card_id])
         game.events.emit("swapped", {"seat": seat, "target": [owner, pen], "card": card_id,
                                      "black_sheep": ids[black]})
@@ -382,6 +365,39 @@ class Windows:
         self.resolver = None
         self.stage = Stage.CLOSED
         self._next_play()
+
+
+def kinds_with_a_pen_target(game: WypasState) -> frozenset[Kind]:
+    """The special kinds with a pen to aim at now: a dog where a wolf is, a wolf where two
+    sheep are and no wolf, a black sheep where two sheep are."""
+    found: set[Kind] = set()
+    for wolves, pens in zip(game.wolves, game.pens):
+        for wolf, pen in zip(wolves, pens):
+            if wolf is not None:
+                found.add(Kind.DOG)
+            if len(pen) >= 2 and sheep_in(pen) >= 2:
+                found.add(Kind.BLACK_SHEEP)
+                if wolf is None:
+                    found.add(Kind.WOLF)
+    return frozenset(found)
+
+
+def playable_specials(game: WypasState) -> dict[int, tuple[int, ...]]:
+    """Each seat that could play a special card now, with those cards (each with a target): a
+    thief when another seat holds cards, the others by ``game.pen_kinds()``."""
+    holders = [(seat, specials) for seat in range(game.n) if (specials := game.specials(seat))]
+    if not holders:
+        return {}
+    kinds = game.pen_kinds()
+    # a holder's own hand is not empty, so another's is when two hands are not
+    thief = sum(1 for hand in game.hands if hand) >= 2
+    found = {}
+    for seat, specials in holders:
+        cards = tuple([card for card in specials
+                       if KIND[card] in kinds or (thief and IS_THIEF[card])])
+        if cards:
+            found[seat] = cards
+    return found
 
 
 def _target_token(target: Target) -> str:

@@ -34,6 +34,7 @@ def position(
     state.owner = owner
     state.won = [list(pile) for pile in won] if won else [[] for _ in hands]
     state.imp_pile = list(imp)
+    state._refresh_views()
     return state
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,11 +20,13 @@ from arena.games.chochlik import (
     SPEC,
     START_PRICE,
     YELLOW,
+    ChochlikObservation,
     ChochlikOptions,
     ChochlikState,
     deal_script,
     parse_options,
 )
+from protocol.codec import to_json
 from tests.games.chochlik_positions import play, position
 
 
@@ -316,3 +319,26 @@ def test_no_decision_is_a_reaction_window():
         assert not any(state.is_reaction(seat) for seat in range(3))
         seat = rng.choice(state.to_act())
         state.apply(seat, rng.choice(state.legal_actions(seat)))
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_observations_are_whole_snapshots_from_views_kept_in_step(players):
+    """observe builds its value without __init__, from views the state keeps up to date (the
+    piles won, the scores): every observation has exactly the class's fields, equals that of a
+    copy whose views are rebuilt from the fields, and stays as it was while the game goes on."""
+    names = {field.name for field in attrs.fields(ChochlikObservation)}
+    state = ChochlikState(ChochlikOptions(players=players, target=None, hands=2), players)
+    rng = random.Random(players)
+    taken = []
+    while state.to_act():
+        rebuilt = state.clone()
+        rebuilt._refresh_views()
+        for seat in range(players):
+            observation = state.observe(seat)
+            assert set(vars(observation)) == names and attrs.evolve(observation) == observation
+            assert observation == rebuilt.observe(seat)
+            taken.append((observation, to_json(observation)))
+        seat = rng.choice(state.to_act())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    assert state.hand_number == 2 and len(taken) > 100
+    assert all(to_json(observation) == text for observation, text in taken)

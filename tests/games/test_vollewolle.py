@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import random
 
+import attrs
 import pytest
 
 from arena.games.base import IllegalAction, OptionsError
 from arena.games.vollewolle import (
     SPEC,
+    VolleWolleObservation,
     VolleWolleOptions,
     VolleWolleState,
     parse_options,
 )
 from arena.match import MatchDriver
+from protocol.codec import to_json
 from tests.games.vollewolle_positions import bid_all, position
 
 # Cards of the shipped (placeholder) deck used below:
@@ -375,3 +378,27 @@ def test_no_decision_is_a_reaction_window():
         assert not any(state.is_reaction(seat) for seat in range(3))
         seat = rng.choice(state.to_act())
         state.apply(seat, rng.choice(state.legal_actions(seat)))
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_observations_are_whole_snapshots_from_views_kept_in_step(players):
+    """observe builds its value without __init__, from views the state keeps up to date as
+    cards are laid out and taken, wool changes and bids are revealed: every observation has
+    exactly the class's fields, equals that of a copy whose views are rebuilt from the fields,
+    and stays as it was while the game goes on."""
+    names = {field.name for field in attrs.fields(VolleWolleObservation)}
+    state = SPEC.new_state(parse_options({"players": players}), players)
+    rng = random.Random(players)
+    taken = []
+    while state.to_act():
+        rebuilt = state.clone()
+        rebuilt._rebuild_views()
+        for seat in range(players):
+            observation = state.observe(seat)
+            assert set(vars(observation)) == names and attrs.evolve(observation) == observation
+            assert observation == rebuilt.observe(seat)
+            taken.append((observation, to_json(observation)))
+        seat = rng.choice(state.to_act())
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
+    assert state.result() is not None and len(taken) > 100
+    assert all(to_json(observation) == text for observation, text in taken)
