@@ -88,3 +88,18 @@ async def test_the_example_bot_plays_a_match(tmp_path):
                              games=2, seed="spec", move_timeout=5, log_dir=tmp_path / "logs")
     assert report.ok, report.table()
     assert report.rows()[0]["errors"] == 0 and report.rows()[0]["defaults"] == 0
+
+
+def test_the_example_bot_passes_check_bot(tmp_path):
+    """It answers an error reply again, so the checker's scripted refusal does not fail it."""
+    from click.testing import CliRunner
+
+    from arena.check_bot import check_bot
+
+    (bot,) = [block for block in code_blocks("python") if "socket" in block]
+    script = tmp_path / "tiny.py"
+    script.write_text(bot)
+    result = CliRunner().invoke(check_bot, ["--game", "chochlik", "--games", "2", "--move-timeout",
+                                            "1", "--", sys.executable, str(script)])
+    assert result.exit_code == 0, result.output
+    assert "PASS  error reply and retry" in result.output
