@@ -27,7 +27,7 @@ from typing import Any
 import click
 import trio
 
-from arena.cli_options import game_options, parse_game_options
+from arena.cli_options import bot_launch, bot_launch_options, game_options, parse_game_options
 from arena.gamelog import LogDirectoryError, ensure_writable
 from arena.games.base import GameSpec
 from arena.render import Table, describe_event, describe_result, draw
@@ -213,15 +213,18 @@ def seat_person(opponents: list[str], seat: int, name: str) -> list[BotSpec]:
 async def run_play(spec: GameSpec, options: Any, bots: list[BotSpec], *, seat: int, games: int,
                    seed: str | None, move_timeout: float, reaction_timeout: float,
                    time_bank: float, log_dir: Path, ask: Ask, show: Show,
-                   connect_timeout: float = 10.0) -> MatchReport:
+                   connect_timeout: float = 10.0, launch: BotLaunch | None = None,
+                   transcript_dir: Path | None = None) -> MatchReport:
     """A series between ``bots`` (from :func:`seat_person`): the person holds ``bots[seat]``
     in the first game (seats rotate every game), the others are launched as by
-    ``arena match``."""
+    ``arena match`` (``launch``: over stdio or sandboxed; ``transcript_dir``: every line of
+    every seat, the person's too, as ``arena match --transcripts`` writes them)."""
     tokens = [secrets.token_hex(12) for _ in bots]
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
     config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
                           move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-                          log_dir=log_dir, seed=seed, time_bank=time_bank, idle_timeout=None)
+                          log_dir=log_dir, seed=seed, time_bank=time_bank, idle_timeout=None,
+                          transcript_dir=transcript_dir)
     seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
     server = PlayServer(config, seating=seating)
     ensure_writable(log_dir)  # never play games whose logs would be lost
@@ -231,7 +234,8 @@ async def run_play(spec: GameSpec, options: Any, bots: list[BotSpec], *, seat: i
             for bot, token in zip(bots, tokens)]
     started = trio.current_time()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(serve_with_bots, server, runs, ErrorCode.SERIES_OVER, BotLaunch())
+        nursery.start_soon(serve_with_bots, server, runs, ErrorCode.SERIES_OVER,
+                           launch or BotLaunch())
         await server.serving.wait()
         person_end, server_end = (trio.SocketStream(s) for s in trio.socket.socketpair())
         nursery.start_soon(functools.partial(server.handle_stream, server_end,
@@ -281,10 +285,15 @@ def _with_think_time(command: click.Command) -> click.Command:
 @click.option("--name", default="you", show_default=True, help="Your name at the table.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play (seats rotate each game).")
+@click.option("--transcripts", "transcript_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Write every line each seat exchanges (yours too), with "
+                                 "times, to a file per seat in this folder.")
+@bot_launch_options
 def play(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
          bot_commands: tuple[str, ...], seat: int, name: str, games: int,
-         **flags: Any) -> None:
+         transcript_dir: Path | None, stdio: bool, sandbox: bool, sandbox_memory: int,
+         sandbox_cpu: int | None, **flags: Any) -> None:
     """Sit at the table yourself, against bots: you see what a bot would see and choose from
     the legal list.  Ctrl-D leaves the table."""
     if bot_commands and players is not None and players != len(bot_commands) + 1:
@@ -302,11 +311,12 @@ def play(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         bots = seat_person(opponents, seat, name)
     except ValueError as exc:  # a bot command that cannot be read
         raise click.UsageError(str(exc)) from None
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     try:
         report = trio.run(lambda: run_play(
             spec, options, bots, seat=seat, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, time_bank=time_bank, log_dir=log_dir,
-            ask=ask_stdin, show=click.echo))
+            ask=ask_stdin, show=click.echo, launch=launch, transcript_dir=transcript_dir))
     except* LogDirectoryError as group:
         raise click.ClickException(str(group.exceptions[0])) from None
     except* KeyboardInterrupt:  # Ctrl-C: the bots are stopped already

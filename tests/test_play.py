@@ -91,6 +91,21 @@ def test_seats_rotate_from_the_seat_asked_for(tmp_path):
         result.output)
 
 
+
+def test_opponents_over_stdio_and_every_seats_transcript(tmp_path):
+    """``--stdio`` as for ``arena match`` (the bots' pipes are their connections) and
+    ``--transcripts``: one file per seat, the person's answers included."""
+    result = run_play(tmp_path, "--game", "chochlik", "--hands", "1", "--bot", "random",
+                      "--bot", "random", "--stdio", "--transcripts", str(tmp_path / "lines"))
+    assert result.exit_code == 0, result.output
+    files = {path.name.split("-", 1)[1]: path.read_text()
+             for path in (tmp_path / "lines").glob("*.txt")}
+    assert set(files) == {"you.txt", "random-1.txt", "random-2.txt"}
+    for bot in ("random-1.txt", "random-2.txt"):  # a pipe, not a socket
+        assert files[bot].startswith("# arena transcript of connection") and " from local," in (
+            files[bot].splitlines()[0])
+    assert re.search(r'^\+[0-9.]+ < \{"type": "action", "id": 1,', files["you.txt"], re.M)
+
 def test_the_default_opponents_play(tmp_path):
     result = run_play(tmp_path, "--game", "chochlik", "--hands", "1")
     assert result.exit_code == 0, result.output
