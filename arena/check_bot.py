@@ -11,11 +11,13 @@ check failed, 1 when one did, 2 for a usage error.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import secrets
 import shlex
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,10 @@ from arena.check_setup import SeriesSettings
 from arena.games import GAMES
 from arena.games.base import GameSpec
 from arena.runner import BUILTIN_BOTS, BotLaunch, BotRun, BotSpec, launch
+from arena.transcript import Transcript
+
+#: A new connection's transcript (given its address), or None when none is kept.
+Transcripts = Callable[[str], Transcript | None]
 
 #: Seats at the checker's tables (within each game's range).
 CHECK_PLAYERS = 3
@@ -37,6 +43,9 @@ SHORT_GAME_OPTIONS: dict[str, dict[str, Any]] = {"chochlik": {"hands": 1},
                                                  "wypas": {"turn_cap": 4}}
 #: Characters of the bot's last output quoted in a reason about a crash.
 OUTPUT_TAIL_CHARS = 300
+#: The file, beside the transcripts, that keeps the bot's output (its stderr; stdout too
+#: over TCP).
+BOT_OUTPUT = "bot-output.txt"
 
 
 def check_options(spec: GameSpec) -> Any:
@@ -63,10 +72,30 @@ def output_tail(path: Path) -> str:
     return tail if len(tail) <= OUTPUT_TAIL_CHARS else "..." + tail[-OUTPUT_TAIL_CHARS:]
 
 
-async def check_game(template: str, settings: SeriesSettings, *, stdio: bool) -> list[CheckResult]:
-    """Start the bot, play the scripted series against it, stop it; the results."""
+def transcripts_in(folder: Path | None) -> Transcripts:
+    """Transcripts numbered by connection (1, then 2 after a reconnect, ...) in ``folder``."""
+    numbers = itertools.count(1)
+
+    def transcript(address: str) -> Transcript | None:
+        if folder is None:
+            return None
+        kept = Transcript(folder, next(numbers), address)
+        kept.named(BOT_NAME)
+        return kept
+    return transcript
+
+
+async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
+                     keep_in: Path | None = None) -> list[CheckResult]:
+    """Start the bot, play the scripted series against it, stop it; the results.  With
+    ``keep_in``, a transcript of every connection and the bot's own output stay there."""
+    transcripts = transcripts_in(keep_in)
     private = Path(tempfile.mkdtemp(prefix="arena-check-"))
-    run = BotRun(BotSpec(BOT_NAME, template), settings.token or "", private / "output.txt")
+    output = private / "output.txt"
+    if keep_in is not None:
+        keep_in.mkdir(parents=True, exist_ok=True)
+        output = keep_in / BOT_OUTPUT
+    run = BotRun(BotSpec(BOT_NAME, template), settings.token or "", output)
     inbox_in, inbox_out = trio.open_memory_channel[Any](math.inf)
     process: trio.Process | None = None
     try:
@@ -76,12 +105,12 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool) ->
                 listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
                 port = listener.socket.getsockname()[1]
                 nursery.start_soon(accept_connections, listener, inbox_in, nursery,
-                                   settings.spec.name)
+                                   settings.spec.name, transcripts)
             process = await launch(run, port, BotLaunch(stdio=stdio), private)
             if stdio:
                 assert process.stdin is not None and process.stdout is not None
                 link = Link(trio.StapledStream(process.stdin, process.stdout),
-                            settings.spec.name)
+                            settings.spec.name, transcripts("stdio"))
                 await inbox_in.send(Connected(link))
                 nursery.start_soon(link.read_into, inbox_in)
             nursery.start_soon(watch_process, process, inbox_in)
@@ -96,10 +125,13 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool) ->
 
 
 async def accept_connections(listener: trio.SocketListener, inbox: trio.MemorySendChannel[Any],
-                             nursery: trio.Nursery, game: str) -> None:
+                             nursery: trio.Nursery, game: str,
+                             transcripts: Transcripts) -> None:
     async with listener:
         while True:
-            link = Link(await listener.accept(), game)
+            stream = await listener.accept()
+            host, port = stream.socket.getpeername()[:2]
+            link = Link(stream, game, transcripts(f"{host}:{port}"))
             await inbox.send(Connected(link))
             nursery.start_soon(link.read_into, inbox)
 
@@ -130,11 +162,16 @@ async def watch_process(process: trio.Process, inbox: trio.MemorySendChannel[Any
               "is closed mid-game.")
 @click.option("--exit-grace", type=click.FloatRange(0.05), default=5.0, show_default=True,
               help="Seconds the bot's process gets to end after bye.")
+@click.option("--transcripts", "transcript_dir", default=None,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Write every line exchanged with the bot, with times, to a file per "
+                   "connection in DIR/<game>/ (as `arena match --transcripts`), and keep the "
+                   f"bot's output there ({BOT_OUTPUT}).")
 @click.argument("command", nargs=-1, required=True)
 def check_bot(game_names: tuple[str, ...], stdio: bool, series_games: int, seed: str,
               move_timeout: float, reaction_timeout: float, hello_timeout: float,
               connect_timeout: float, reconnect_grace: float, exit_grace: float,
-              command: tuple[str, ...]) -> None:
+              transcript_dir: Path | None, command: tuple[str, ...]) -> None:
     """Check that the bot CMD (after `--`; `{port}`, `{token_file}` ... as in `arena match`,
     or a built-in bot's name) handles what the protocol asks of it: one line per check, PASS,
     FAIL with the reason, or SKIP; exit status 1 if a check failed."""
@@ -151,10 +188,15 @@ def check_bot(game_names: tuple[str, ...], stdio: bool, series_games: int, seed:
             token=None if stdio else secrets.token_hex(12))
         click.echo(f"{name}: {settings.options.players} players, {series_games} game(s), "
                    f"{'stdio' if stdio else 'TCP'}: {template}")
-        results = trio.run(functools.partial(check_game, template, settings, stdio=stdio))
+        keep_in = transcript_dir / name if transcript_dir else None
+        results = trio.run(functools.partial(check_game, template, settings, stdio=stdio,
+                                             keep_in=keep_in))
         for result in results:
             click.echo(result.line())
         click.echo(f"{name}: {summary(results)}")
+        if transcript_dir is not None:
+            click.echo(f"{name}: every line exchanged, and the bot's output ({BOT_OUTPUT}), "
+                       f"are in {keep_in}")
         failed += sum(r.outcome is Outcome.FAIL for r in results)
     if failed:
         click.echo(f"check-bot: {failed} check(s) failed")

@@ -12,22 +12,29 @@ from typing import Any
 import attrs
 import trio
 
+from arena.transcript import Transcript
 from protocol.connection import ENDED, ServerConnection
+from protocol.limits import MAX_LINE_BYTES
 
 
 class Link:
     """One connection to the bot: its stream and the protocol's server-side state machine.
-    Sending on a closed or broken link does nothing (the reader reports the end)."""
+    Sending on a closed or broken link does nothing (the reader reports the end).  With a
+    ``transcript``, every line exchanged is written to it, as ``arena serve`` writes them."""
 
-    def __init__(self, stream: trio.abc.Stream, game: str) -> None:
+    def __init__(self, stream: trio.abc.Stream, game: str,
+                 transcript: Transcript | None = None) -> None:
         self.stream = stream
         self.connection = ServerConnection(game=game)
         self.closed = False
+        self.transcript = transcript
 
     async def send(self, message: Any, line: bytes | None = None) -> None:
         if self.closed or not self.connection.may_send(message.TYPE):
             return
         data = self.connection.send(message, line)
+        if self.transcript is not None:
+            self.transcript.sent(data)
         try:
             await self.stream.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -51,11 +58,16 @@ class Link:
                     data = b""
                 self.connection.receive_data(data)
                 while (event := self.connection.next_event()) is not None:
+                    if self.transcript is not None and event is not ENDED:
+                        self.transcript.received(self.connection.last_line, MAX_LINE_BYTES)
                     await inbox.send(Received(self, event, self.connection.last_line))
                     if event is ENDED:
                         return
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return  # the inbox is closed: the check is over
+        finally:
+            if self.transcript is not None:
+                self.transcript.close()
 
 
 @attrs.frozen(eq=False)

@@ -168,3 +168,22 @@ def test_the_wypas_deal_brings_the_bots_seat_a_reaction_window_early() -> None:
         assert step is not None and step < 10
     chochlik = GAMES["chochlik"]  # no windows: the first candidate
     assert pick_seed(chochlik, check_options(chochlik), "test", 0) == "test:0"
+
+
+def test_transcripts_keep_every_line_of_every_connection(tmp_path: Path) -> None:
+    """``--transcripts``: the refused answer, the error reply and the retry are all there, and
+    the connection after the scripted close has a file of its own."""
+    folder = tmp_path / "lines"
+    result, _ = check("--game", "chochlik", "--games", "2", *FAST, "--transcripts", str(folder),
+                      "--", "random")
+    assert result.exit_code == 0, result.output
+    first, second = sorted((folder / "chochlik").glob("*-bot.txt"))
+    assert (first.name, second.name) == ("1-bot.txt", "2-bot.txt")
+    lines = first.read_text().splitlines()
+    refusal = next(i for i, line in enumerate(lines) if "on purpose" in line)
+    assert " > " in lines[refusal] and '"code":"illegal_action"' in lines[refusal]
+    assert " < " in lines[refusal - 1] and '"type":"action"' in lines[refusal - 1]
+    assert any(" < " in line and '"type":"action"' in line for line in lines[refusal + 1:])
+    assert '"resumed":true' in second.read_text()
+    assert f"the bot's output (bot-output.txt), are in {folder / 'chochlik'}" in result.output
+    assert "coming back" in (folder / "chochlik" / "bot-output.txt").read_text()  # its stderr

@@ -5,8 +5,11 @@ command line accepts."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -112,3 +115,25 @@ def test_every_arena_command_shown_is_one_the_command_line_accepts(tmp_path: Pat
                 assert "does not exist" in str(problem), (words, problem)
             except click.UsageError as problem:
                 pytest.fail(f"arena {' '.join(words)}: {problem}")
+
+
+def test_the_grown_up_bot_answers_again_after_an_error_without_a_legal_list(
+        tmp_path: Path) -> None:
+    """Only ``illegal_action`` repeats the legal list; after the other wrong answers the bot
+    answers the open request again from the request's own list (over stdio, scripted)."""
+    bot = save(tmp_path, "my_bot.py", saved_files()["my_bot.py"])
+    request = {"type": "request", "id": 4, "legal": ["play 7", "play 9"], "time_left_ms": 5000,
+               "observation": {"phase": "play", "price": 19}}
+    error = {"type": "error", "code": "wrong_request_id", "message": "no request 5 is open",
+             "fatal": False, "id": 4, "tries_left": 2, "time_left_ms": 4900}
+    lines = [{"type": "welcome", "protocol": 1, "game": "chochlik", "players": 3, "limits": {}},
+             request, error, {"type": "bye", "reason": "series_over"}]
+    done = subprocess.run(bot, input="".join(json.dumps(line) + "\n" for line in lines),
+                          capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "ARENA_TRANSPORT": "stdio"})
+    assert done.returncode == 0, done.stderr
+    sent = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [message["type"] for message in sent] == ["hello", "action", "action"]
+    assert [message["id"] for message in sent[1:]] == [4, 4]
+    assert sent[2]["action"] in request["legal"]
+    assert "wrong_request_id" in done.stderr
