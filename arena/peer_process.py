@@ -24,26 +24,26 @@ PROC = Path("/proc")
 Address = tuple[str, int]
 
 
-def _hex_address(address: Address) -> str:
+def _hex_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address, port: int) -> str:
     """An address as ``/proc/net/tcp*`` writes it: the IP in host byte order, then the port."""
-    ip = ipaddress.ip_address(address[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
     packed = ip.packed
     if len(packed) == 4:
         text = packed[::-1].hex()
     else:  # four 32-bit words, each in host (little-endian) order
         text = "".join(packed[i:i + 4][::-1].hex() for i in range(0, 16, 4))
-    return f"{text.upper()}:{address[1]:04X}"
+    return f"{text.upper()}:{port:04X}"
 
 
 def _hex_variants(address: Address) -> set[str]:
-    """The ways ``address`` can appear: as IPv4, and as an IPv4-mapped IPv6 address."""
-    variants = {_hex_address(address)}
+    """The ways ``address`` can appear: an IPv4 address both as itself (``tcp``) and as the
+    IPv4-mapped IPv6 address a dual-stack socket has (``tcp6``: the JVM's sockets, say), an
+    IPv6 address as itself."""
     ip = ipaddress.ip_address(address[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    variants = {_hex_address(ip, address[1])}
     if isinstance(ip, ipaddress.IPv4Address):
-        mapped = ipaddress.IPv6Address(f"::ffff:{ip}")
-        variants.add(_hex_address((str(mapped), address[1])))
+        variants.add(_hex_address(ipaddress.IPv6Address(f"::ffff:{ip}"), address[1]))
     return variants
 
 

@@ -143,6 +143,36 @@ def test_the_binding_tells_a_bots_own_connection_from_a_siblings():
             sibling.wait()
 
 
+
+def test_the_binding_finds_a_dual_stack_socket_connected_to_ipv4():
+    """A JVM connects to 127.0.0.1 from an IPv6 socket: /proc lists it in tcp6 under the
+    IPv4-mapped address, and it is still its own process's connection."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 sockets here")
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        hold = ("import socket,time; s=socket.socket(socket.AF_INET6); "
+                f"s.connect(('::ffff:127.0.0.1',{port})); time.sleep(30)")
+        bot = subprocess.Popen([sys.executable, "-c", hold], start_new_session=True)
+        other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                                 start_new_session=True)
+        try:
+            conn, _ = server.accept()
+            addresses = socket_addresses(conn)
+            assert addresses is not None
+            binding = ProcessBinding()
+            if not binding.available:
+                pytest.skip("no /proc/net/tcp here: tokens alone decide")
+            binding.bind("bot's", bot.pid)
+            binding.bind("other's", other.pid)
+            assert binding.allows("bot's", *addresses)
+            assert not binding.allows("other's", *addresses)
+            conn.close()
+        finally:
+            for process in (bot, other):
+                process.kill()
+                process.wait()
+
 async def test_bots_can_speak_over_stdin_and_stdout(tmp_path: Path):
     report = await run_match(SPEC, OPTIONS, plan_bots(["random", "chochlik-heuristic", "random"]),
                              games=2, seed="s", move_timeout=5, log_dir=tmp_path,
