@@ -30,6 +30,7 @@ from arena.check_series import BOT_NAME, ScriptedSeries
 from arena.check_setup import SeriesSettings
 from arena.games import GAMES
 from arena.games.base import GameSpec
+from arena.peer_process import ProcessBinding
 from arena.runner import BUILTIN_BOTS, BotLaunch, BotRun, BotSpec, launch
 from arena.transcript import Transcript
 
@@ -96,6 +97,7 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
         keep_in.mkdir(parents=True, exist_ok=True)
         output = keep_in / BOT_OUTPUT
     run = BotRun(BotSpec(BOT_NAME, template), settings.token or "", output)
+    binding = ProcessBinding()
     inbox_in, inbox_out = trio.open_memory_channel[Any](math.inf)
     process: trio.Process | None = None
     try:
@@ -107,6 +109,8 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
                 nursery.start_soon(accept_connections, listener, inbox_in, nursery,
                                    settings.spec.name, transcripts)
             process = await launch(run, port, BotLaunch(stdio=stdio), private)
+            if settings.token is not None:
+                binding.bind(settings.token, process.pid)
             if stdio:
                 assert process.stdin is not None and process.stdout is not None
                 link = Link(trio.StapledStream(process.stdin, process.stdout),
@@ -114,7 +118,8 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
                 await inbox_in.send(Connected(link))
                 nursery.start_soon(link.read_into, inbox_in)
             nursery.start_soon(watch_process, process, inbox_in)
-            series = ScriptedSeries(settings, inbox_out, lambda: output_tail(run.output))
+            series = ScriptedSeries(settings, inbox_out, lambda: output_tail(run.output),
+                                    binding)
             findings = await series.run()
             nursery.cancel_scope.cancel()
     finally:

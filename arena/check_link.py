@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.peer_process import Address, socket_addresses
 from arena.transcript import Transcript
 from protocol.connection import ENDED, ServerConnection
 from protocol.limits import MAX_LINE_BYTES
@@ -25,6 +26,10 @@ class Link:
     def __init__(self, stream: trio.abc.Stream, game: str,
                  transcript: Transcript | None = None) -> None:
         self.stream = stream
+        #: (bot side, checker side) of a TCP connection; None for a pipe.
+        self.addresses: tuple[Address, Address] | None = None
+        if isinstance(stream, trio.SocketStream):
+            self.addresses = socket_addresses(stream.socket)  # type: ignore[arg-type]
         self.connection = ServerConnection(game=game)
         self.closed = False
         self.transcript = transcript

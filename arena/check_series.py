@@ -37,6 +37,7 @@ from arena.check_findings import Check, Findings
 from arena.check_link import Connected, Exited, Link, Received
 from arena.check_setup import SeriesSettings, hello_problem, pick_seed, welcome
 from arena.match import MatchDriver, Outgoing, RequestCounter
+from arena.peer_process import ProcessBinding
 from protocol.connection import ENDED
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.messages import Action, Bye, Cancel, Error, GameEnd, Hello, Request
@@ -47,6 +48,12 @@ BOT_NAME = "bot"
 DROP_AT_REQUEST = 2
 #: Seconds to wait for the bot's process to end after its connection did, to report how.
 EXIT_LOOK = 1.0
+#: Why a hello whose connection is not the bot process's own fails the handshake.
+NOT_ITS_PROCESS = (
+    "token_not_yours: the connection that said hello with the bot's token is not held by the "
+    "process check-bot started or one of its children (Linux /proc), so arena match would "
+    "refuse it: connect from the bot's own process, in the foreground (not setsid, not a "
+    "daemon)")
 #: Legal tokens quoted in a failure reason, at most.
 SHOWN_LEGAL = 8
 
@@ -80,8 +87,9 @@ class ScriptedSeries:
     lines the bot printed (for reasons about a crash)."""
 
     def __init__(self, settings: SeriesSettings, inbox: trio.MemoryReceiveChannel[Any],
-                 output_tail: Callable[[], str]) -> None:
+                 output_tail: Callable[[], str], binding: ProcessBinding | None = None) -> None:
         self.settings = settings
+        self.binding = binding  # the bot's token bound to its process, as arena match binds it
         self.inbox = inbox
         self.output_tail = output_tail
         self.findings = Findings()
@@ -191,12 +199,20 @@ class ScriptedSeries:
             if not isinstance(message, Hello):
                 await link.close()
                 return f"said {message.TYPE} instead of hello"
-            problem = hello_problem(self.settings, message)
+            problem, code = hello_problem(self.settings, message), ErrorCode.UNKNOWN_TOKEN
+            if problem is None and not self.from_the_bots_process(link, message):
+                problem, code = NOT_ITS_PROCESS, ErrorCode.TOKEN_NOT_YOURS
             if problem is not None:
-                await link.send(Error(code=ErrorCode.UNKNOWN_TOKEN.value, message=problem,
-                                      fatal=True))
+                await link.send(Error(code=code.value, message=problem, fatal=True))
                 await link.close()
             return problem
+
+    def from_the_bots_process(self, link: Link, hello: Hello) -> bool:
+        """Does the connection come from the process the token was given to (or its children),
+        as ``arena match`` requires (where Linux ``/proc`` can tell)?"""
+        if self.binding is None or link.addresses is None or hello.token is None:
+            return True
+        return self.binding.allows(hello.token, *link.addresses)
 
     async def play(self, game: int) -> None:
         s = self.settings

@@ -78,6 +78,8 @@ def test_the_honest_test_bot_passes() -> None:
 BROKEN = [
     # script, game, extra options, the check it fails, words of the reason
     ("no_token.py", "chochlik", [], Check.HANDSHAKE, "hello carried no token"),
+    ("detached.py", "chochlik", [], Check.HANDSHAKE,
+     "token_not_yours: the connection that said hello with the bot's token is not held by"),
     ("prints_to_stdout.py", "chochlik", ["--stdio"], Check.VALID_LINES,
      "malformed: the line is not JSON"),
     ("wrong_request_id.py", "chochlik", [], Check.REQUEST_IDS, "with id 2, but request 1 is open"),
