@@ -91,6 +91,10 @@ class BotLaunch:
 INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "php", "java",
                 "dotnet", "Rscript", "julia", "lua", "bash", "sh", "{python}")
 _NAMED_COMMAND = re.compile(r"^([A-Za-z0-9_.-]{1,40})=(\S.*)$", re.DOTALL)
+#: Interpreter options whose value is the next word (a class path, a module to preload), so
+#: that ``java -cp out Bot`` is named ``Bot``, not ``out``.
+_OPTIONS_WITH_A_VALUE = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path",
+                                   "-r", "--require", "-W", "-X", "-I", "--import"})
 
 
 def _default_name(command: str) -> str:
@@ -106,6 +110,9 @@ def _default_name(command: str) -> str:
             return next(rest, program).rsplit(".", 1)[-1]
         if word in ("-c", "-e", "--eval"):
             break
+        if word in _OPTIONS_WITH_A_VALUE:
+            next(rest, None)
+            continue
         if not word.startswith("-") and not word.startswith("{"):
             return Path(word).stem or program
     return Path(program).stem
