@@ -262,14 +262,14 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
                   if remaining else ""))
     bot_runs = report.runs if report is not None else []
     for bot_run in bot_runs:
-        if bot_run.status != "ok":
+        if bot_run.failed:
             click.echo(f"{bot_run.spec.name}: {bot_run.status}; its output is in "
                        f"{bot_run.output}", err=True)
     failures = report.failures if report is not None else []
     for failure in failures:
         click.echo(f"arena: {failure}", err=True)
     failed = (remaining or report is None or failures
-              or any(r.status != "ok" for r in bot_runs))
+              or any(r.failed for r in bot_runs))
     sys.exit(1 if failed else 0)
 
 

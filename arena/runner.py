@@ -158,15 +158,22 @@ class BotRun:
     exit_code: int | None = None
     connected: bool = False
     left_early: bool = False
+    #: It had not connected yet, within its connect timeout, when the event ended (drained
+    #: before its first table): nothing went wrong with it.
+    not_needed: bool = False
 
     @property
     def status(self) -> str:
         exit_note = f" (exit {self.exit_code})" if self.exit_code else ""
         if not self.connected:
-            return "never connected" + exit_note
+            return "not needed" if self.not_needed else "never connected" + exit_note
         if self.left_early:
             return "left early" + exit_note
         return "ok"
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in ("ok", "not needed")
 
 
 @attrs.define
@@ -182,7 +189,7 @@ class MatchReport:
 
     @property
     def ok(self) -> bool:
-        return all(b.status == "ok" for b in self.bots) and not any(
+        return not any(b.failed for b in self.bots) and not any(
             r.aborted for r in self.records) and not self.unwritten_logs and not self.refusals
 
     def rows(self) -> list[dict[str, Any]]:
@@ -309,6 +316,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
             for run in runs:
                 run.connected = run.token in seated.ever_connected
                 run.left_early = run.token in seated.left_early
+                run.not_needed = not run.connected and run.token not in seated.given_up
             await server.shutdown(ending)
             for run, process in zip([r for r in runs if not r.spec.remote], processes):
                 if not run.connected and process.returncode is None:

@@ -70,6 +70,8 @@ class SeatingStatistics:
 
     ever_connected: frozenset[str] = frozenset()
     left_early: frozenset[str] = frozenset()
+    #: Tokens given up on: left, their process ended, or not connected by the deadline.
+    given_up: frozenset[str] = frozenset()
     tables_started: int = 0
     tables_running: int = 0
     done: bool = False
@@ -257,6 +259,7 @@ class TokenBook:
         return SeatingStatistics(
             ever_connected=frozenset(self.tokens[i] for i in self.ever_connected),
             left_early=frozenset(self.tokens[i] for i in self.left_early),
+            given_up=frozenset(self.tokens[i] for i in self.given_up),
             tables_started=started, tables_running=running, done=done)
 
 

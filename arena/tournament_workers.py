@@ -130,13 +130,13 @@ def run_fields(run: BotRun) -> dict[str, Any]:
     """A bot instance's outcome, for the runner (its token never leaves the worker)."""
     return {"name": run.spec.name, "command": run.spec.command, "output": str(run.output),
             "exit_code": run.exit_code, "connected": run.connected,
-            "left_early": run.left_early}
+            "left_early": run.left_early, "not_needed": run.not_needed}
 
 
 def run_from(fields: Mapping[str, Any]) -> BotRun:
     return BotRun(BotSpec(fields["name"], fields["command"]), "", Path(fields["output"]),
                   exit_code=fields["exit_code"], connected=fields["connected"],
-                  left_early=fields["left_early"])
+                  left_early=fields["left_early"], not_needed=fields["not_needed"])
 
 
 class LineReceiver:

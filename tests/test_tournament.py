@@ -100,6 +100,21 @@ async def test_an_event_stores_every_game_once_and_resumes_after_a_drain(tmp_pat
     assert results(resumed) == results(whole)  # deterministic bots: the same games
 
 
+async def test_bots_a_drain_stopped_before_they_connected_were_not_needed(tmp_path):
+    """Drained before any table started (Ctrl-C at once, or a worker whose bots start slowly):
+    bots still within their connect timeout are "not needed", not failures."""
+    bots = pickers(tmp_path)
+    event = settings()
+    spec = get_game(event.game)
+    tournament = Tournament(spec, spec.parse_options(event.options), bots,
+                            event.planned(len(bots)), SqliteStorage(tmp_path / "none.db"),
+                            log_dir=tmp_path / "none", concurrency=2)
+    tournament.drain()
+    report = await tournament.run()
+    assert report.played == 0 and report.remaining == 12
+    assert {run.status for run in report.runs} == {"not needed"}
+    assert not any(run.failed for run in report.runs)
+
 async def test_an_event_stopped_at_once_stores_no_game_nobody_played(tmp_path):
     """Cancelled (a second Ctrl-C): as the bots go, the seating may still start tables with
     nobody to play them; those are left to the resume, not stored as aborted."""

@@ -97,7 +97,9 @@ async def test_an_event_drained_with_workers_resumes_with_workers(tmp_path):
     cut, first = await play_with_workers(tmp_path, "cut", bots, event, workers=2,
                                          concurrency=2, drain_after=2)
     assert 2 <= first.played < 18 and first.remaining == 18 - first.played
-    assert all(run.status == "ok" for run in first.runs)  # drained, not thrown out
+    # drained, not thrown out (under load some bots had not connected yet: not needed)
+    statuses = [(run.spec.name, run.status) for run in first.runs]
+    assert all(status in ("ok", "not needed") for _, status in statuses), statuses
     cut.close()
     resumed, second = await play_with_workers(tmp_path, "cut", bots, event, workers=2,
                                               concurrency=3)
