@@ -4,10 +4,13 @@ sandbox cuts a bot off from the network, the files and the other processes."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
@@ -115,33 +118,39 @@ async def test_a_token_thief_is_refused_and_fails_the_run(tmp_path: Path):
     assert [list(r.names) for r in report.records][0] == ["thief", "random-1", "random-2"]
 
 
-def test_the_binding_tells_a_bots_own_connection_from_a_siblings():
+@contextlib.contextmanager
+def one_connection_two_processes(connect: str) -> Iterator[tuple[Any, int, int]]:
+    """A process that connects to a local server (``connect``: Python code, ``{port}`` in it)
+    and one that does not: (the connection's addresses as the server sees them, the
+    connecting pid, the other pid).  Skipped where ``/proc`` cannot tell."""
+    if not ProcessBinding().available:
+        pytest.skip("no /proc/net/tcp here: tokens alone decide")
     with socket.create_server(("127.0.0.1", 0)) as server:
-        port = server.getsockname()[1]
-        hold = f"import socket,time; s=socket.create_connection(('127.0.0.1',{port})); " \
-               "time.sleep(30)"
-        owner = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
-                                 start_new_session=True)
-        sibling = subprocess.Popen([sys.executable, "-c", hold], start_new_session=True)
+        hold = connect.format(port=server.getsockname()[1]) + "; import time; time.sleep(30)"
+        connecting = subprocess.Popen([sys.executable, "-c", hold], start_new_session=True)
+        idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
+                                start_new_session=True)
         try:
             conn, _ = server.accept()
-            addresses = socket_addresses(conn)
-            assert addresses is not None
-            binding = ProcessBinding()
-            if not binding.available:
-                pytest.skip("no /proc/net/tcp here: tokens alone decide")
-            binding.bind("owner's", owner.pid)
-            binding.bind("sibling's", sibling.pid)
-            assert binding.allows("sibling's", *addresses)
-            assert not binding.allows("owner's", *addresses)
-            assert binding.allows("unbound", *addresses)  # tokens it never gave out
-            conn.close()
+            with conn:
+                addresses = socket_addresses(conn)
+                assert addresses is not None
+                yield addresses, connecting.pid, idle.pid
         finally:
-            owner.kill()
-            sibling.kill()
-            owner.wait()
-            sibling.wait()
+            for process in (connecting, idle):
+                process.kill()
+                process.wait()
 
+
+def test_the_binding_tells_a_bots_own_connection_from_a_siblings():
+    connect = "import socket; s = socket.create_connection(('127.0.0.1', {port}))"
+    with one_connection_two_processes(connect) as (addresses, sibling, owner):
+        binding = ProcessBinding()
+        binding.bind("owner's", owner)
+        binding.bind("sibling's", sibling)
+        assert binding.allows("sibling's", *addresses)
+        assert not binding.allows("owner's", *addresses)
+        assert binding.allows("unbound", *addresses)  # tokens it never gave out
 
 
 def test_the_binding_finds_a_dual_stack_socket_connected_to_ipv4():
@@ -149,29 +158,15 @@ def test_the_binding_finds_a_dual_stack_socket_connected_to_ipv4():
     IPv4-mapped address, and it is still its own process's connection."""
     if not socket.has_ipv6:
         pytest.skip("no IPv6 sockets here")
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        port = server.getsockname()[1]
-        hold = ("import socket,time; s=socket.socket(socket.AF_INET6); "
-                f"s.connect(('::ffff:127.0.0.1',{port})); time.sleep(30)")
-        bot = subprocess.Popen([sys.executable, "-c", hold], start_new_session=True)
-        other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
-                                 start_new_session=True)
-        try:
-            conn, _ = server.accept()
-            addresses = socket_addresses(conn)
-            assert addresses is not None
-            binding = ProcessBinding()
-            if not binding.available:
-                pytest.skip("no /proc/net/tcp here: tokens alone decide")
-            binding.bind("bot's", bot.pid)
-            binding.bind("other's", other.pid)
-            assert binding.allows("bot's", *addresses)
-            assert not binding.allows("other's", *addresses)
-            conn.close()
-        finally:
-            for process in (bot, other):
-                process.kill()
-                process.wait()
+    connect = ("import socket; s = socket.socket(socket.AF_INET6); "
+               "s.connect(('::ffff:127.0.0.1', {port}))")
+    with one_connection_two_processes(connect) as (addresses, bot, other):
+        binding = ProcessBinding()
+        binding.bind("bot's", bot)
+        binding.bind("other's", other)
+        assert binding.allows("bot's", *addresses)
+        assert not binding.allows("other's", *addresses)
+
 
 async def test_bots_can_speak_over_stdin_and_stdout(tmp_path: Path):
     report = await run_match(SPEC, OPTIONS, plan_bots(["random", "chochlik-heuristic", "random"]),
