@@ -28,6 +28,7 @@ from arena.check_findings import CheckResult, Outcome, summary
 from arena.check_link import Connected, Exited, Link
 from arena.check_series import BOT_NAME, ScriptedSeries
 from arena.check_setup import SeriesSettings
+from arena.cli_options import transcripts_option
 from arena.games import GAMES
 from arena.games.base import GameSpec
 from arena.peer_process import ProcessBinding
@@ -167,11 +168,7 @@ async def watch_process(process: trio.Process, inbox: trio.MemorySendChannel[Any
               "is closed mid-game.")
 @click.option("--exit-grace", type=click.FloatRange(0.05), default=5.0, show_default=True,
               help="Seconds the bot's process gets to end after bye.")
-@click.option("--transcripts", "transcript_dir", default=None,
-              type=click.Path(file_okay=False, path_type=Path),
-              help="Write every line exchanged with the bot, with times, to a file per "
-                   "connection in DIR/<game>/ (as `arena match --transcripts`), and keep the "
-                   f"bot's output there ({BOT_OUTPUT}).")
+@transcripts_option("the bot", f" (DIR/<game>/, with the bot's output: {BOT_OUTPUT})")
 @click.argument("command", nargs=-1, required=True)
 def check_bot(game_names: tuple[str, ...], stdio: bool, series_games: int, seed: str,
               move_timeout: float, reaction_timeout: float, hello_timeout: float,

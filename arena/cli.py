@@ -21,6 +21,7 @@ from arena.cli_options import (
     bot_launch_options,
     game_options,
     parse_game_options,
+    transcripts_option,
 )
 from arena.gamelog import LogDirectoryError
 from arena.games import GAMES
@@ -61,9 +62,7 @@ def main(verbose: bool) -> None:
               show_default=True,
               help="Seconds a bot with a token whose connection was lost may take to come back "
                    "to its seat (0: none).")
-@click.option("--transcripts", "transcript_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=None, help="Write every line each connection exchanges, with times, to a "
-                                 "file per connection in this folder (for debugging bots).")
+@transcripts_option("each connection")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
@@ -143,9 +142,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
               help="Games to play with the same bots (seats rotate each game).")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot to connect.")
-@click.option("--transcripts", "transcript_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=None, help="Write every line each bot exchanges, with times, to a file "
-                                 "per bot in this folder (for debugging bots).")
+@transcripts_option("each bot")
 @bot_launch_options
 def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,

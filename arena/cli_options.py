@@ -112,6 +112,15 @@ def parse_game_options(game_name: str, players: int | None, extra: tuple[str, ..
         raise click.UsageError(f"{exc} (see `arena games`)") from None
 
 
+def transcripts_option(whose: str, extra: str = "") -> Any:
+    """``--transcripts DIR``: every line ``whose`` exchanges, with times, to a file per
+    connection in DIR (tokens masked), for debugging bots."""
+    return click.option(
+        "--transcripts", "transcript_dir", type=click.Path(file_okay=False, path_type=Path),
+        default=None, help=f"Write every line {whose} exchanges, with times, to a file per "
+                           f"connection in this folder{extra} (for debugging bots).")
+
+
 def bot_launch_options(function: Any) -> Any:
     """How a runner starts its bots: ``--stdio`` and ``--sandbox`` with its limits."""
     decorators = [

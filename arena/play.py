@@ -27,7 +27,13 @@ from typing import Any
 import click
 import trio
 
-from arena.cli_options import bot_launch, bot_launch_options, game_options, parse_game_options
+from arena.cli_options import (
+    bot_launch,
+    bot_launch_options,
+    game_options,
+    parse_game_options,
+    transcripts_option,
+)
 from arena.gamelog import LogDirectoryError, ensure_writable
 from arena.games.base import GameSpec
 from arena.render import Table, describe_event, describe_result, draw
@@ -234,8 +240,7 @@ async def run_play(spec: GameSpec, options: Any, bots: list[BotSpec], *, seat: i
             for bot, token in zip(bots, tokens)]
     started = trio.current_time()
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(serve_with_bots, server, runs, ErrorCode.SERIES_OVER,
-                           launch or BotLaunch())
+        nursery.start_soon(serve_with_bots, server, runs, ErrorCode.SERIES_OVER, launch)
         await server.serving.wait()
         person_end, server_end = (trio.SocketStream(s) for s in trio.socket.socketpair())
         nursery.start_soon(functools.partial(server.handle_stream, server_end,
@@ -285,9 +290,7 @@ def _with_think_time(command: click.Command) -> click.Command:
 @click.option("--name", default="you", show_default=True, help="Your name at the table.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play (seats rotate each game).")
-@click.option("--transcripts", "transcript_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=None, help="Write every line each seat exchanges (yours too), with "
-                                 "times, to a file per seat in this folder.")
+@transcripts_option("each seat (yours too)")
 @bot_launch_options
 def play(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
