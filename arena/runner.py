@@ -93,8 +93,10 @@ INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "php", 
 _NAMED_COMMAND = re.compile(r"^([A-Za-z0-9_.-]{1,40})=(\S.*)$", re.DOTALL)
 #: Interpreter options whose value is the next word (a class path, a module to preload), so
 #: that ``java -cp out Bot`` is named ``Bot``, not ``out``.
-_OPTIONS_WITH_A_VALUE = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path",
-                                   "-r", "--require", "-W", "-X", "-I", "--import"})
+#: Only options that take a value in every interpreter that has them (Python's ``-I`` and
+#: Perl's ``-W`` are flags).
+_OPTIONS_WITH_A_VALUE = frozenset({"-cp", "-classpath", "--class-path", "--module-path",
+                                   "-r", "--require", "-X", "--import"})
 
 
 def _default_name(command: str) -> str:

@@ -25,9 +25,11 @@ def test_bots_are_named_after_their_command_and_numbered_when_repeated():
     bots = plan_bots(["random", "random", "python3 -u my_bot.py --fast", "./bin/zed {port}",
                       "node /tmp/js/bot.js", "{python} -m pkg.smart", "python3 -c 'pass'",
                       "alice=java -jar Alice.jar", "bob=random", "java -cp out Bot",
-                      "java -jar build/Carol.jar", "node -r ts-node/register dave.ts"])
+                      "java -jar build/Carol.jar", "node -r ts-node/register dave.ts",
+                      "python3 -I erin.py", "perl -W frank.pl"])
     assert [b.name for b in bots] == ["random-1", "random-2", "my_bot", "zed", "bot", "smart",
-                                      "python3", "alice", "bob", "Bot", "Carol", "dave"]
+                                      "python3", "alice", "bob", "Bot", "Carol", "dave",
+                                      "erin", "frank"]
     assert bots[0].command == BUILTIN_BOTS["random"] == bots[8].command
     assert bots[7].command == "java -jar Alice.jar"
 
