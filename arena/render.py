@@ -19,6 +19,9 @@ from typing import Any
 
 import attrs
 
+from arena.play_cards import SUITS, CardName, namer
+from arena.play_grid import fit, grid, name_width
+
 Observation = Mapping[str, Any]
 
 #: Observation fields a drawing leaves out on purpose, by game, each with the reason.
@@ -35,6 +38,10 @@ LEFT_OUT: dict[str, dict[str, str]] = {
 SEAT_FIELDS = frozenset({
     "seat", "from", "to", "winner", "leader", "dealer", "bidder", "opener", "baca",
     "bottle_owner", "returned_to", "bluffer", "checker", "bone_from", "first"})
+#: Event fields that hold a card or cards (lists, lists of lists), shown as the game names them.
+CARD_FIELDS = frozenset({
+    "card", "cards", "bottle_card", "imp_pile", "imp_piles", "returned_card", "display",
+    "discarded", "fleece", "face_up", "eaten", "wolf", "black_sheep", "laid"})
 #: Event fields that hold a value per seat, shown as ``name value`` pairs.
 BY_SEAT_FIELDS = frozenset({
     "scores", "hand_scores", "won", "wool", "fleeces", "bids", "sheep_numbers", "totals"})
@@ -47,6 +54,8 @@ class Table:
 
     names: tuple[str, ...]
     info: Mapping[str, Any] = attrs.field(factory=dict)
+    #: The game's name: cards in events are named as its drawings name them.
+    game: str = ""
 
     def name(self, seat: Any) -> str:
         if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(self.names):
@@ -55,6 +64,16 @@ class Table:
 
     def by_seat(self, values: Sequence[Any], show: Callable[[Any], str] = str) -> str:
         return " · ".join(f"{self.name(seat)} {show(value)}" for seat, value in enumerate(values))
+
+    def name_column(self) -> int:
+        """The width of a column of the players' names (see :mod:`arena.play_grid`)."""
+        return name_width(self.names)
+
+    def seat_cell(self, seat: int) -> str:
+        return fit(self.name(seat), self.name_column())
+
+    def card_namer(self) -> CardName:
+        return namer(self.game, self.info)
 
     def cards(self, key: str) -> dict[Any, Mapping[str, Any]]:
         """``info.cards`` by id (``key`` names the id field)."""
@@ -85,12 +104,7 @@ def _you(observation: Observation, table: Table) -> str:
 
 
 def _chochlik_card(table: Table) -> Callable[[Any], str]:
-    cards = table.cards("card")
-
-    def show(number: Any) -> str:
-        card = cards.get(number)
-        return f"{number}" if card is None else f"{number} {card['colour']}({card['coins']})"
-    return show
+    return namer("chochlik", table.info)
 
 
 def _coins(table: Table, numbers: Sequence[Any]) -> int:
@@ -106,16 +120,19 @@ def draw_chochlik(o: Observation, table: Table) -> str:
         colour = cards[number]["colour"] if number in cards else "?"
         by_colour.setdefault(colour, []).append(
             f"{number}({cards[number]['coins']})" if number in cards else str(number))
-    hand = " · ".join(f"{colour} {' '.join(shown)}" for colour, shown in by_colour.items())
+    hand = " · ".join(f"{SUITS.get(colour, '?')} {colour} {' '.join(shown)}"
+                      for colour, shown in by_colour.items())
     ends = [f"after {o['hands']} hand(s)" if o.get("hands") else "",
             f"at {o['target']} points" if o.get("target") else ""]
     owner = o["bottle_owner"]
     bottle = f"price {o['price']}, " + (f"owned by {table.name(owner)}" if owner is not None
                                          else "nobody owns it yet")
-    passes = (f"imp {_shown(o['imp_card'])}, left {_shown(o['passed_left'])}, "
-              f"right {_shown(o['passed_right'])}; received "
-              f"{_shown(o['received_from_left'])} from the left, "
-              f"{_shown(o['received_from_right'])} from the right")
+    def passed(key: str) -> str:
+        return "—" if o[key] is None else card(o[key])
+    passes = (f"imp {passed('imp_card')}, left {passed('passed_left')}, "
+              f"right {passed('passed_right')}; received "
+              f"{passed('received_from_left')} from the left, "
+              f"{passed('received_from_right')} from the right")
     trick = _listed(o["trick"], lambda play: f"{table.name(play[0])} {card(play[1])}")
     won = " · ".join(f"{table.name(seat)} {' '.join(map(str, numbers)) or '—'}"
                      f" ({_coins(table, numbers)} coins)" for seat, numbers in enumerate(o["won"]))
@@ -137,23 +154,7 @@ def draw_chochlik(o: Observation, table: Table) -> str:
 
 
 def _sheep_card(table: Table) -> Callable[[Any], str]:
-    cards = table.cards("id")
-
-    def show(card_id: Any) -> str:
-        card = cards.get(card_id)
-        if card is None:
-            return str(card_id)
-        kind = card.get("kind")
-        if kind == "white":
-            modifier = f" {_signed(card['modifier'])}" if card.get("modifier") else ""
-            bone = " bone-symbol" if card.get("bone_symbol") else ""
-            return f"{card_id}(white {card['points']}{modifier}{bone})"
-        if kind == "black":
-            return f"{card_id}(black {card['points']})"
-        if kind in ("dog", "bone"):
-            return str(card_id)
-        return f"{card_id}({kind})"
-    return show
+    return namer("vollewolle", table.info)
 
 
 def _roll(o: Observation) -> str:
@@ -168,10 +169,10 @@ def _roll(o: Observation) -> str:
 def draw_vollewolle(o: Observation, table: Table) -> str:
     card = _sheep_card(table)
     seats = range(len(o["wool"]))
-    rows = [f"  {'':<14} wool dogs mod  sheep# bid"]
+    rows = [f"  {'':<{table.name_column()}} wool dogs mod  sheep# bid"]
     for seat in seats:
         bid = o["bids"][seat]
-        rows.append(f"  {table.name(seat):<14} {o['wool'][seat]:>4} {o['dogs'][seat]:>4} "
+        rows.append(f"  {table.seat_cell(seat)} {o['wool'][seat]:>4} {o['dogs'][seat]:>4} "
                     f"{_signed(o['modifiers'][seat]):>3} {o['sheep_numbers'][seat]:>7} "
                     f"{'?' if bid is None else ('26+' if bid == 26 else bid):>3}"
                     f"  flock: {_listed(o['flocks'][seat], card)}")
@@ -198,20 +199,7 @@ def draw_vollewolle(o: Observation, table: Table) -> str:
 
 
 def _wypas_card(table: Table) -> Callable[[Any], str]:
-    cards = table.cards("id")
-
-    def show(card_id: Any) -> str:
-        card = cards.get(card_id)
-        if card is None:
-            return str(card_id)
-        copy = str(card_id).rpartition("#")[2]
-        kind = card.get("kind")
-        if kind == "sheep":
-            return f"{card['colour']}-{card['value']}#{copy}"
-        if kind == "dolly":
-            return f"dolly-{card['colour']}#{copy}"
-        return str(card_id)
-    return show
+    return namer("wypas", table.info)
 
 
 def _placed(placed: Sequence[Any]) -> str:
@@ -273,9 +261,9 @@ def _check(o: Observation, table: Table) -> str:
 
 def draw_wypas(o: Observation, table: Table) -> str:
     card = _wypas_card(table)
-    rows = [f"  {'':<14} hand score fleeces  pen 0 / pen 1"]
+    rows = [f"  {'':<{table.name_column()}} hand score fleeces  pen 0 / pen 1"]
     for seat, size in enumerate(o["hand_sizes"]):
-        rows.append(f"  {table.name(seat):<14} {size:>4} {o['scores'][seat]:>5} "
+        rows.append(f"  {table.seat_cell(seat)} {size:>4} {o['scores'][seat]:>5} "
                     f"{o['fleeces'][seat]:>7}  {_pen(o, seat, 0)} / {_pen(o, seat, 1)}")
     lot = _listed(o["lot"], card, "no face-up card") + (
         " + the face-down card" if o["lot_hidden"] else "")
@@ -314,9 +302,22 @@ def draw(game: str, observation: Observation, table: Table) -> str:
     return DRAWINGS.get(game, draw_fields)(observation, table)
 
 
+def named_cards(value: Any, card: CardName) -> str:
+    """A card, or a list (of lists) of cards, as the game names them: ``4♠(1) 9♦(3)``."""
+    if isinstance(value, list):
+        inner = [named_cards(item, card) for item in value]
+        return "[" + " ".join(inner) + "]" if any(isinstance(i, list) for i in value) else (
+            " ".join(inner) or "—")
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        return card(value)
+    return json.dumps(value)
+
+
 def _value(key: str, value: Any, table: Table) -> str:
     if key in SEAT_FIELDS and (value is None or isinstance(value, int)):
         return table.name(value)
+    if key in CARD_FIELDS and not isinstance(value, bool):
+        return named_cards(value, table.card_namer())
     if key in BY_SEAT_FIELDS and isinstance(value, list) and len(value) == len(table.names):
         return table.by_seat(value, lambda v: json.dumps(v, separators=(",", ":")))
     if isinstance(value, str):
@@ -325,7 +326,8 @@ def _value(key: str, value: Any, table: Table) -> str:
 
 
 def describe_event(kind: str, data: Mapping[str, Any], table: Table) -> str:
-    """One short line: ``bob: card played: card 17`` (fields that are null are left out)."""
+    """One short line: ``bob: card played: card 17♠(3)`` (fields that are null are left
+    out; cards named as the game's drawings name them)."""
     actor = f"{table.name(data['seat'])}: " if isinstance(data.get("seat"), int) else ""
     details = ", ".join(f"{key.replace('_', ' ')} {_value(key, value, table)}"
                         for key, value in data.items() if key != "seat" and value is not None)
@@ -333,14 +335,18 @@ def describe_event(kind: str, data: Mapping[str, Any], table: Table) -> str:
 
 
 def describe_result(game_end: Mapping[str, Any], table: Table) -> str:
-    """The result of a ``game_end``: each seat's score and rank, the winners, the reveal."""
+    """The result of a ``game_end`` as a table (each seat's score and rank), the winners and
+    what the game revealed at its end."""
     if game_end.get("aborted"):
         return f"the game was aborted ({game_end['aborted']})"
     scores, ranks = game_end.get("scores") or [], game_end.get("ranks") or []
-    width = max([len(name) for name in table.names] + [4])
-    lines = [f"  {table.name(seat):<{width}} {score:>6}  rank {rank}"
-             for seat, (score, rank) in enumerate(zip(scores, ranks))]
-    winners = _listed(game_end.get("winners") or (), table.name)
+    winners = set(game_end.get("winners") or ())
+    rows = [[table.name(seat), str(score), str(rank), "won" if seat in winners else ""]
+            for seat, (score, rank) in enumerate(zip(scores, ranks))]
+    lines = ["the game is over:", grid(["player", "score", "rank", ""], rows),
+             f"won by {_listed(sorted(winners), table.name)}"]
     reveal = game_end.get("reveal")
-    return "\n".join(["result:", *lines, f"won by {winners}"]
-                     + ([f"revealed: {json.dumps(reveal)}"] if reveal else []))
+    for key, value in (reveal.items() if isinstance(reveal, Mapping) else ()):
+        lines.append(f"revealed: {key.replace('_', ' ')}: "
+                     + named_cards(value, table.card_namer()))
+    return "\n".join(lines)

@@ -69,6 +69,11 @@ def random_observations(game: str, raw: dict[str, Any], seed: int) -> tuple[Tabl
     return table, seen
 
 
+def table_info(game: str) -> dict[str, Any]:
+    spec = GAMES[game]
+    return json.loads(to_json(spec.info(spec.parse_options({"players": 3}))))
+
+
 def changed(value: Any) -> Any:
     """``value`` with every leaf changed: numbers + 1, strings marked, booleans flipped."""
     if isinstance(value, bool):
@@ -138,7 +143,8 @@ def test_a_chochlik_drawing_shows_cards_with_colour_and_coins():
     assert "bottle: price 19, nobody owns it yet" in drawing
     playing = next(o for o in observations if o["trick"])
     seat, card = playing["trick"][0]
-    assert (f"{NAMES[seat]} {card} {cards[card]['colour']}({cards[card]['coins']})"
+    suit = {"red": "♥", "yellow": "♦", "blue": "♠"}[cards[card]["colour"]]
+    assert (f"{NAMES[seat]} {card}{suit}({cards[card]['coins']})"
             in draw("chochlik", playing, table))
 
 
@@ -190,7 +196,39 @@ def test_results_name_the_winners_and_the_reveal():
     table = Table(("ann", "bob", "cyd"))
     text = describe_result({"scores": [34, 62, -8], "ranks": [2, 1, 3], "winners": [1],
                             "reveal": {"imp_piles": [[14, 15, 23]]}}, table)
-    assert "  bob      62  rank 1" in text
-    assert "won by bob" in text and '"imp_piles": [[14, 15, 23]]' in text
+    assert "  player  score  rank\n  ann        34     2\n  bob        62     1  won\n" in text
+    assert "won by bob" in text and "revealed: imp piles: [14 15 23]" in text
+    chochlik = Table(("ann", "bob", "cyd"), table_info("chochlik"), "chochlik")
+    assert "revealed: imp piles: [14♥(1) 15♦(4) 23♥(3)]" in describe_result(
+        {"scores": [1, 2, 3], "ranks": [3, 2, 1], "winners": [2],
+         "reveal": {"imp_piles": [[14, 15, 23]]}}, chochlik)
     assert describe_result({"aborted": "server_shutdown", "scores": []}, table) == (
         "the game was aborted (server_shutdown)")
+
+
+def test_events_name_their_cards_as_the_game_does():
+    chochlik = Table(("ann", "bob", "cyd"), table_info("chochlik"), "chochlik")
+    assert describe_event("card_played", {"seat": 1, "card": 17}, chochlik) == (
+        "bob: card played: card 17♠(3)")
+    assert describe_event("dealt", {"seat": 0, "cards": [4, 14]}, chochlik) == (
+        "ann: dealt: cards 4♠(1) 14♥(1)")
+    wypas = Table(("ann", "bob", "cyd"), table_info("wypas"), "wypas")
+    assert describe_event("sheared", {"seat": 2, "discarded": ["sheep-red-1#3", "wolf#0"],
+                                      "fleece": [], "bleated": True}, wypas) == (
+        "cyd: sheared: discarded red-1#3 wolf#0, fleece —, bleated true")
+    vollewolle = Table(("ann", "bob"), table_info("vollewolle"), "vollewolle")
+    assert describe_event("failed", {"seat": 0, "black_sheep": False}, vollewolle) == (
+        "ann: failed: black sheep false")  # a flag, not a card
+
+
+def test_seat_rows_keep_their_columns_with_long_names():
+    names = ("ann", "a-name-much-longer-than-twenty-characters-1",
+             "a-name-much-longer-than-twenty-characters-2")
+    table, observations = random_observations("wypas", {"players": 3, "turn_cap": 8}, 3)
+    rows = [line for line in draw("wypas", observations[-1], Table(names, table.info))
+            .splitlines() if line.startswith("  ") and "/" in line]
+    assert len(rows) == 4  # the heading and a row per seat
+    end = rows[0].index("fleeces") + len("fleeces")  # the numbers' columns end there
+    assert all(row[end - 1].isdigit() and row[end:end + 2] == "  " for row in rows[1:]), rows
+    assert rows[2].startswith("  a-name-much-l…ters-1 ") and rows[3].startswith(
+        "  a-name-much-l…ters-2 ")
