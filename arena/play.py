@@ -4,8 +4,11 @@ The series is run as ``arena match`` runs one (a server, bot subprocesses seated
 rotating every game, a result table), with one seat held by the person: an in-process client
 connected to the same server over a socket pair, so the person gets exactly the lines a bot
 gets.  On each request the observation is drawn (:mod:`arena.render`) and the legal actions
-are listed, numbered; the person answers with a number or the token itself (``?`` shows the
-request as it came).  Events are shown as short lines, and the result at ``game_end``.
+are listed, numbered and labelled with their cards (:mod:`arena.play_cards`); the person
+answers with a number or the token itself (``?`` shows the request as it came).  A request
+that is no real decision is answered for them and said so (:mod:`arena.play_auto`, ``--ask``).
+Each game starts with a legend of the card codes; events are shown as short lines, the end of
+a hand or game as a table (:mod:`arena.play_tables`), and the result at ``game_end``.
 
 At the end of input (Ctrl-D) the person says ``bye`` and leaves: the default policy plays the
 seat to the end of the series, and the exit status is 1.  The decision time limits default to
@@ -36,7 +39,11 @@ from arena.cli_options import (
 )
 from arena.gamelog import LogDirectoryError, ensure_writable
 from arena.games.base import GameSpec
-from arena.render import Table, describe_event, describe_result, draw
+from arena.play_auto import Ask as AskMode
+from arena.play_auto import AutoAnswer
+from arena.play_cards import label, labels, legend
+from arena.play_tables import describe
+from arena.render import Table, describe_result, draw
 from arena.runner import (
     BUILTIN_BOTS,
     REMOTE,
@@ -97,7 +104,8 @@ def choice_of(answer: str, legal: list[str]) -> str | None:
 
 
 def numbered(legal: list[str]) -> str:
-    """The legal actions numbered from 1, in as many columns as fit :data:`LINE_WIDTH`."""
+    """The legal actions (as labelled for the person) numbered from 1, in as many columns as
+    fit :data:`LINE_WIDTH`."""
     digits = len(str(len(legal)))
     width = max(len(token) for token in legal) + digits + 4
     per_line = max(1, min(MAX_COLUMNS, (LINE_WIDTH - 2) // width))
@@ -113,8 +121,13 @@ class Person:
     happens."""
 
     def __init__(self, stream: trio.abc.Stream, game: str, name: str, ask: Ask,
-                 show: Show) -> None:
+                 show: Show, mode: AskMode = AskMode.CHOICES) -> None:
         self.stream = stream
+        self.mode = mode
+        self.auto = AutoAnswer(AskMode.ALWAYS, game, 0, {})
+        #: Requests the person answered, and those answered for them.
+        self.asked = 0
+        self.answered_for_you = 0
         self.game = game
         self.name = name
         self.ask = ask
@@ -158,15 +171,26 @@ class Person:
                              "game": self.game})
         elif kind == "game_start":
             self.games += 1
-            self.table = Table(tuple(message.get("names", ())), message.get("info") or {})
+            info = message.get("info") or {}
+            self.table = Table(tuple(message.get("names", ())), info, self.game)
+            self.auto = AutoAnswer(self.mode, self.game, message.get("seat", 0), info)
             seats = ", ".join(f"{seat} {name}" for seat, name in enumerate(self.table.names))
             self.show(f"\n=== game {self.games}: you are seat {message.get('seat')} "
                       f"(seats: {seats}) ===")
+            if self.games == 1 and legend(self.game):
+                self.show(legend(self.game))
         elif kind == "event":
-            self.show("  " + describe_event(message["kind"], message.get("data", {}),
-                                            self.table))
+            self.show(describe(message["kind"], message.get("data", {}), self.table))
         elif kind == "request":
-            await self.decide(message, message["legal"])
+            automatic = self.auto.answer(message)
+            if automatic is not None:
+                action, why = automatic
+                self.answered_for_you += 1
+                self.show(f"  you: {label(self.game, self.table.info, action)} "
+                          f"(answered for you: {why})")
+                await self.send({"type": "action", "id": message["id"], "action": action})
+            else:
+                await self.decide(message, message["legal"])
         elif kind == "cancel":
             played = f"; the server played {message['played']}" if message.get("played") else ""
             self.show(f"request {message.get('id')} cancelled ({message.get('reason')}){played}")
@@ -180,6 +204,8 @@ class Person:
             self.show(describe_result(message, self.table))
         elif kind == "bye":
             self.show(f"server: bye ({message.get('message') or message.get('reason')})")
+            self.show(f"you were asked {self.asked} time(s); {self.answered_for_you} "
+                      "request(s) were answered for you (--ask always asks every time)")
             self.seated = False
 
     async def decide(self, request: dict[str, Any], legal: list[str]) -> None:
@@ -189,7 +215,8 @@ class Person:
             self.show(f"\n--- request {request['id']} "
                       f"({request.get('time_left_ms', 0) / 1000:g} s) ---")
             self.show(draw(self.game, request["observation"], self.table))
-        self.show("your choices:\n" + numbered(legal))
+        self.asked += 1
+        self.show("your choices:\n" + numbered(labels(self.game, self.table.info, legal)))
         while True:
             answer = await self.ask(f"choose 1-{len(legal)} (or type it; ? shows the request): ")
             if answer is None:
@@ -203,6 +230,7 @@ class Person:
                 continue
             token = choice_of(answer, legal)
             if token is not None:
+                self.auto.answered(request, token)
                 await self.send({"type": "action", "id": request["id"], "action": token})
                 return
             self.show(f"{answer.strip()!r} is not one of the {len(legal)} choices")
@@ -220,11 +248,13 @@ async def run_play(spec: GameSpec, options: Any, bots: list[BotSpec], *, seat: i
                    seed: str | None, move_timeout: float, reaction_timeout: float,
                    time_bank: float, log_dir: Path, ask: Ask, show: Show,
                    connect_timeout: float = 10.0, launch: BotLaunch | None = None,
-                   transcript_dir: Path | None = None) -> MatchReport:
+                   transcript_dir: Path | None = None,
+                   mode: AskMode = AskMode.CHOICES) -> MatchReport:
     """A series between ``bots`` (from :func:`seat_person`): the person holds ``bots[seat]``
     in the first game (seats rotate every game), the others are launched as by
     ``arena match`` (``launch``: over stdio or sandboxed; ``transcript_dir``: every line of
-    every seat, the person's too, as ``arena match --transcripts`` writes them)."""
+    every seat, the person's too, as ``arena match --transcripts`` writes them; ``mode``: which
+    requests are answered for the person, see :mod:`arena.play_auto`)."""
     tokens = [secrets.token_hex(12) for _ in bots]
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
     config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
@@ -245,7 +275,7 @@ async def run_play(spec: GameSpec, options: Any, bots: list[BotSpec], *, seat: i
         person_end, server_end = (trio.SocketStream(s) for s in trio.socket.socketpair())
         nursery.start_soon(functools.partial(server.handle_stream, server_end,
                                              bound_token=tokens[seat]))
-        await Person(person_end, spec.name, bots[seat].name, ask, show).play()
+        await Person(person_end, spec.name, bots[seat].name, ask, show, mode).play()
     records = sorted(server.records, key=lambda r: r.number)
     return MatchReport(spec.name, spec.round_name, runs, records,
                        trio.current_time() - started, log_dir,
@@ -290,11 +320,17 @@ def _with_think_time(command: click.Command) -> click.Command:
 @click.option("--name", default="you", show_default=True, help="Your name at the table.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play (seats rotate each game).")
+@click.option("--ask", "ask_mode", type=click.Choice([mode.value for mode in AskMode]),
+              default=AskMode.CHOICES.value, show_default=True,
+              help="Which requests you answer yourself: 'always' every one; 'choices' those "
+                   "with more than one legal action (a lone pass, done or last card is played "
+                   "for you and shown); 'worthwhile' also passes in wypas reaction windows "
+                   "unless a special card is worth playing (as the heuristic bot judges).")
 @transcripts_option("each seat (yours too)")
 @bot_launch_options
 def play(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
-         bot_commands: tuple[str, ...], seat: int, name: str, games: int,
+         bot_commands: tuple[str, ...], seat: int, name: str, games: int, ask_mode: str,
          transcript_dir: Path | None, stdio: bool, sandbox: bool, sandbox_memory: int,
          sandbox_cpu: int | None, **flags: Any) -> None:
     """Sit at the table yourself, against bots: you see what a bot would see and choose from
@@ -319,7 +355,8 @@ def play(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         report = trio.run(lambda: run_play(
             spec, options, bots, seat=seat, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, time_bank=time_bank, log_dir=log_dir,
-            ask=ask_stdin, show=click.echo, launch=launch, transcript_dir=transcript_dir))
+            ask=ask_stdin, show=click.echo, launch=launch, transcript_dir=transcript_dir,
+            mode=AskMode(ask_mode)))
     except* LogDirectoryError as group:
         raise click.ClickException(str(group.exceptions[0])) from None
     except* KeyboardInterrupt:  # Ctrl-C: the bots are stopped already
