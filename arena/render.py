@@ -343,7 +343,7 @@ def describe_result(game_end: Mapping[str, Any], table: Table) -> str:
     winners = set(game_end.get("winners") or ())
     rows = [[table.name(seat), str(score), str(rank), "won" if seat in winners else ""]
             for seat, (score, rank) in enumerate(zip(scores, ranks))]
-    lines = ["the game is over:", grid(["player", "score", "rank", ""], rows),
+    lines = ["result:", grid(["player", "score", "rank", ""], rows),
              f"won by {_listed(sorted(winners), table.name)}"]
     reveal = game_end.get("reveal")
     for key, value in (reveal.items() if isinstance(reveal, Mapping) else ()):

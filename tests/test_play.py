@@ -67,7 +67,7 @@ def test_a_person_plays_a_game_against_random_bots(tmp_path, args):
     assert "=== game 1: you are seat 0" in output
     assert "--- request 1 " in output and "your choices:\n" in output
     assert "'nonsense' is not one of the" in output and "'0' is not one of the" in output
-    assert "the game is over:" in output and "won by " in output
+    assert "result:" in output and "won by " in output
     assert "server: bye (the series is over" in output
     assert re.search(r"^you +1 .* 0 +0 +ok$", output, re.MULTILINE), output
     assert len(list((tmp_path / "logs").glob("*.jsonl"))) == 1

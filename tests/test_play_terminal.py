@@ -72,7 +72,7 @@ def requests_to_the_person(tmp_path: Path) -> list[dict]:
 def assert_finished(status: int, shown: str) -> None:
     assert status == 0, shown[-3000:]
     assert "Traceback" not in shown
-    assert re.search(r"the game is over:\n  player +score +rank\n", shown), shown[-3000:]
+    assert re.search(r"result:\n  player +score +rank\n", shown), shown[-3000:]
     assert re.search(r"^bot +games +wins", shown, re.M)  # the series' table
     assert re.search(r"^you +1 ", shown, re.M)
 

@@ -196,7 +196,8 @@ def test_results_name_the_winners_and_the_reveal():
     table = Table(("ann", "bob", "cyd"))
     text = describe_result({"scores": [34, 62, -8], "ranks": [2, 1, 3], "winners": [1],
                             "reveal": {"imp_piles": [[14, 15, 23]]}}, table)
-    assert "  player  score  rank\n  ann        34     2\n  bob        62     1  won\n" in text
+    assert ("result:\n  player  score  rank\n  ann        34     2\n"
+            "  bob        62     1  won\n") in text
     assert "won by bob" in text and "revealed: imp piles: [14 15 23]" in text
     chochlik = Table(("ann", "bob", "cyd"), table_info("chochlik"), "chochlik")
     assert "revealed: imp piles: [14♥(1) 15♦(4) 23♥(3)]" in describe_result(
