@@ -205,7 +205,8 @@ class Person:
         elif kind == "bye":
             self.show(f"server: bye ({message.get('message') or message.get('reason')})")
             self.show(f"you were asked {self.asked} time(s); {self.answered_for_you} "
-                      "request(s) were answered for you (--ask always asks every time)")
+                      "request(s) were answered for you"
+                      + (" (--ask always asks every time)" if self.answered_for_you else ""))
             self.seated = False
 
     async def decide(self, request: dict[str, Any], legal: list[str]) -> None:
