@@ -98,14 +98,16 @@ def test_a_person_plays_vollewolle_in_a_terminal_with_long_names(tmp_path):
     long_bot = "a-very-long-bot-name-indeed-number-1"
     status, shown, _ = play_in_terminal(
         tmp_path, "--game", "vollewolle", "--seed", "terminal",
-        "--bot", f"{long_bot}={{python}} -m reference_bots.random", "--bot", "random")
+        "--bot", f"{long_bot}={{python}} -m reference_bots.random --seed 1",
+        "--bot", "vollewolle-heuristic")  # seeded and heuristic: the same game every run
     assert_finished(status, shown)
     assert "legend: a sheep card is its code and what it is" in shown
     assert re.search(r"\d\) take (s\d\d\((white|black|3-7-0|0-0-7)|dog\d|bone)", shown)
     # seat rows keep their columns: the long name is cut, its end kept
     rows = re.findall(r"^  (\S.{19}) +(\d+) +(\d+) +[-+]\d+ +\d+ +(\d+\+?|\?)  flock:",
                       shown, re.M)
-    assert {row[0].rstrip() for row in rows} == {"you", "a-very-long-b…mber-1", "random"}
+    assert {row[0].rstrip() for row in rows} == {
+        "you", "a-very-long-b…mber-1", "vollewolle-heuristic"}  # 20 characters: not cut
     header = next(line for line in shown.splitlines() if line.endswith("wool dogs mod  sheep# bid"))
     row = next(line for line in shown.splitlines() if line.startswith("  a-very-long-b…mber-1"))
     assert row.index(" flock:") > len(header) - 4 and len(row.split("flock:")[0]) == len(
@@ -116,9 +118,10 @@ def test_a_person_plays_vollewolle_in_a_terminal_with_long_names(tmp_path):
 
 @pytest.mark.parametrize("ask", ["choices", "worthwhile"])
 def test_a_person_plays_wypas_in_a_terminal_asked_only_for_decisions(tmp_path, ask):
+    # heuristic opponents: the same game every run (random bots draw from their own seeds)
     status, shown, prompts = play_in_terminal(
-        tmp_path, "--game", "wypas", "--players", "3", "--turn-cap", "10", "--seed", "terminal",
-        "--ask", ask)
+        tmp_path, "--game", "wypas", "--turn-cap", "10", "--seed", "terminal", "--ask", ask,
+        "--bot", "wypas-heuristic", "--bot", "wypas-heuristic")
     assert_finished(status, shown)
     assert "legend: a sheep card is colour-value#copy" in shown
     assert re.search(r"\d\) add sheep-(yellow|red|green|violet)-\d#\d", shown)
