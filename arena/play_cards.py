@@ -109,7 +109,7 @@ def labels(game: str, info: Mapping[str, Any], legal: Sequence[str]) -> list[str
 LEGENDS: dict[str, str] = {
     "chochlik": (
         "legend: a card is its number, its colour and its coins: 17♠(3) is card 17, blue, "
-        "3 coins\n"
+        "3 coins (17♠ in long lists)\n"
         "  colours: ♥ red · ♦ yellow · ♠ blue (follow the colour led if you can)\n"
         "  coins are points: at the end of a hand each player scores the coins of the cards "
         "they won, except the bottle's owner, who scores minus the coins of the imp's pile\n"

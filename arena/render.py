@@ -107,6 +107,16 @@ def _chochlik_card(table: Table) -> Callable[[Any], str]:
     return namer("chochlik", table.info)
 
 
+def _suited(table: Table) -> Callable[[Any], str]:
+    """A chochlik card with its colour but not its coins (``17♠``), for long lists."""
+    cards = table.cards("card")
+
+    def show(number: Any) -> str:
+        card = cards.get(number)
+        return str(number) if card is None else f"{number}{SUITS.get(str(card['colour']), '?')}"
+    return show
+
+
 def _coins(table: Table, numbers: Sequence[Any]) -> int:
     cards = table.cards("card")
     return sum(cards[n]["coins"] for n in numbers if n in cards)
@@ -134,7 +144,8 @@ def draw_chochlik(o: Observation, table: Table) -> str:
               f"{passed('received_from_left')} from the left, "
               f"{passed('received_from_right')} from the right")
     trick = _listed(o["trick"], lambda play: f"{table.name(play[0])} {card(play[1])}")
-    won = " · ".join(f"{table.name(seat)} {' '.join(map(str, numbers)) or '—'}"
+    suited = _suited(table)
+    won = " · ".join(f"{table.name(seat)} {' '.join(map(suited, numbers)) or '—'}"
                      f" ({_coins(table, numbers)} coins)" for seat, numbers in enumerate(o["won"]))
     return "\n".join([
         f"chochlik · hand {o['hand_number']} · dealer {table.name(o['dealer'])} · "
@@ -146,7 +157,7 @@ def draw_chochlik(o: Observation, table: Table) -> str:
         f"your hand ({len(o['hand'])}): {hand or '—'}",
         f"your passes: {passes}",
         f"won this hand: {won}",
-        f"played this hand ({len(o['played'])}): {_listed(o['played'])}",
+        f"played this hand ({len(o['played'])}): {_listed(o['played'], suited)}",
     ])
 
 

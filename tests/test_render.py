@@ -144,8 +144,12 @@ def test_a_chochlik_drawing_shows_cards_with_colour_and_coins():
     playing = next(o for o in observations if o["trick"])
     seat, card = playing["trick"][0]
     suit = {"red": "♥", "yellow": "♦", "blue": "♠"}[cards[card]["colour"]]
-    assert (f"{NAMES[seat]} {card}{suit}({cards[card]['coins']})"
-            in draw("chochlik", playing, table))
+    drawn = draw("chochlik", playing, table)
+    assert f"{NAMES[seat]} {card}{suit}({cards[card]['coins']})" in drawn
+    played = next(line for line in drawn.splitlines() if line.startswith("played this hand"))
+    assert played.endswith("): " + ", ".join(
+        f"{n}" + {"red": "♥", "yellow": "♦", "blue": "♠"}[cards[n]["colour"]]
+        for n in playing["played"]))
 
 
 def test_a_vollewolle_drawing_shows_dice_flocks_and_wool():
