@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import secrets
 import sys
@@ -42,6 +43,7 @@ from arena.games.base import GameSpec
 from arena.play_auto import Ask as AskMode
 from arena.play_auto import AutoAnswer
 from arena.play_cards import label, labels, legend
+from arena.play_style import paint, wants_colour
 from arena.play_tables import describe
 from arena.render import Table, describe_result, draw
 from arena.runner import (
@@ -327,11 +329,15 @@ def _with_think_time(command: click.Command) -> click.Command:
                    "with more than one legal action (a lone pass, done or last card is played "
                    "for you and shown); 'worthwhile' also passes in wypas reaction windows "
                    "unless a special card is worth playing (as the heuristic bot judges).")
+@click.option("--plain", is_flag=True,
+              help="No colours even in a terminal (output to a pipe or file is always plain; "
+                   "so is NO_COLOR or TERM=dumb).")
 @transcripts_option("each seat (yours too)")
 @bot_launch_options
 def play(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
          bot_commands: tuple[str, ...], seat: int, name: str, games: int, ask_mode: str,
+         plain: bool,
          transcript_dir: Path | None, stdio: bool, sandbox: bool, sandbox_memory: int,
          sandbox_cpu: int | None, **flags: Any) -> None:
     """Sit at the table yourself, against bots: you see what a bot would see and choose from
@@ -352,11 +358,15 @@ def play(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     except ValueError as exc:  # a bot command that cannot be read
         raise click.UsageError(str(exc)) from None
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+
+    def show(text: str) -> None:
+        click.echo(paint(text) if colour else text)
+    colour = wants_colour(sys.stdout, plain, os.environ)
     try:
         report = trio.run(lambda: run_play(
             spec, options, bots, seat=seat, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, time_bank=time_bank, log_dir=log_dir,
-            ask=ask_stdin, show=click.echo, launch=launch, transcript_dir=transcript_dir,
+            ask=ask_stdin, show=show, launch=launch, transcript_dir=transcript_dir,
             mode=AskMode(ask_mode)))
     except* LogDirectoryError as group:
         raise click.ClickException(str(group.exceptions[0])) from None

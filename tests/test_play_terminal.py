@@ -21,18 +21,21 @@ ROOT = Path(__file__).resolve().parents[1]
 PROMPT = re.compile(rb"choose 1-(\d+) \(or type it; \? shows the request\): ")
 #: Seconds a whole series may take (a few at most on an idle machine).
 DEADLINE = 180.0
+#: An ANSI colour code (colours are painted in a terminal).
+COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def play_in_terminal(tmp_path: Path, *args: str) -> tuple[int, str, int]:
     """Run ``arena play ARGS`` in a pseudo-terminal, answer each prompt with "1" and return
-    the exit status, everything shown (the answers echoed by the terminal included) and the
-    number of prompts."""
+    the exit status, everything shown (the answers echoed by the terminal included; colour
+    codes left out, see :func:`painted`) and the number of prompts."""
     controller, terminal = os.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "play", *args, "--log-dir", str(tmp_path / "logs"),
          "--transcripts", str(tmp_path / "lines")],
         stdin=terminal, stdout=terminal, stderr=terminal, cwd=ROOT, close_fds=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)})
+        env={**{k: v for k, v in os.environ.items() if k != "NO_COLOR"}, "TERM": "xterm",
+             "PYTHONPATH": str(ROOT)})
     os.close(terminal)
     shown, prompts = b"", 0
     deadline = time.monotonic() + DEADLINE
@@ -58,7 +61,15 @@ def play_in_terminal(tmp_path: Path, *args: str) -> tuple[int, str, int]:
     finally:
         process.kill()
         os.close(controller)
-    return status, shown.decode(errors="replace").replace("\r\n", "\n"), prompts
+    text = shown.decode(errors="replace").replace("\r\n", "\n")
+    (tmp_path / "shown.txt").write_text(text)
+    return status, COLOUR.sub("", text), prompts
+
+
+def painted(tmp_path: Path) -> list[str]:
+    """The colour-coded pieces of what the last :func:`play_in_terminal` showed."""
+    text = (tmp_path / "shown.txt").read_text()
+    return re.findall(r"\x1b\[(3\d)m([^\x1b]*)\x1b\[0m", text)
 
 
 def requests_to_the_person(tmp_path: Path) -> list[dict]:
@@ -92,6 +103,9 @@ def test_a_person_plays_chochlik_in_a_terminal(tmp_path):
     lone = [r for r in requests if len(r["legal"]) == 1]
     assert lone and prompts == len(requests) - len(lone)  # the last card is played for you
     assert "(answered for you: your only choice)" in shown
+    pieces = painted(tmp_path)  # a terminal: the colours are painted
+    assert ("31", "♥") in pieces and ("34", "blue") in pieces
+    assert any(code == "33" and re.fullmatch(r"\d+♦\(\d\)", text) for code, text in pieces)
 
 
 def test_a_person_plays_vollewolle_in_a_terminal_with_long_names(tmp_path):
@@ -135,9 +149,11 @@ def test_a_person_plays_wypas_in_a_terminal_asked_only_for_decisions(tmp_path, a
         assert "(answered for you: no special card worth playing now)" in shown
 
 
-def test_asked_always_every_request_is_a_prompt(tmp_path):
+def test_asked_always_every_request_is_a_prompt_and_plain_has_no_colour(tmp_path):
     status, shown, prompts = play_in_terminal(
-        tmp_path, "--game", "chochlik", "--hands", "1", "--seed", "terminal", "--ask", "always")
+        tmp_path, "--game", "chochlik", "--hands", "1", "--seed", "terminal", "--ask", "always",
+        "--plain")
     assert_finished(status, shown)
     assert prompts == len(requests_to_the_person(tmp_path))
     assert "answered for you:" not in shown
+    assert "\x1b" not in (tmp_path / "shown.txt").read_text()
