@@ -4,11 +4,12 @@ Each bot gets a fresh token; the server seats connections by token (never by arr
 so every result is attributed to the bot that earned it.  The token is never on a command line
 or in the environment (other processes can read both): it is in a private file named by
 ``ARENA_TOKEN_FILE`` (``{token_file}`` in a command), and it is bound to the process it was given
-to: a connection from any other process is refused (``token_not_yours``, see
-:mod:`arena.peer_process`) and fails the run.  In every bot command ``{host}``, ``{port}``,
-``{name}`` and ``{token_file}`` are replaced (``{token}`` too, for old bots, though it shows the
-token to other users' processes), and ARENA_HOST, ARENA_PORT, ARENA_NAME and ARENA_TOKEN_FILE are
-set.  A command may also be the name of a built-in bot (:data:`BUILTIN_BOTS`).
+to (its PID and start time) while it runs: a connection from any other process, or after it
+ended, is refused (``token_not_yours``, see :mod:`arena.peer_process`) and fails the run.
+In every bot command ``{host}``, ``{port}``, ``{name}`` and ``{token_file}`` are replaced
+(``{token}`` too, for old bots, though it shows the token to other users' processes), and
+ARENA_HOST, ARENA_PORT, ARENA_NAME and ARENA_TOKEN_FILE are set.  A command may also be the
+name of a built-in bot (:data:`BUILTIN_BOTS`).
 
 With ``stdio`` a bot speaks the protocol on its standard input and output, bridged by the
 runner (``ARENA_TRANSPORT=stdio``); it needs no socket and no token.  With a
@@ -296,7 +297,8 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
     how = how if how is not None else BotLaunch()
     if server.binding is None:
         server.binding = ProcessBinding()
-    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))  # mode 0700: this user's only
+    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
+    private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
@@ -331,15 +333,17 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         for process in processes:
             if process.returncode is None:
                 process.kill()
+        private.chmod(0o700)
         shutil.rmtree(private, ignore_errors=True)
 
 
 async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.Process:
     """Start the bot's process, its output going to ``run.output``; a command that cannot be
     started becomes a process that exits with 127 (reported, never raised).  Its token goes in
-    a file of its own in the private folder ``private``."""
-    token_file = private / f"{secrets.token_hex(4)}.token"
+    a folder of its own (a random name, mode 0700) in the private folder ``private``."""
+    token_file = private / secrets.token_hex(16) / "token"
     if not how.uses_stdio:  # a stdio bot's pipe is its identity: its token never leaves here
+        token_file.parent.mkdir(mode=0o700)
         descriptor = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
             file.write(run.token)
@@ -377,6 +381,8 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.
 async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None:
     """Note a bot that ends before the server is done with it, and stop waiting for it."""
     code = await process.wait()
+    if server.binding is not None:
+        server.binding.release(run.token)  # no other process may use its token now
     if not server.all_games_done.is_set():  # it ended on its own, before the games did
         run.exit_code = code
         server.withdraw(run.token)

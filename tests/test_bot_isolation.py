@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from arena.games import get_game
-from arena.peer_process import ProcessBinding, socket_addresses
+from arena.peer_process import ProcessBinding, socket_addresses, start_time
 from arena.runner import BotLaunch, plan_bots, run_match
 from arena.sandbox import Sandbox, SandboxUnavailable
 
@@ -32,16 +32,22 @@ where = [name for name, value in os.environ.items() if token in value]
 if token in " ".join(sys.argv):
     where.append("argv")
 print("TOKEN SEEN IN:", where or "nowhere", file=sys.stderr, flush=True)
+folder = os.path.dirname(os.environ["ARENA_TOKEN_FILE"])
+print("MY FOLDER HOLDS:", os.listdir(folder), file=sys.stderr, flush=True)
+print("ITS PARENT'S MODE:", oct(os.stat(os.path.dirname(folder)).st_mode & 0o777),
+      file=sys.stderr, flush=True)
 from reference_bots.random import main
 sys.exit(main([]))
 '''
 
-#: A bot that first tries every other bot's token (it can read their token files: same user),
-#: then plays with its own.
+#: A bot that first tries every other bot's token (it can read their token files: same user,
+#: who may make the folders readable again), then plays with its own.
 THIEF = '''
 import glob, json, os, socket, sys
 mine = os.environ["ARENA_TOKEN_FILE"]
-for path in glob.glob(os.path.join(os.path.dirname(mine), "*.token")):
+tokens = os.path.dirname(os.path.dirname(mine))
+os.chmod(tokens, 0o700)
+for path in glob.glob(os.path.join(tokens, "*", "token")):
     if path == mine:
         continue
     s = socket.create_connection((os.environ["ARENA_HOST"], int(os.environ["ARENA_PORT"])))
@@ -101,7 +107,12 @@ async def test_no_token_on_a_bot_command_line_or_in_its_environment(tmp_path: Pa
     report = await run_match(SPEC, OPTIONS, bots, games=1, seed="i", move_timeout=5,
                              log_dir=tmp_path / "logs")
     assert report.ok, report.table()
-    assert "TOKEN SEEN IN: nowhere" in report.bots[0].output.read_text()
+    output = report.bots[0].output.read_text()
+    assert "TOKEN SEEN IN: nowhere" in output
+    # a folder of its own, in a folder no one may list (a process of the same user could
+    # change that, and root ignores it: the binding to its process is what holds)
+    assert "MY FOLDER HOLDS: ['token']" in output, output
+    assert "ITS PARENT'S MODE: 0o300" in output, output
 
 
 async def test_a_token_thief_is_refused_and_fails_the_run(tmp_path: Path):
@@ -151,6 +162,82 @@ def test_the_binding_tells_a_bots_own_connection_from_a_siblings():
         assert binding.allows("sibling's", *addresses)
         assert not binding.allows("owner's", *addresses)
         assert binding.allows("unbound", *addresses)  # tokens it never gave out
+
+
+def test_the_binding_refuses_a_process_that_only_has_the_bound_pid():
+    """PIDs are reused: a process that has the PID a token was bound to, but started at
+    another time, is another process (a sibling that killed the bot and forked until it got
+    its PID)."""
+    connect = "import socket; s = socket.create_connection(('127.0.0.1', {port}))"
+    with one_connection_two_processes(connect) as (addresses, pid, _):
+        started = start_time(pid)
+        assert started is not None
+        binding = ProcessBinding()
+        binding.bind("the earlier process's", pid, started=started - 1)
+        binding.bind("this process's", pid)
+        assert not binding.allows("the earlier process's", *addresses)
+        assert binding.allows("this process's", *addresses)
+
+
+def test_a_token_is_refused_once_its_process_has_ended():
+    connect = "import socket; s = socket.create_connection(('127.0.0.1', {port}))"
+    with one_connection_two_processes(connect) as (addresses, pid, _):
+        binding = ProcessBinding()
+        binding.bind("token", pid)
+        binding.release("token")
+        assert not binding.allows("token", *addresses)
+
+
+#: A bot whose launched process ends at once, leaving a child in its session that then says
+#: hello with its token; the child lets the second bot (WAITER) go on once it has an answer.
+LEAVER = '''
+import json, os, socket, sys, time
+token = open(os.environ["ARENA_TOKEN_FILE"]).read().strip()
+launched = os.getpid()
+if os.fork():
+    os._exit(0)
+def ended():
+    try:
+        with open(f"/proc/{launched}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+deadline = time.monotonic() + 30
+while not ended() and time.monotonic() < deadline:
+    time.sleep(0.01)
+s = socket.create_connection((os.environ["ARENA_HOST"], int(os.environ["ARENA_PORT"])))
+f = s.makefile("rb")
+f.readline()
+s.sendall(json.dumps({"type": "hello", "name": "heir", "token": token}).encode() + b"\\n")
+answer = json.loads(f.readline())
+print("AFTER ITS PROCESS ENDED GOT:", answer.get("code", answer["type"]), flush=True)
+open(DONE, "w").close()
+'''
+
+#: A bot that plays only once a file exists.
+WAITER = '''
+import os, sys, time
+deadline = time.monotonic() + 30
+while not os.path.exists(DONE) and time.monotonic() < deadline:
+    time.sleep(0.01)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+
+async def test_a_token_is_refused_once_the_launched_process_has_ended(tmp_path: Path):
+    if not ProcessBinding().available:
+        pytest.skip("no /proc/net/tcp here: tokens alone decide")
+    done = str(tmp_path / "tried")
+    bots = plan_bots([_script(tmp_path, "leaver", f"DONE = {done!r}" + LEAVER),
+                      _script(tmp_path, "waiter", f"DONE = {done!r}" + WAITER), "random"])
+    with trio.fail_after(60):
+        report = await run_match(SPEC, OPTIONS, bots, games=1, seed="l", move_timeout=5,
+                                 log_dir=tmp_path / "logs")
+    output = report.bots[0].output.read_text()
+    assert "AFTER ITS PROCESS ENDED GOT: token_not_yours" in output, output
+    assert report.refusals == {"token_not_yours": 1}
+    assert [bot.status for bot in report.bots] == ["never connected", "ok", "ok"]
 
 
 def test_the_binding_finds_a_dual_stack_socket_connected_to_ipv4():
