@@ -44,6 +44,7 @@ from arena.games.base import GameSpec
 from arena.peer_process import ProcessBinding
 from arena.records import GameRecord
 from arena.sandbox import Sandbox
+from arena.sandbox_run import SandboxRun
 from arena.seating import RosterEntry, RosterSeating
 from arena.server import ArenaServer, ServerConfig
 from protocol.errors import ErrorCode
@@ -299,13 +300,16 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         server.binding = ProcessBinding()
     private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
     private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
+    confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
+        private, server.config.log_dir, *(run.output.parent for run in runs),
+        *([server.config.transcript_dir] if server.config.transcript_dir else [])])
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
             for run in runs:
                 if run.spec.remote:  # it connects by itself, with its registered token
                     continue
-                processes.append(await launch(run, port, how, private))
+                processes.append(await launch(run, port, how, private, confined))
                 if how.uses_stdio:
                     process = processes[-1]
                     assert process.stdin is not None and process.stdout is not None
@@ -333,14 +337,19 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         for process in processes:
             if process.returncode is None:
                 process.kill()
+        if confined is not None:
+            confined.close()
         private.chmod(0o700)
         shutil.rmtree(private, ignore_errors=True)
 
 
-async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.Process:
+async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
+                 confined: SandboxRun | None = None) -> trio.Process:
     """Start the bot's process, its output going to ``run.output``; a command that cannot be
     started becomes a process that exits with 127 (reported, never raised).  Its token goes in
-    a folder of its own (a random name, mode 0700) in the private folder ``private``."""
+    a folder of its own (a random name, mode 0700) in the private folder ``private``.  A
+    sandboxed bot (``how.sandbox``) is confined as ``confined`` says (made here if not given:
+    the lifeline then ends with this process)."""
     token_file = private / secrets.token_hex(16) / "token"
     if not how.uses_stdio:  # a stdio bot's pipe is its identity: its token never leaves here
         token_file.parent.mkdir(mode=0o700)
@@ -357,8 +366,8 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.
         env["ARENA_TOKEN_FILE"] = str(token_file)
     extra: dict[str, Any] = {}
     if how.sandbox is not None:
-        argv = how.sandbox.wrap(argv)
-        extra["preexec_fn"] = how.sandbox.limits()
+        confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
+        argv, extra = confined.command(argv)
     output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
     try:
         # a session of its own: a Ctrl-C at the terminal reaches the arena, which stops the bots

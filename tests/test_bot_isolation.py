@@ -5,9 +5,15 @@ sandbox cuts a bot off from the network, the files and the other processes."""
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
+import shlex
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +24,7 @@ import trio
 
 from arena.games import get_game
 from arena.peer_process import ProcessBinding, socket_addresses, start_time
+from arena.pids_cgroup import CGROUPS
 from arena.runner import BotLaunch, plan_bots, run_match
 from arena.sandbox import Sandbox, SandboxUnavailable
 
@@ -94,6 +101,12 @@ print("SANDBOX:", report or "held", file=sys.stderr, flush=True)
 from reference_bots.random import main
 sys.exit(main([]))
 '''
+
+
+def _inline(name: str, code: str) -> str:
+    """A bot command running ``code`` itself (a sandboxed bot sees no temp folder, where
+    ``tmp_path`` is)."""
+    return f"{name}={{python}} -c {shlex.quote(code)}"
 
 
 def _script(tmp_path: Path, name: str, text: str) -> str:
@@ -277,7 +290,7 @@ async def test_a_sandboxed_bot_has_no_network_no_writable_files_and_sees_no_proc
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     sandbox = _sandbox()
     monkeypatch.chdir(tmp_path)
-    bots = plan_bots([_script(tmp_path, "probe", PROBE), "random", "random"])
+    bots = plan_bots([_inline("probe", PROBE), "random", "random"])
     report = await run_match(SPEC, OPTIONS, bots, games=1, seed="p", move_timeout=10,
                              log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox))
     output = report.bots[0].output.read_text()
@@ -288,7 +301,7 @@ async def test_a_sandboxed_bot_has_no_network_no_writable_files_and_sees_no_proc
 
 async def test_a_sandboxed_bot_over_its_memory_limit_fails_alone(tmp_path: Path):
     sandbox = attrs.evolve(_sandbox(), memory_mb=256)
-    hog = _script(tmp_path, "hog", "x = bytearray(1024 ** 3)\n")
+    hog = _inline("hog", "x = bytearray(1024 ** 3)\n")
     bots = plan_bots([hog, "random", "random"])
     with trio.fail_after(60):
         report = await run_match(SPEC, OPTIONS, bots, games=1, seed="h", move_timeout=5,
@@ -298,3 +311,143 @@ async def test_a_sandboxed_bot_over_its_memory_limit_fails_alone(tmp_path: Path)
     assert "MemoryError" in report.bots[0].output.read_text()
     assert not report.ok
     assert [b.status for b in report.bots[1:]] == ["ok", "ok"]
+
+
+#: A bot that looks for what other bots left on disk and for UNIX sockets in the temp folder,
+#: forks as often as it can, reports, then plays (BOTS, SOCKET and CAP are set before it).
+NOSY = '''
+import os, signal, socket, sys
+report = []
+try:
+    names = os.listdir(BOTS)
+except OSError:
+    names = []
+for name in names:
+    try:
+        open(os.path.join(BOTS, name)).read()
+        report.append("read " + name)
+    except OSError:
+        pass
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(SOCKET)
+    report.append("connected to a UNIX socket in the temp folder")
+except OSError:
+    pass
+children = []
+for _ in range(4 * CAP):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        signal.pause()
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+print("FORKED:", len(children), file=sys.stderr, flush=True)
+print("NOSY:", report or "found nothing", file=sys.stderr, flush=True)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+
+async def test_a_sandboxed_bot_sees_no_other_bots_output_no_temp_folder_and_has_a_process_cap(
+        tmp_path: Path):
+    sandbox = attrs.evolve(_sandbox(), max_processes=16)
+    logs = tmp_path / "logs"
+    path = Path(tempfile.gettempdir()) / f"arena-test-{secrets.token_hex(4)}.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen()
+        path.chmod(0o777)
+        try:
+            nosy = (f"BOTS = {str(logs / 'bots')!r}\nSOCKET = {str(path)!r}\n"
+                    f"CAP = {sandbox.max_processes}\n" + NOSY)
+            bots = plan_bots(["random", "random", _inline("nosy", nosy)])  # launched last
+            with trio.fail_after(60):
+                report = await run_match(SPEC, OPTIONS, bots, games=1, seed="n", move_timeout=10,
+                                         log_dir=logs, launch=BotLaunch(sandbox=sandbox))
+        finally:
+            path.unlink()
+    output = report.bots[2].output.read_text()
+    assert "NOSY: found nothing" in output, output
+    forked = int(output.split("FORKED:")[1].split()[0])
+    assert 0 < forked < sandbox.max_processes, output
+    assert report.ok, report.table()
+
+
+#: A bot that ignores the end of its input and the polite signals, and never plays.
+STUBBORN = '''
+import signal, sys, time
+for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGPIPE):
+    signal.signal(number, signal.SIG_IGN)
+print("READY", file=sys.stderr, flush=True)
+while True:
+    time.sleep(1)
+'''
+
+
+def _descendants(root: int) -> dict[int, int | None]:
+    """Every process under ``root`` now: pid -> start time."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                text = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(text[text.rfind(")") + 2:].split()[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return {pid: start_time(pid) for pid in found}
+
+
+def _running(processes: dict[int, int | None]) -> list[int]:
+    return [pid for pid, started in processes.items()
+            if started is not None and start_time(pid) == started]
+
+
+def _wait_for(condition: Any, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_no_sandboxed_bot_outlives_its_runner_killed_with_sigkill(tmp_path: Path):
+    _sandbox()
+    logs = tmp_path / "logs"
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", "--game", "chochlik", "--hands", "1",
+         "--bot", "random", "--bot", "random", "--bot", _inline("stubborn", STUBBORN),
+         "--sandbox", "--connect-timeout", "120", "--log-dir", str(logs)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bots: dict[int, int | None] = {}
+    try:
+        def ready() -> bool:
+            return any("READY" in path.read_text() for path in logs.glob("bots/*stubborn*"))
+        assert _wait_for(ready, 60), "the stubborn bot did not start"
+        bots = _descendants(arena.pid)
+        assert len(_running(bots)) >= 3
+        arena.send_signal(signal.SIGKILL)
+        arena.wait(timeout=10)
+        assert _wait_for(lambda: not _running(bots), 20), (
+            f"still running after the runner was killed: {_running(bots)}")
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+        for pid in _running(bots):  # only the processes this test started
+            os.kill(pid, signal.SIGKILL)
+        _wait_for(lambda: not _running(bots), 10)
+        mine = f"arena-bot-{arena.pid}-*"  # the killed runner's cgroups (under root)
+        for cgroup in [*CGROUPS.glob(mine), *CGROUPS.glob(f"*/{mine}")]:
+            cgroup.rmdir()
