@@ -165,10 +165,13 @@ class BotRun:
     #: It had not connected yet, within its connect timeout, when the event ended (drained
     #: before its first table): nothing went wrong with it.
     not_needed: bool = False
+    #: Why its command could not be started ("command not found: X"), if it could not.
+    start_error: str | None = None
 
     @property
     def status(self) -> str:
-        exit_note = f" (exit {self.exit_code})" if self.exit_code else ""
+        exit_note = (f" ({self.start_error})" if self.start_error
+                     else f" (exit {self.exit_code})" if self.exit_code else "")
         if not self.connected:
             return "not needed" if self.not_needed else "never connected" + exit_note
         if self.left_early:
@@ -178,6 +181,21 @@ class BotRun:
     @property
     def failed(self) -> bool:
         return self.status not in ("ok", "not needed")
+
+    def failure_lines(self, count: int = 5) -> list[str]:
+        """For a person: what went wrong with it, where its output is, and, for a bot that
+        ended before it connected, its last ``count`` lines of output (its error, usually)."""
+        lines = [f"{self.spec.name}: {self.status}; its output is in {self.output}"]
+        if self.connected or self.exit_code is None or self.start_error:
+            return lines
+        try:
+            with open(self.output, "rb") as file:
+                file.seek(max(0, file.seek(0, os.SEEK_END) - 4096))
+                text = file.read().decode(errors="replace")
+        except OSError:
+            return lines
+        last = [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
+        return lines + [f"  | {line}" for line in last] if last else lines
 
 
 @attrs.define
@@ -359,17 +377,20 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
     argv = bot_argv(run.spec.command, host="127.0.0.1", port=port, name=run.spec.name,
                     token=run.token, token_file=str(token_file))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    run.start_error = unstartable(argv[0] if argv else "", env.get("PATH"))
     env.update(ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_NAME=run.spec.name)
     if how.uses_stdio:
         env["ARENA_TRANSPORT"] = "stdio"
     else:
         env["ARENA_TOKEN_FILE"] = str(token_file)
     extra: dict[str, Any] = {}
-    if how.sandbox is not None:
+    if how.sandbox is not None and run.start_error is None:
         confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
         argv, extra = confined.command(argv)
     output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
     try:
+        if run.start_error is not None:
+            raise OSError(run.start_error)
         # a session of its own: a Ctrl-C at the terminal reaches the arena, which stops the bots
         # itself, and not the bots (whose seats would be played by default in stored games)
         if how.uses_stdio:
@@ -380,11 +401,26 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
             argv, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
             start_new_session=True, **extra)
     except OSError as exc:
-        output.write(f"could not start {argv!r}: {exc}\n".encode())
+        if run.start_error is None:
+            run.start_error = f"cannot start {argv[0]}: {exc.strerror or exc}"
+        output.write(f"arena: {run.start_error}\n".encode())
+        pipe = subprocess.PIPE if how.uses_stdio else subprocess.DEVNULL
         return await trio.lowlevel.open_process(
-            [sys.executable, "-c", "raise SystemExit(127)"], stdin=subprocess.DEVNULL)
+            [sys.executable, "-c", "raise SystemExit(127)"], stdin=pipe, stdout=pipe)
     finally:
         output.close()
+
+
+def unstartable(program: str, path: str | None) -> str | None:
+    """Why ``program`` cannot be started (looked up in ``path`` when it names no folder), or
+    None if it can."""
+    if not program:
+        return "the bot's command is empty"
+    if shutil.which(program, path=path) is not None:
+        return None
+    if "/" in program and Path(program).exists():
+        return f"not an executable file: {program}"
+    return f"command not found: {program}"
 
 
 async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None:
