@@ -15,9 +15,9 @@ only peer it can reach).  Inside:
 - ``/proc`` shows only the sandbox's own processes: no other bot's memory, command line or
   files descriptors, and not the server's (where hands and seeds live);
 - resource limits cap its address space (memory), CPU seconds, file size and open files (per
-  process), and the number of its processes and threads together (``RLIMIT_NPROC``, counted
-  in its own user namespace; under root, which that limit does not bind, a ``pids`` cgroup of
-  its own: :mod:`arena.pids_cgroup`);
+  process), and the number of its processes and threads together (``RLIMIT_NPROC``, which
+  Linux 5.14 and later count in the bot's own user namespace; under root, which that limit
+  does not bind, a ``pids`` cgroup of its own: :mod:`arena.pids_cgroup`);
 - it does not outlive the runner: a pipe only the runner holds ends when the runner does,
   however it ends, and the sandbox then kills the bot (:mod:`arena.sandbox_run`).
 
