@@ -185,7 +185,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     click.echo(report.table())
     for run in report.bots:
         if run.failed:
-            click.echo(f"{run.spec.name}: {run.status}; its output is in {run.output}", err=True)
+            click.echo("\n".join(run.failure_lines()), err=True)
     sys.exit(0 if report.ok else 1)
 
 

@@ -263,8 +263,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
     bot_runs = report.runs if report is not None else []
     for bot_run in bot_runs:
         if bot_run.failed:
-            click.echo(f"{bot_run.spec.name}: {bot_run.status}; its output is in "
-                       f"{bot_run.output}", err=True)
+            click.echo("\n".join(bot_run.failure_lines()), err=True)
     failures = report.failures if report is not None else []
     for failure in failures:
         click.echo(f"arena: {failure}", err=True)

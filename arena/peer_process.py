@@ -6,6 +6,11 @@ memory of a process of the same user) must not win that bot's seat: :class:`Proc
 admits a token only from a connection whose socket is held by the process the token was given
 to, or by one of its descendants (a ``sh -c`` wrapper, say) or a process in its session.
 
+A process is known by its identity, not its number: its PID *and* its start time (field 22 of
+``/proc/PID/stat``), so a process that gets the same PID after the bot ended (PIDs are reused:
+another bot can fork until it gets one) is not the bot.  Once the launched process has ended
+(a zombie counts as ended) its token is refused, from any process, until the runner is done.
+
 The socket is found by its addresses in ``/proc/net/tcp`` / ``tcp6``, and its holder by the
 ``socket:[inode]`` links under ``/proc/PID/fd``.  Where ``/proc`` cannot answer (another
 system), :attr:`ProcessBinding.available` is false and tokens alone decide.
@@ -18,6 +23,8 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+
+import attrs
 
 PROC = Path("/proc")
 
@@ -62,14 +69,39 @@ def socket_inode(bot_side: Address, server_side: Address) -> int | None:
     return None
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, session id) of ``pid``."""
+def _fields(pid: int) -> list[str] | None:
+    """``/proc/PID/stat`` from field 3 (the state) on: field n is at index n - 3."""
     try:
         text = (PROC / str(pid) / "stat").read_text()
     except OSError:
         return None
-    fields = text[text.rfind(")") + 2:].split()  # after the command name, which may hold spaces
-    return int(fields[1]), int(fields[3])
+    return text[text.rfind(")") + 2:].split()  # after the command name, which may hold spaces
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, session id) of ``pid``."""
+    fields = _fields(pid)
+    return None if fields is None else (int(fields[1]), int(fields[3]))
+
+
+def start_time(pid: int) -> int | None:
+    """When ``pid`` started (clock ticks after boot: field 22 of ``/proc/PID/stat``), or None
+    if no such process is running (an ended process that is not reaped yet, a zombie, is not)."""
+    fields = _fields(pid)
+    if fields is None or fields[0] in ("Z", "X", "x"):
+        return None
+    return int(fields[19])
+
+
+@attrs.frozen
+class ProcessIdentity:
+    """A process: its PID and when it started (one PID can be several processes in turn)."""
+
+    pid: int
+    started: int | None
+
+    def running(self) -> bool:
+        return self.started is not None and start_time(self.pid) == self.started
 
 
 def _pids() -> Iterator[int]:
@@ -121,22 +153,41 @@ class ProcessBinding:
 
     def __init__(self) -> None:
         self.available = (PROC / "net" / "tcp").exists() and (PROC / "self" / "fd").exists()
-        self.owners: dict[str, int] = {}
+        self.owners: dict[str, ProcessIdentity] = {}
+        self.released: set[str] = set()
 
-    def bind(self, token: str, pid: int) -> None:
-        self.owners[token] = pid
+    def bind(self, token: str, pid: int, started: int | None = None) -> None:
+        """Bind ``token`` to the process ``pid`` that runs now (``started``: its start time,
+        read from ``/proc`` when not given)."""
+        self.owners[token] = ProcessIdentity(pid, start_time(pid) if started is None
+                                             else started)
+        self.released.discard(token)
+
+    def release(self, token: str) -> None:
+        """The process ``token`` was given to has ended: from now on no process may use it."""
+        if token in self.owners:
+            del self.owners[token]
+            self.released.add(token)
 
     def allows(self, token: str, bot_side: Address | None, server_side: Address | None) -> bool:
-        """May the connection ``bot_side`` -> ``server_side`` use ``token``?  Tokens not bound
+        """May the connection ``bot_side`` -> ``server_side`` use ``token``?  Tokens never bound
         here, connections without sockets (a runner's pipe) and systems without ``/proc`` are
-        let through: the token alone decides there."""
-        owner = self.owners.get(token)
-        if owner is None or not self.available or bot_side is None or server_side is None:
+        let through: the token alone decides there.  A token whose process has ended is not."""
+        if not self.available or bot_side is None or server_side is None:
             return True
+        if token in self.released:
+            return False
+        owner = self.owners.get(token)
+        if owner is None:
+            return True
+        if not owner.running():  # ended, or its PID now belongs to another process
+            return False
         inode = socket_inode(bot_side, server_side)
         if inode is None:
             return False
-        return any(holds_socket(pid, inode) for pid in family(owner))
+        members = family(owner.pid)
+        # checked again after the walk: the owner could have ended and its PID been reused
+        return owner.running() and any(holds_socket(pid, inode) for pid in members)
 
 
 def socket_addresses(sock: socket.socket | None) -> tuple[Address, Address] | None:

@@ -4,11 +4,12 @@ Each bot gets a fresh token; the server seats connections by token (never by arr
 so every result is attributed to the bot that earned it.  The token is never on a command line
 or in the environment (other processes can read both): it is in a private file named by
 ``ARENA_TOKEN_FILE`` (``{token_file}`` in a command), and it is bound to the process it was given
-to: a connection from any other process is refused (``token_not_yours``, see
-:mod:`arena.peer_process`) and fails the run.  In every bot command ``{host}``, ``{port}``,
-``{name}`` and ``{token_file}`` are replaced (``{token}`` too, for old bots, though it shows the
-token to other users' processes), and ARENA_HOST, ARENA_PORT, ARENA_NAME and ARENA_TOKEN_FILE are
-set.  A command may also be the name of a built-in bot (:data:`BUILTIN_BOTS`).
+to (its PID and start time) while it runs: a connection from any other process, or after it
+ended, is refused (``token_not_yours``, see :mod:`arena.peer_process`) and fails the run.
+In every bot command ``{host}``, ``{port}``, ``{name}`` and ``{token_file}`` are replaced
+(``{token}`` too, for old bots, though it shows the token to other users' processes), and
+ARENA_HOST, ARENA_PORT, ARENA_NAME and ARENA_TOKEN_FILE are set.  A command may also be the
+name of a built-in bot (:data:`BUILTIN_BOTS`).
 
 With ``stdio`` a bot speaks the protocol on its standard input and output, bridged by the
 runner (``ARENA_TRANSPORT=stdio``); it needs no socket and no token.  With a
@@ -43,6 +44,7 @@ from arena.games.base import GameSpec
 from arena.peer_process import ProcessBinding
 from arena.records import GameRecord
 from arena.sandbox import Sandbox
+from arena.sandbox_run import SandboxRun
 from arena.seating import RosterEntry, RosterSeating
 from arena.server import ArenaServer, ServerConfig
 from protocol.errors import ErrorCode
@@ -163,10 +165,13 @@ class BotRun:
     #: It had not connected yet, within its connect timeout, when the event ended (drained
     #: before its first table): nothing went wrong with it.
     not_needed: bool = False
+    #: Why its command could not be started ("command not found: X"), if it could not.
+    start_error: str | None = None
 
     @property
     def status(self) -> str:
-        exit_note = f" (exit {self.exit_code})" if self.exit_code else ""
+        exit_note = (f" ({self.start_error})" if self.start_error
+                     else f" (exit {self.exit_code})" if self.exit_code else "")
         if not self.connected:
             return "not needed" if self.not_needed else "never connected" + exit_note
         if self.left_early:
@@ -176,6 +181,21 @@ class BotRun:
     @property
     def failed(self) -> bool:
         return self.status not in ("ok", "not needed")
+
+    def failure_lines(self, count: int = 5) -> list[str]:
+        """For a person: what went wrong with it, where its output is, and, for a bot that
+        ended before it connected, its last ``count`` lines of output (its error, usually)."""
+        lines = [f"{self.spec.name}: {self.status}; its output is in {self.output}"]
+        if self.connected or self.exit_code is None or self.start_error:
+            return lines
+        try:
+            with open(self.output, "rb") as file:
+                file.seek(max(0, file.seek(0, os.SEEK_END) - 4096))
+                text = file.read().decode(errors="replace")
+        except OSError:
+            return lines
+        last = [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
+        return lines + [f"  | {line}" for line in last] if last else lines
 
 
 @attrs.define
@@ -296,14 +316,18 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
     how = how if how is not None else BotLaunch()
     if server.binding is None:
         server.binding = ProcessBinding()
-    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))  # mode 0700: this user's only
+    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
+    private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
+    confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
+        private, server.config.log_dir, *(run.output.parent for run in runs),
+        *([server.config.transcript_dir] if server.config.transcript_dir else [])])
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
             for run in runs:
                 if run.spec.remote:  # it connects by itself, with its registered token
                     continue
-                processes.append(await launch(run, port, how, private))
+                processes.append(await launch(run, port, how, private, confined))
                 if how.uses_stdio:
                     process = processes[-1]
                     assert process.stdin is not None and process.stdout is not None
@@ -331,32 +355,42 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         for process in processes:
             if process.returncode is None:
                 process.kill()
+        if confined is not None:
+            confined.close()
+        private.chmod(0o700)
         shutil.rmtree(private, ignore_errors=True)
 
 
-async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.Process:
+async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
+                 confined: SandboxRun | None = None) -> trio.Process:
     """Start the bot's process, its output going to ``run.output``; a command that cannot be
     started becomes a process that exits with 127 (reported, never raised).  Its token goes in
-    a file of its own in the private folder ``private``."""
-    token_file = private / f"{secrets.token_hex(4)}.token"
+    a folder of its own (a random name, mode 0700) in the private folder ``private``.  A
+    sandboxed bot (``how.sandbox``) is confined as ``confined`` says (made here if not given:
+    the lifeline then ends with this process)."""
+    token_file = private / secrets.token_hex(16) / "token"
     if not how.uses_stdio:  # a stdio bot's pipe is its identity: its token never leaves here
+        token_file.parent.mkdir(mode=0o700)
         descriptor = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
             file.write(run.token)
     argv = bot_argv(run.spec.command, host="127.0.0.1", port=port, name=run.spec.name,
                     token=run.token, token_file=str(token_file))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    run.start_error = unstartable(argv[0] if argv else "", env.get("PATH"))
     env.update(ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_NAME=run.spec.name)
     if how.uses_stdio:
         env["ARENA_TRANSPORT"] = "stdio"
     else:
         env["ARENA_TOKEN_FILE"] = str(token_file)
     extra: dict[str, Any] = {}
-    if how.sandbox is not None:
-        argv = how.sandbox.wrap(argv)
-        extra["preexec_fn"] = how.sandbox.limits()
+    if how.sandbox is not None and run.start_error is None:
+        confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
+        argv, extra = confined.command(argv)
     output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
     try:
+        if run.start_error is not None:
+            raise OSError(run.start_error)
         # a session of its own: a Ctrl-C at the terminal reaches the arena, which stops the bots
         # itself, and not the bots (whose seats would be played by default in stored games)
         if how.uses_stdio:
@@ -367,16 +401,33 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.
             argv, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
             start_new_session=True, **extra)
     except OSError as exc:
-        output.write(f"could not start {argv!r}: {exc}\n".encode())
+        if run.start_error is None:
+            run.start_error = f"cannot start {argv[0]}: {exc.strerror or exc}"
+        output.write(f"arena: {run.start_error}\n".encode())
+        pipe = subprocess.PIPE if how.uses_stdio else subprocess.DEVNULL
         return await trio.lowlevel.open_process(
-            [sys.executable, "-c", "raise SystemExit(127)"], stdin=subprocess.DEVNULL)
+            [sys.executable, "-c", "raise SystemExit(127)"], stdin=pipe, stdout=pipe)
     finally:
         output.close()
+
+
+def unstartable(program: str, path: str | None) -> str | None:
+    """Why ``program`` cannot be started (looked up in ``path`` when it names no folder), or
+    None if it can."""
+    if not program:
+        return "the bot's command is empty"
+    if shutil.which(program, path=path) is not None:
+        return None
+    if "/" in program and Path(program).exists():
+        return f"not an executable file: {program}"
+    return f"command not found: {program}"
 
 
 async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None:
     """Note a bot that ends before the server is done with it, and stop waiting for it."""
     code = await process.wait()
+    if server.binding is not None:
+        server.binding.release(run.token)  # no other process may use its token now
     if not server.all_games_done.is_set():  # it ended on its own, before the games did
         run.exit_code = code
         server.withdraw(run.token)

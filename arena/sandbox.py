@@ -6,38 +6,72 @@ output, which the runner bridges to the server (it has no network at all, so the
 only peer it can reach).  Inside:
 
 - every mount is remounted read-only; its scratch folder (``TMPDIR``) is a fresh private tmpfs
-  on ``/dev/shm``, and ``/run`` and ``/var/run`` (the machine's UNIX sockets) are hidden;
+  on ``/dev/shm``; ``/run`` and ``/var/run`` (the machine's UNIX sockets), the temp folders
+  (``/tmp``, ``/var/tmp``, ``TMPDIR``: other programs' sockets and files), the log folder
+  (the other bots' output, the game logs), the transcripts and the runner's private folders
+  are each an empty tmpfs;
 - the bot itself runs in a second user namespace as nobody, without any capability over the
   mounts, so it cannot remount them writable or unmount ``/proc``;
 - ``/proc`` shows only the sandbox's own processes: no other bot's memory, command line or
   files descriptors, and not the server's (where hands and seeds live);
-- resource limits cap its address space (memory), CPU seconds, file size and open files.
+- resource limits cap its address space (memory), CPU seconds, file size and open files (per
+  process), and the number of its processes and threads together (``RLIMIT_NPROC``, which
+  Linux 5.14 and later count in the bot's own user namespace; under root, which that limit
+  does not bind, a ``pids`` cgroup of its own: :mod:`arena.pids_cgroup`);
+- it does not outlive the runner: a pipe only the runner holds ends when the runner does,
+  however it ends, and the sandbox then kills the bot (:mod:`arena.sandbox_run`).
 
-What it does not protect against: reading files the user can read (the filesystem is visible,
-read-only), UNIX sockets outside ``/run`` (an ssh agent's under ``/tmp``, say: connecting to a
-socket needs no write access to the filesystem), a kernel exploit, or using up the machine's
-CPU within its CPU-seconds budget (use fewer concurrent tables, or cgroups, for strict
-shares); the limits are per process (a bot that forks gets them again for each child).  For
-bots you do not trust at all, also run the arena as a user of its own.
+What it does not protect against: reading other files the user can read (the filesystem is
+visible, read-only), UNIX sockets in other folders (connecting to a socket needs no write
+access to the filesystem), a kernel exploit, or using up the machine's CPU within its
+CPU-seconds budget (use fewer concurrent tables, or cgroups, for strict shares); under root
+where no ``pids`` cgroup can be made, its processes are not capped.  For bots you do not trust
+at all, also run the arena as a user of its own.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import attrs
 
-#: What the sandbox runs before the bot: every mount read-only, fresh empty tmpfs over /run,
-#: /var/run (where the machine's UNIX sockets live: D-Bus, docker, systemd) and /dev/shm (the
-#: bot's scratch folder, TMPDIR), then the bot in a second user namespace of its own, where it
-#: is nobody and holds no capability over these mounts: it cannot undo them.
-SETUP = ("while read -r _ _ _ _ point _; do mount -o remount,bind,ro \"$point\" 2>/dev/null; "
-         "done < /proc/self/mountinfo; "
-         "for d in /run /var/run /dev/shm; do mount -t tmpfs -o size=64m tmpfs \"$d\" "
-         "2>/dev/null; done; export TMPDIR=/dev/shm; exec unshare --user -- \"$@\"")
-
+#: What the sandbox runs before the bot, as process 1 of its PID namespace (its arguments: the
+#: process cap, 3 if file descriptor 3 is the lifeline or else -1, the count of folders to hide,
+#: those folders, then the bot's command line).  Every mount read-only; fresh empty tmpfs over /run
+#: and /var/run (the machine's UNIX sockets: D-Bus, docker, systemd), /dev/shm (the bot's
+#: scratch folder, TMPDIR) and every folder to hide (the temp folders, the log folder, the
+#: runner's private folders); back to the working folder through the new mounts (or /).  Then
+#: the bot, with at most ``cap`` processes, in a second user namespace of its own, where it is
+#: nobody and holds no capability over these mounts: it cannot undo them.  A watcher reads the
+#: lifeline: at its end (the runner is gone, even killed with SIGKILL) it kills the bot, and
+#: when the bot's process ends, process 1 does, which ends every process in the namespace.
+SETUP = r"""
+[ "$$" -eq 1 ] || { echo "sandbox: not in a PID namespace of its own" >&2; exit 125; }
+cap=$1 life=$2 n=$3; shift 3
+while read -r _ _ _ _ point _; do mount -o remount,bind,ro "$point" 2>/dev/null; done \
+    < /proc/self/mountinfo
+for d in /run /var/run /dev/shm; do mount -t tmpfs -o size=64m tmpfs "$d" 2>/dev/null; done
+while [ "$n" -gt 0 ]; do
+    if [ -d "$1" ]; then
+        mount -t tmpfs -o size=16m,mode=1777 tmpfs "$1" \
+            || { echo "sandbox: cannot hide $1" >&2; exit 125; }
+    fi
+    shift; n=$((n - 1))
+done
+cd "$PWD" 2>/dev/null || cd /
+export TMPDIR=/dev/shm
+exec 4<&0
+prlimit --nproc="$cap:$cap" -- unshare --user -- "$@" <&4 4<&- 3<&- &
+bot=$!
+exec 4<&-
+if [ "$life" -eq 3 ]; then { cat >/dev/null; kill -s KILL "$bot"; } <&3 & fi
+exec 3<&-
+wait "$bot"
+"""
 
 class SandboxUnavailable(RuntimeError):
     """This machine cannot run the sandbox (no ``unshare``, or user namespaces are off)."""
@@ -49,14 +83,24 @@ class Sandbox:
     cpu_seconds: int | None = None  # CPU time over the bot's whole life
     max_file_mb: int = 64  # the largest file it may write (in its private /tmp)
     max_open_files: int = 256
+    #: Processes (threads count too: the JVM starts dozens) it may have at once.
+    max_processes: int = 256
 
-    def wrap(self, argv: list[str]) -> list[str]:
-        """The command line that runs ``argv`` in the sandbox."""
+    def wrap(self, argv: list[str], hide: Sequence[Path | str] = (),
+             lifeline: bool = False) -> list[str]:
+        """The command line that runs ``argv`` in the sandbox, with an empty tmpfs over each
+        folder of ``hide`` (and over the temp folders: /tmp, /var/tmp, ``TMPDIR``); with
+        ``lifeline``, the bot is stopped when the process's file descriptor 3 (a pipe's read
+        end) reaches its end."""
         unshare = shutil.which("unshare")
-        if unshare is None:
-            raise SandboxUnavailable("the sandbox needs `unshare` (util-linux)")
+        if unshare is None or shutil.which("prlimit") is None:
+            raise SandboxUnavailable("the sandbox needs `unshare` and `prlimit` (util-linux)")
+        hidden = list(dict.fromkeys(
+            [tempfile.gettempdir(), "/tmp", "/var/tmp", *map(str, hide)]))
         return [unshare, "--user", "--map-root-user", "--mount", "--net", "--pid", "--fork",
-                "--mount-proc", "--kill-child", "sh", "-c", SETUP, "sandboxed-bot", *argv]
+                "--mount-proc", "--kill-child", "sh", "-c", SETUP, "sandboxed-bot",
+                str(self.max_processes), "3" if lifeline else "-1",
+                str(len(hidden)), *hidden, *argv]
 
     def limits(self) -> Callable[[], None]:
         """A ``preexec_fn`` setting the resource limits in the child before it starts."""

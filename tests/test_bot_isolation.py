@@ -5,9 +5,15 @@ sandbox cuts a bot off from the network, the files and the other processes."""
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
+import shlex
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +23,8 @@ import pytest
 import trio
 
 from arena.games import get_game
-from arena.peer_process import ProcessBinding, socket_addresses
+from arena.peer_process import ProcessBinding, socket_addresses, start_time
+from arena.pids_cgroup import CGROUPS
 from arena.runner import BotLaunch, plan_bots, run_match
 from arena.sandbox import Sandbox, SandboxUnavailable
 
@@ -32,16 +39,22 @@ where = [name for name, value in os.environ.items() if token in value]
 if token in " ".join(sys.argv):
     where.append("argv")
 print("TOKEN SEEN IN:", where or "nowhere", file=sys.stderr, flush=True)
+folder = os.path.dirname(os.environ["ARENA_TOKEN_FILE"])
+print("MY FOLDER HOLDS:", os.listdir(folder), file=sys.stderr, flush=True)
+print("ITS PARENT'S MODE:", oct(os.stat(os.path.dirname(folder)).st_mode & 0o777),
+      file=sys.stderr, flush=True)
 from reference_bots.random import main
 sys.exit(main([]))
 '''
 
-#: A bot that first tries every other bot's token (it can read their token files: same user),
-#: then plays with its own.
+#: A bot that first tries every other bot's token (it can read their token files: same user,
+#: who may make the folders readable again), then plays with its own.
 THIEF = '''
 import glob, json, os, socket, sys
 mine = os.environ["ARENA_TOKEN_FILE"]
-for path in glob.glob(os.path.join(os.path.dirname(mine), "*.token")):
+tokens = os.path.dirname(os.path.dirname(mine))
+os.chmod(tokens, 0o700)
+for path in glob.glob(os.path.join(tokens, "*", "token")):
     if path == mine:
         continue
     s = socket.create_connection((os.environ["ARENA_HOST"], int(os.environ["ARENA_PORT"])))
@@ -90,6 +103,12 @@ sys.exit(main([]))
 '''
 
 
+def _inline(name: str, code: str) -> str:
+    """A bot command running ``code`` itself (a sandboxed bot sees no temp folder, where
+    ``tmp_path`` is)."""
+    return f"{name}={{python}} -c {shlex.quote(code)}"
+
+
 def _script(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / f"{name}.py"
     path.write_text(text)
@@ -101,7 +120,12 @@ async def test_no_token_on_a_bot_command_line_or_in_its_environment(tmp_path: Pa
     report = await run_match(SPEC, OPTIONS, bots, games=1, seed="i", move_timeout=5,
                              log_dir=tmp_path / "logs")
     assert report.ok, report.table()
-    assert "TOKEN SEEN IN: nowhere" in report.bots[0].output.read_text()
+    output = report.bots[0].output.read_text()
+    assert "TOKEN SEEN IN: nowhere" in output
+    # a folder of its own, in a folder no one may list (a process of the same user could
+    # change that, and root ignores it: the binding to its process is what holds)
+    assert "MY FOLDER HOLDS: ['token']" in output, output
+    assert "ITS PARENT'S MODE: 0o300" in output, output
 
 
 async def test_a_token_thief_is_refused_and_fails_the_run(tmp_path: Path):
@@ -153,6 +177,82 @@ def test_the_binding_tells_a_bots_own_connection_from_a_siblings():
         assert binding.allows("unbound", *addresses)  # tokens it never gave out
 
 
+def test_the_binding_refuses_a_process_that_only_has_the_bound_pid():
+    """PIDs are reused: a process that has the PID a token was bound to, but started at
+    another time, is another process (a sibling that killed the bot and forked until it got
+    its PID)."""
+    connect = "import socket; s = socket.create_connection(('127.0.0.1', {port}))"
+    with one_connection_two_processes(connect) as (addresses, pid, _):
+        started = start_time(pid)
+        assert started is not None
+        binding = ProcessBinding()
+        binding.bind("the earlier process's", pid, started=started - 1)
+        binding.bind("this process's", pid)
+        assert not binding.allows("the earlier process's", *addresses)
+        assert binding.allows("this process's", *addresses)
+
+
+def test_a_token_is_refused_once_its_process_has_ended():
+    connect = "import socket; s = socket.create_connection(('127.0.0.1', {port}))"
+    with one_connection_two_processes(connect) as (addresses, pid, _):
+        binding = ProcessBinding()
+        binding.bind("token", pid)
+        binding.release("token")
+        assert not binding.allows("token", *addresses)
+
+
+#: A bot whose launched process ends at once, leaving a child in its session that then says
+#: hello with its token; the child lets the second bot (WAITER) go on once it has an answer.
+LEAVER = '''
+import json, os, socket, sys, time
+token = open(os.environ["ARENA_TOKEN_FILE"]).read().strip()
+launched = os.getpid()
+if os.fork():
+    os._exit(0)
+def ended():
+    try:
+        with open(f"/proc/{launched}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+deadline = time.monotonic() + 30
+while not ended() and time.monotonic() < deadline:
+    time.sleep(0.01)
+s = socket.create_connection((os.environ["ARENA_HOST"], int(os.environ["ARENA_PORT"])))
+f = s.makefile("rb")
+f.readline()
+s.sendall(json.dumps({"type": "hello", "name": "heir", "token": token}).encode() + b"\\n")
+answer = json.loads(f.readline())
+print("AFTER ITS PROCESS ENDED GOT:", answer.get("code", answer["type"]), flush=True)
+open(DONE, "w").close()
+'''
+
+#: A bot that plays only once a file exists.
+WAITER = '''
+import os, sys, time
+deadline = time.monotonic() + 30
+while not os.path.exists(DONE) and time.monotonic() < deadline:
+    time.sleep(0.01)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+
+async def test_a_token_is_refused_once_the_launched_process_has_ended(tmp_path: Path):
+    if not ProcessBinding().available:
+        pytest.skip("no /proc/net/tcp here: tokens alone decide")
+    done = str(tmp_path / "tried")
+    bots = plan_bots([_script(tmp_path, "leaver", f"DONE = {done!r}" + LEAVER),
+                      _script(tmp_path, "waiter", f"DONE = {done!r}" + WAITER), "random"])
+    with trio.fail_after(60):
+        report = await run_match(SPEC, OPTIONS, bots, games=1, seed="l", move_timeout=5,
+                                 log_dir=tmp_path / "logs")
+    output = report.bots[0].output.read_text()
+    assert "AFTER ITS PROCESS ENDED GOT: token_not_yours" in output, output
+    assert report.refusals == {"token_not_yours": 1}
+    assert [bot.status for bot in report.bots] == ["never connected", "ok", "ok"]
+
+
 def test_the_binding_finds_a_dual_stack_socket_connected_to_ipv4():
     """A JVM connects to 127.0.0.1 from an IPv6 socket: /proc lists it in tcp6 under the
     IPv4-mapped address, and it is still its own process's connection."""
@@ -190,7 +290,7 @@ async def test_a_sandboxed_bot_has_no_network_no_writable_files_and_sees_no_proc
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     sandbox = _sandbox()
     monkeypatch.chdir(tmp_path)
-    bots = plan_bots([_script(tmp_path, "probe", PROBE), "random", "random"])
+    bots = plan_bots([_inline("probe", PROBE), "random", "random"])
     report = await run_match(SPEC, OPTIONS, bots, games=1, seed="p", move_timeout=10,
                              log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox))
     output = report.bots[0].output.read_text()
@@ -201,7 +301,7 @@ async def test_a_sandboxed_bot_has_no_network_no_writable_files_and_sees_no_proc
 
 async def test_a_sandboxed_bot_over_its_memory_limit_fails_alone(tmp_path: Path):
     sandbox = attrs.evolve(_sandbox(), memory_mb=256)
-    hog = _script(tmp_path, "hog", "x = bytearray(1024 ** 3)\n")
+    hog = _inline("hog", "x = bytearray(1024 ** 3)\n")
     bots = plan_bots([hog, "random", "random"])
     with trio.fail_after(60):
         report = await run_match(SPEC, OPTIONS, bots, games=1, seed="h", move_timeout=5,
@@ -211,3 +311,143 @@ async def test_a_sandboxed_bot_over_its_memory_limit_fails_alone(tmp_path: Path)
     assert "MemoryError" in report.bots[0].output.read_text()
     assert not report.ok
     assert [b.status for b in report.bots[1:]] == ["ok", "ok"]
+
+
+#: A bot that looks for what other bots left on disk and for UNIX sockets in the temp folder,
+#: forks as often as it can, reports, then plays (BOTS, SOCKET and CAP are set before it).
+NOSY = '''
+import os, signal, socket, sys
+report = []
+try:
+    names = os.listdir(BOTS)
+except OSError:
+    names = []
+for name in names:
+    try:
+        open(os.path.join(BOTS, name)).read()
+        report.append("read " + name)
+    except OSError:
+        pass
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(SOCKET)
+    report.append("connected to a UNIX socket in the temp folder")
+except OSError:
+    pass
+children = []
+for _ in range(4 * CAP):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        signal.pause()
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+print("FORKED:", len(children), file=sys.stderr, flush=True)
+print("NOSY:", report or "found nothing", file=sys.stderr, flush=True)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+
+async def test_a_sandboxed_bot_sees_no_other_bots_output_no_temp_folder_and_has_a_process_cap(
+        tmp_path: Path):
+    sandbox = attrs.evolve(_sandbox(), max_processes=16)
+    logs = tmp_path / "logs"
+    path = Path(tempfile.gettempdir()) / f"arena-test-{secrets.token_hex(4)}.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen()
+        path.chmod(0o777)
+        try:
+            nosy = (f"BOTS = {str(logs / 'bots')!r}\nSOCKET = {str(path)!r}\n"
+                    f"CAP = {sandbox.max_processes}\n" + NOSY)
+            bots = plan_bots(["random", "random", _inline("nosy", nosy)])  # launched last
+            with trio.fail_after(60):
+                report = await run_match(SPEC, OPTIONS, bots, games=1, seed="n", move_timeout=10,
+                                         log_dir=logs, launch=BotLaunch(sandbox=sandbox))
+        finally:
+            path.unlink()
+    output = report.bots[2].output.read_text()
+    assert "NOSY: found nothing" in output, output
+    forked = int(output.split("FORKED:")[1].split()[0])
+    assert 0 < forked < sandbox.max_processes, output
+    assert report.ok, report.table()
+
+
+#: A bot that ignores the end of its input and the polite signals, and never plays.
+STUBBORN = '''
+import signal, sys, time
+for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGPIPE):
+    signal.signal(number, signal.SIG_IGN)
+print("READY", file=sys.stderr, flush=True)
+while True:
+    time.sleep(1)
+'''
+
+
+def _descendants(root: int) -> dict[int, int | None]:
+    """Every process under ``root`` now: pid -> start time."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                text = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(text[text.rfind(")") + 2:].split()[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return {pid: start_time(pid) for pid in found}
+
+
+def _running(processes: dict[int, int | None]) -> list[int]:
+    return [pid for pid, started in processes.items()
+            if started is not None and start_time(pid) == started]
+
+
+def _wait_for(condition: Any, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_no_sandboxed_bot_outlives_its_runner_killed_with_sigkill(tmp_path: Path):
+    _sandbox()
+    logs = tmp_path / "logs"
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", "--game", "chochlik", "--hands", "1",
+         "--bot", "random", "--bot", "random", "--bot", _inline("stubborn", STUBBORN),
+         "--sandbox", "--connect-timeout", "120", "--log-dir", str(logs)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bots: dict[int, int | None] = {}
+    try:
+        def ready() -> bool:
+            return any("READY" in path.read_text() for path in logs.glob("bots/*stubborn*"))
+        assert _wait_for(ready, 60), "the stubborn bot did not start"
+        bots = _descendants(arena.pid)
+        assert len(_running(bots)) >= 3
+        arena.send_signal(signal.SIGKILL)
+        arena.wait(timeout=10)
+        assert _wait_for(lambda: not _running(bots), 20), (
+            f"still running after the runner was killed: {_running(bots)}")
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+        for pid in _running(bots):  # only the processes this test started
+            os.kill(pid, signal.SIGKILL)
+        _wait_for(lambda: not _running(bots), 10)
+        mine = f"arena-bot-{arena.pid}-*"  # the killed runner's cgroups (under root)
+        for cgroup in [*CGROUPS.glob(mine), *CGROUPS.glob(f"*/{mine}")]:
+            cgroup.rmdir()

@@ -132,7 +132,7 @@ def test_a_bot_that_cannot_start_fails_the_handshake() -> None:
     assert result.exit_code == 1
     outcome, why = outcomes[f"chochlik: {Check.HANDSHAKE.value}"]
     assert outcome == "FAIL"
-    assert "exited with status 127" in why and "could not start" in why
+    assert "exited with status 127" in why and "command not found: /nonexistent/bot" in why
 
 
 @pytest.mark.parametrize("args", [["--game", "chochlik"], ["--game", "go", "--", "random"],

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -97,3 +100,53 @@ async def test_a_bot_that_never_connects_is_given_up_after_the_connect_timeout(t
                                  connect_timeout=1.0)
     assert report.bots[2].status.startswith("never connected")
     assert len(report.records) == 1
+
+
+def _arena(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real CLI in a subprocess (with this project on its path)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_a_bot_command_that_does_not_exist_is_named_in_the_status(tmp_path: Path):
+    for transport in ([], ["--stdio"]):
+        done = _arena("match", "--game", "chochlik", "--hands", "1", "--bot", "random",
+                      "--bot", "random", "--bot", "nosuchprogram-xyz", "--connect-timeout",
+                      "5", "--log-dir", str(tmp_path), *transport)
+        assert done.returncode == 1, done.stderr
+        assert re.search(r"^nosuchprogram-xyz .*never connected \(command not found: "
+                         r"nosuchprogram-xyz\)$", done.stdout, re.MULTILINE), done.stdout
+        assert ("nosuchprogram-xyz: never connected (command not found: nosuchprogram-xyz); "
+                "its output is in ") in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_a_bot_that_dies_at_start_shows_its_last_lines(tmp_path: Path):
+    crash = ("crasher={python} -c \"import sys; print('loading'); "
+             "sys.exit('ModuleNotFoundError: no module named xyz')\"")
+    done = _arena("match", "--game", "chochlik", "--hands", "1", "--bot", "random", "--bot",
+                  "random", "--bot", crash, "--connect-timeout", "5", "--log-dir",
+                  str(tmp_path))
+    assert done.returncode == 1
+    assert "crasher: never connected (exit 1); its output is in " in done.stderr
+    assert "  | loading\n  | ModuleNotFoundError: no module named xyz" in done.stderr
+
+
+def test_check_bot_names_a_command_that_does_not_exist():
+    done = _arena("check-bot", "--game", "chochlik", "--connect-timeout", "5", "--",
+                  "nosuchprogram-xyz")
+    assert done.returncode == 1
+    assert "command not found: nosuchprogram-xyz" in done.stdout, done.stdout
+
+
+def test_a_tournament_names_a_command_that_does_not_exist(tmp_path: Path):
+    done = _arena("tournament", "--game", "chochlik", "--bot", "random", "--bot", "random",
+                  "--bot", "nosuchprogram-xyz", "--sets", "1", "--hands", "1",
+                  "--connect-timeout", "5", "--db", str(tmp_path / "event.db"), "--log-dir",
+                  str(tmp_path / "logs"), "--resamples", "0")
+    assert done.returncode == 1
+    assert ("nosuchprogram-xyz: never connected (command not found: nosuchprogram-xyz); "
+            "its output is in ") in done.stderr, done.stderr
