@@ -76,6 +76,8 @@ class SeatingStatistics:
     tables_started: int = 0
     tables_running: int = 0
     done: bool = False
+    #: Admitted sessions waiting for a seat (arrival seating).
+    waiting: int = 0
 
 
 class Seating(Protocol):
@@ -194,7 +196,8 @@ class ArrivalSeating:
         return None
 
     def statistics(self) -> SeatingStatistics:
-        return SeatingStatistics(tables_started=self.started, tables_running=self.running)
+        return SeatingStatistics(tables_started=self.started, tables_running=self.running,
+                                 waiting=len(self.waiting))
 
 
 def _name(session: Any) -> str:

@@ -39,6 +39,7 @@ from arena.names import renamed
 from arena.peer_process import ProcessBinding, socket_addresses
 from arena.records import GameRecord
 from arena.seating import Admission, ArrivalSeating, SeatedTable, Seating, SeatingStatistics
+from arena.serve_report import Notes
 from arena.session import SEND_QUEUE_BYTES, Link, Session
 from arena.table import Answer, Away, BadLine, Gone, Rejoin, Table, TableInput
 from arena.transcript import Transcript
@@ -189,6 +190,8 @@ class ArenaServer:
         #: ends (``reconnect_grace``).
         self.away: dict[str, Session] = {}
         self.per_address: dict[str, int] = {}
+        #: Told of each connection, departure and table (``arena serve``'s operator report).
+        self.notes: Notes | None = None
 
     def statistics(self) -> ServerStatistics:
         return ServerStatistics(connections=len(self.sessions), tables_running=len(self.tables),
@@ -589,6 +592,8 @@ class ArenaServer:
         session.events_with_requests = hello.events == "with_requests"
         session.admitted = True
         log.info("%s connected (%s)", session.name, session.address)
+        if self.notes is not None:
+            self.notes.connected(session.number, session.name)
         if session.name != hello.name.strip():
             session.send(renamed(hello.name.strip(), session.name))
         session.idle_since = trio.current_time()
@@ -647,6 +652,8 @@ class ArenaServer:
             self._put_for_table(session.table, Gone(session))
         if session.admitted:
             log.info("%s left (%s)", session.name, session.address)
+            if self.notes is not None:
+                self.notes.left(session.number, session.name)
             self._seat(self.seating.gone(session, trio.current_time()))
 
     # -- seating and tables --
@@ -685,6 +692,9 @@ class ArenaServer:
         driver.log.spool_to(self.config.log_dir)  # a long game's log waits on disk
         table = Table(seated, driver, sessions)
         log.info("table %d: %s", number, ", ".join(seated.names))
+        if self.notes is not None:
+            self.notes.seated(number, [s.number for s in sessions if s is not None],
+                              seated.names)
         for session in sessions:
             if session is not None:
                 session.idle_since = None
