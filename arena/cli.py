@@ -7,7 +7,6 @@ crashed or missing bot), 2 usage (click's own).
 from __future__ import annotations
 
 import logging
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -85,7 +84,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
     stops cleanly and prints a summary."""
     from arena.seating import ArrivalSeating, Seating, load_registry
-    from arena.serve_report import GameLimit, Notes, Tally, TallyClock, report_loop
+    from arena.serve_report import Tally
+    from arena.serve_run import GameLimit, run_serve
     from arena.server import SERVE_RECORDS_KEPT, ArenaServer, ServerConfig, tune_garbage_collector
 
     spec, options = parse_game_options(game_name, players, extra, flags)
@@ -109,9 +109,6 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             f"{name}={score}" for name, score in zip(record.names, record.scores))
         click.echo(f"table {record.game_id}: {outcome}  [{record.log_path}]")
 
-    def echo_lines(lines: Any) -> None:
-        click.echo("\n".join(lines))
-
     registry = None
     if tokens_file is not None:
         try:
@@ -124,52 +121,13 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         if games is not None:
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
-        server.notes = notes = Notes()
         tune_garbage_collector()
-        async with trio.open_nursery() as nursery:
-            bound = await nursery.start(server.serve)
-            click.echo(f"arena: hosting {spec.name} ({options.players} players) on "
-                       f"{host}:{bound}; logs in {log_dir}/; Ctrl-C stops")
-            clock = None if quiet else TallyClock(tally_every, tally_games, trio.current_time())
-            reporting = trio.CancelScope()
-
-            async def report() -> None:
-                with reporting:
-                    await report_loop(server, notes, options.players,
-                                      lambda line: click.echo(line, err=True),
-                                      tally, clock, echo_lines)
-
-            nursery.start_soon(report)
-            # the receiver stays open while stopping: a second Ctrl-C hurries the stop
-            # (no grace periods) but still logs every running game and tells every bot bye
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async with trio.open_nursery() as waiting:
-                    async def on_signal() -> None:
-                        async for _ in signals:
-                            click.echo("arena: stopping (running games are logged as "
-                                       "aborted)")
-                            break
-                        waiting.cancel_scope.cancel()
-
-                    async def on_games_done() -> None:
-                        await server.all_games_done.wait()
-                        click.echo(f"arena: {games} games played: stopping")
-                        waiting.cancel_scope.cancel()
-
-                    waiting.start_soon(on_signal)
-                    if games is not None:
-                        waiting.start_soon(on_games_done)
-                async with trio.open_nursery() as stopping:
-                    async def stop() -> None:
-                        await server.shutdown()
-                        stopping.cancel_scope.cancel()
-
-                    stopping.start_soon(stop)
-                    async for _ in signals:
-                        click.echo("arena: stopping now")
-                        server.hurry()
-            reporting.cancel()
-        echo_lines(tally.lines())
+        await run_serve(server, games=games, tally=tally,
+                        tally_every=None if quiet else (tally_every, tally_games),
+                        banner=lambda port: f"arena: hosting {spec.name} ({options.players} "
+                                            f"players) on {host}:{port}; logs in {log_dir}/; "
+                                            "Ctrl-C stops",
+                        out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
                                        f"written to {log_dir} (is the disk full?)")

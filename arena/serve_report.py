@@ -1,10 +1,10 @@
 """What ``arena serve`` tells its operator: who connected, left and was seated for the first
 time, and how many seats the next table still waits for (a status line on stderr, at most one
 a second, only when something changed); a running tally of the games (on stdout, at a calm
-rate); a summary at the end.  And :class:`GameLimit`, which stops seating after ``--games N``.
+rate); a summary at the end.
 
-The pure parts (:class:`Notes`, :func:`status_line`, :class:`Tally`, :class:`TallyClock`,
-:class:`GameLimit`) take plain values and time as an input.  The server tells :class:`Notes`
+The pure parts (:class:`Notes`, :func:`status_line`, :class:`Tally`, :class:`TallyClock`)
+take plain values and time as an input.  The server tells :class:`Notes`
 of each connection, departure and table (a few list appends; nothing per decision), and
 :func:`report_loop`, a timer task, turns them into lines.
 """
@@ -19,7 +19,6 @@ import attrs
 import trio
 
 from arena.records import GameRecord
-from arena.seating import Admission, SeatedTable, Seating, SeatingStatistics
 
 #: Seconds between looks at the server (status lines come at most this often).
 STATUS_SECONDS = 1.0
@@ -171,53 +170,6 @@ class TallyClock:
             return False
         self.since, self.games_then = now, games
         return True
-
-
-class GameLimit:
-    """A seating policy that starts no more tables once ``games`` have started (its own
-    ``ready`` is held back from then on) and is done when those have ended."""
-
-    def __init__(self, inner: Seating, games: int) -> None:
-        self.inner = inner
-        self.games = games
-        self.started = 0
-        self.running = 0
-
-    def _count(self, tables: list[SeatedTable]) -> list[SeatedTable]:
-        self.started += len(tables)
-        self.running += len(tables)
-        return tables
-
-    def start(self, now: float) -> list[SeatedTable]:
-        return self._count(self.inner.start(now))
-
-    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
-        return self.inner.admit(session, name, token)
-
-    def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
-        if self.started >= self.games:
-            return []
-        return self._count(self.inner.ready(session, now))
-
-    def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
-        return self._count(self.inner.gone(session, now))
-
-    def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
-        self.running -= 1
-        return self._count(self.inner.game_over(table, now))
-
-    def withdraw(self, token: str, now: float) -> list[SeatedTable]:
-        return self._count(self.inner.withdraw(token, now))
-
-    def expire(self, now: float) -> list[SeatedTable]:
-        return self._count(self.inner.expire(now))
-
-    def next_deadline(self) -> float | None:
-        return self.inner.next_deadline()
-
-    def statistics(self) -> SeatingStatistics:
-        return attrs.evolve(self.inner.statistics(),
-                            done=self.started >= self.games and self.running == 0)
 
 
 async def report_loop(server: Any, notes: Notes, seats: int,

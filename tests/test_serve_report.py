@@ -15,13 +15,13 @@ from arena.records import GameRecord
 from arena.seating import ArrivalSeating
 from arena.serve_report import (
     STATUS_SECONDS,
-    GameLimit,
     Notes,
     Tally,
     TallyClock,
     report_loop,
     status_line,
 )
+from arena.serve_run import GameLimit
 from tests.serve_harness import Served
 
 
