@@ -23,7 +23,7 @@ class ErrorCode(enum.StrEnum):
     BAD_TOKEN = "bad_token"  # the name is registered and this is not its token (fatal)
     TOKEN_NOT_YOURS = "token_not_yours"  # the token was given to another process (fatal)
     # the session
-    RENAMED = "renamed"  # ``info``: another connected bot has the name; this one is told apart
+    RENAMED = "renamed"  # ``info``: the bot plays under another name than it said
     # answers to requests
     WRONG_REQUEST_ID = "wrong_request_id"  # no such request is open for you
     STALE_REQUEST = "stale_request"  # the request was answered or cancelled: answer ignored
