@@ -107,7 +107,8 @@ class Served:
     def __exit__(self, *exc: object) -> None:
         for client in self.clients:
             client.close()
-        for process in [self.process, *self.bots]:
+        processes: list[subprocess.Popen[Any]] = [self.process, *self.bots]
+        for process in processes:
             if process.poll() is None:
                 process.kill()
             process.wait(timeout=DEADLINE)
