@@ -7,7 +7,6 @@ crashed or missing bot), 2 usage (click's own).
 from __future__ import annotations
 
 import logging
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -63,15 +62,30 @@ def main(verbose: bool) -> None:
               help="Seconds a bot with a token whose connection was lost may take to come back "
                    "to its seat (0: none).")
 @transcripts_option("each connection")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Stop after this many games: start no more, finish the running ones, say "
+                   "bye to every bot, print the summary (default: serve until Ctrl-C).")
+@click.option("--quiet", is_flag=True,
+              help="No line per game and no running tally (the summary at the end stays).")
+@click.option("--tally-every", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Seconds at least between two running tallies (games, wins and mean score "
+                   "per name, the last results).")
+@click.option("--tally-games", type=click.IntRange(min=1), default=10, show_default=True,
+              help="New games at least between two running tallies.")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
           hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
-          transcript_dir: Path | None, **flags: Any) -> None:
+          transcript_dir: Path | None, games: int | None, quiet: bool, tally_every: float,
+          tally_games: int, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
-    full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
-    from arena.seating import ArrivalSeating, load_registry
+    full, and a bot stays seated for game after game.  Connections, seatings and open seats
+    are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
+    stops cleanly and prints a summary."""
+    from arena.seating import ArrivalSeating, Seating, load_registry
+    from arena.serve_report import Tally
+    from arena.serve_run import GameLimit, run_serve
     from arena.server import SERVE_RECORDS_KEPT, ArenaServer, ServerConfig, tune_garbage_collector
 
     spec, options = parse_game_options(game_name, players, extra, flags)
@@ -85,7 +99,12 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
                           transcript_dir=transcript_dir)
 
+    tally = Tally()
+
     def game_over(record: Any) -> None:
+        tally.add(record)
+        if quiet:
+            return
         outcome = record.aborted or " ".join(
             f"{name}={score}" for name, score in zip(record.names, record.scores))
         click.echo(f"table {record.game_id}: {outcome}  [{record.log_path}]")
@@ -98,28 +117,17 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             raise click.ClickException(f"{tokens_file}: {exc}") from None
 
     async def run() -> None:
-        server = ArenaServer(config, on_game_over=game_over,
-                             seating=ArrivalSeating(options.players, registry))
+        seating: Seating = ArrivalSeating(options.players, registry)
+        if games is not None:
+            seating = GameLimit(seating, games)
+        server = ArenaServer(config, on_game_over=game_over, seating=seating)
         tune_garbage_collector()
-        async with trio.open_nursery() as nursery:
-            bound = await nursery.start(server.serve)
-            click.echo(f"arena: hosting {spec.name} ({options.players} players) on "
-                       f"{host}:{bound}; logs in {log_dir}/; Ctrl-C stops")
-            # the receiver stays open while stopping: a second Ctrl-C hurries the stop
-            # (no grace periods) but still logs every running game and tells every bot bye
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    click.echo("arena: stopping (running games are logged as aborted)")
-                    break
-                async with trio.open_nursery() as stopping:
-                    async def stop() -> None:
-                        await server.shutdown()
-                        stopping.cancel_scope.cancel()
-
-                    stopping.start_soon(stop)
-                    async for _ in signals:
-                        click.echo("arena: stopping now")
-                        server.hurry()
+        await run_serve(server, games=games, tally=tally,
+                        tally_every=None if quiet else (tally_every, tally_games),
+                        banner=lambda port: f"arena: hosting {spec.name} ({options.players} "
+                                            f"players) on {host}:{port}; logs in {log_dir}/; "
+                                            "Ctrl-C stops",
+                        out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
                                        f"written to {log_dir} (is the disk full?)")

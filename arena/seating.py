@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from arena.names import NameBook
 from protocol.errors import ErrorCode
 
 
@@ -75,6 +76,8 @@ class SeatingStatistics:
     tables_started: int = 0
     tables_running: int = 0
     done: bool = False
+    #: Admitted sessions waiting for a seat (arrival seating).
+    waiting: int = 0
 
 
 class Seating(Protocol):
@@ -111,16 +114,22 @@ class Seating(Protocol):
 class ArrivalSeating:
     """First come, first seated, ``players`` to a table; tables start as soon as they fill.
 
-    Two connections with one name (one player) never sit at one table: the second waits for
-    another table.  Seats rotate: table k's seat order is its arrival order rotated by k - 1, so
-    the first to arrive does not deal first every game."""
+    Names are unique among the connected (:class:`~arena.names.NameBook`): on an open server
+    same-named bots are told apart (``random``, ``random#2``); with registered players a
+    second connection for a connected player is refused (``token_in_use``).  So one player
+    never sits twice at a table; the seating keeps that rule for sessions it was not asked to
+    admit.  Seats rotate: table k's seat order is its arrival order rotated by k - 1, so the
+    first to arrive does not deal first every game."""
 
     def __init__(self, players: int, registry: Mapping[str, str] | None = None) -> None:
         """``registry``: registered names (case-insensitive) and their secret tokens; with one,
-        only registered players are admitted, each with its own token."""
+        only registered players are admitted, each with its own token, under the name as
+        registered."""
         self.players = players
         self.registry = ({name.casefold(): token for name, token in registry.items()}
                          if registry is not None else None)
+        self.registered = {name.casefold(): name for name in (registry or ())}
+        self.names = NameBook()
         self.waiting: deque[Hashable] = deque()
         self.started = 0
         self.running = 0
@@ -130,13 +139,15 @@ class ArrivalSeating:
 
     def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
         if self.registry is None:
-            return Admission(name=name, token_checked=False)
+            return Admission(name=self.names.take_numbered(session, name), token_checked=False)
         expected = self.registry.get(name.casefold())
         if expected is None:
             return Admission(refusal=ErrorCode.UNKNOWN_TOKEN)
         if token is None or not hmac.compare_digest(token.encode(), expected.encode()):
             return Admission(refusal=ErrorCode.BAD_TOKEN)
-        return Admission(name=name)
+        if not self.names.take(session, self.registered[name.casefold()]):
+            return Admission(refusal=ErrorCode.TOKEN_IN_USE)  # the first connection keeps it
+        return Admission(name=self.names.held[session])
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
         if session not in self.waiting:  # a bot that came back may be waiting still
@@ -164,6 +175,7 @@ class ArrivalSeating:
                                       (None,) * self.players, needs_everyone=True))
 
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
+        self.names.release(session)
         try:
             self.waiting.remove(session)
         except ValueError:
@@ -184,7 +196,8 @@ class ArrivalSeating:
         return None
 
     def statistics(self) -> SeatingStatistics:
-        return SeatingStatistics(tables_started=self.started, tables_running=self.running)
+        return SeatingStatistics(tables_started=self.started, tables_running=self.running,
+                                 waiting=len(self.waiting))
 
 
 def _name(session: Any) -> str:

@@ -35,9 +35,11 @@ from arena.gamelog import GameLog, ensure_writable, sync_logs
 from arena.games.base import GameSpec
 from arena.games.chance import secret_seed
 from arena.match import MatchDriver, RequestCounter, notice_for_closed
+from arena.names import renamed
 from arena.peer_process import ProcessBinding, socket_addresses
 from arena.records import GameRecord
 from arena.seating import Admission, ArrivalSeating, SeatedTable, Seating, SeatingStatistics
+from arena.serve_report import Notes
 from arena.session import SEND_QUEUE_BYTES, Link, Session
 from arena.table import Answer, Away, BadLine, Gone, Rejoin, Table, TableInput
 from arena.transcript import Transcript
@@ -79,7 +81,8 @@ HURRIED_FLUSH = 0.2
 #: What the refusals of a seating policy say.
 REFUSALS = {ErrorCode.UNKNOWN_TOKEN: "this server seats bots by token; send the token you were "
                                      "given (ARENA_TOKEN) in hello",
-            ErrorCode.TOKEN_IN_USE: "another connection already uses that token",
+            ErrorCode.TOKEN_IN_USE: "that player is connected already (another connection "
+                                    "holds this token and keeps its seat)",
             ErrorCode.BAD_TOKEN: "that name is registered here: send its token in hello",
             ErrorCode.TOKEN_NOT_YOURS: "that token was given to another process"}
 
@@ -187,6 +190,8 @@ class ArenaServer:
         #: ends (``reconnect_grace``).
         self.away: dict[str, Session] = {}
         self.per_address: dict[str, int] = {}
+        #: Told of each connection, departure and table (``arena serve``'s operator report).
+        self.notes: Notes | None = None
 
     def statistics(self) -> ServerStatistics:
         return ServerStatistics(connections=len(self.sessions), tables_running=len(self.tables),
@@ -575,7 +580,8 @@ class ArenaServer:
         refusal = admission.refusal
         if refusal is not None:
             self.refusals[refusal.value] += 1
-            log.warning("refused %s (%s): %s", session.name, session.address, refusal.value)
+            log.warning("refused %r (%s): %s", hello.name.strip(), session.address,
+                        refusal.value)
             session.send(Error(code=refusal.value, fatal=True,
                                message=REFUSALS.get(refusal, "refused")))
             session.conn.close()
@@ -585,6 +591,11 @@ class ArenaServer:
         session.token = token if admission.token_checked else None
         session.events_with_requests = hello.events == "with_requests"
         session.admitted = True
+        log.info("%s connected (%s)", session.name, session.address)
+        if self.notes is not None:
+            self.notes.connected(session.number, session.name)
+        if session.name != hello.name.strip():
+            session.send(renamed(hello.name.strip(), session.name))
         session.idle_since = trio.current_time()
         self._seat(self.seating.ready(session, trio.current_time()))
         return session
@@ -640,6 +651,9 @@ class ArenaServer:
         if session.table is not None:
             self._put_for_table(session.table, Gone(session))
         if session.admitted:
+            log.info("%s left (%s)", session.name, session.address)
+            if self.notes is not None:
+                self.notes.left(session.number, session.name)
             self._seat(self.seating.gone(session, trio.current_time()))
 
     # -- seating and tables --
@@ -677,6 +691,10 @@ class ArenaServer:
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         driver.log.spool_to(self.config.log_dir)  # a long game's log waits on disk
         table = Table(seated, driver, sessions)
+        log.info("table %d: %s", number, ", ".join(seated.names))
+        if self.notes is not None:
+            self.notes.seated(number, [s.number for s in sessions if s is not None],
+                              seated.names)
         for session in sessions:
             if session is not None:
                 session.idle_since = None

@@ -8,8 +8,8 @@ States and what moves between them (mirrored in SPEC.md, "Connection states")::
 
 The bot may send ``hello`` only in AWAIT_HELLO, ``action`` and ``watch`` only in READY, ``bye``
 any time.  The server may send ``welcome`` only in START; ``game_start``, ``request``,
-``cancel``, ``event``, ``game_end`` and ``tables`` only in READY; ``error`` and ``bye`` any
-time (in CLOSED only as last words, before the edge closes the socket).
+``cancel``, ``event``, ``game_end``, ``tables`` and ``info`` only in READY; ``error`` and
+``bye`` any time (in CLOSED only as last words, before the edge closes the socket).
 
 Peer mistakes come out of :meth:`ServerConnection.next_event` as :class:`PeerError` values, not
 exceptions; non-fatal ones leave the state as it was.  A fatal one (wrong protocol version,
@@ -68,7 +68,8 @@ SERVER_ALLOWED: dict[State, frozenset[str]] = {
     State.START: frozenset({"welcome"}),
     State.AWAIT_HELLO: frozenset({"error", "bye"}),
     State.READY: frozenset(
-        {"game_start", "request", "cancel", "event", "game_end", "error", "tables", "bye"}),
+        {"game_start", "request", "cancel", "event", "game_end", "error", "tables", "info",
+         "bye"}),
     State.CLOSED: frozenset({"error", "bye"}),  # last words before the socket closes
 }
 

@@ -1,4 +1,5 @@
-"""Reason codes, shared by ``error`` messages, ``cancel`` reasons and ``bye`` reasons."""
+"""Reason codes, shared by ``error`` messages, ``cancel`` reasons, ``bye`` reasons and
+``info`` reasons."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ class ErrorCode(enum.StrEnum):
     TOKEN_IN_USE = "token_in_use"  # another live connection holds this token (fatal)
     BAD_TOKEN = "bad_token"  # the name is registered and this is not its token (fatal)
     TOKEN_NOT_YOURS = "token_not_yours"  # the token was given to another process (fatal)
+    # the session
+    RENAMED = "renamed"  # ``info``: the bot plays under another name than it said
     # answers to requests
     WRONG_REQUEST_ID = "wrong_request_id"  # no such request is open for you
     STALE_REQUEST = "stale_request"  # the request was answered or cancelled: answer ignored

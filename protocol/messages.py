@@ -193,11 +193,23 @@ class Error:
     time_left_ms: int | None = None
 
 
+@attrs.frozen
+class Info:
+    """Something the bot may want to know; it needs no answer.  ``reason`` is a code of
+    SPEC.md §4 (``renamed``: the bot plays under ``name``, not the name it said)."""
+
+    TYPE: ClassVar[str] = "info"
+    reason: str
+    message: str
+    name: str | None = None
+
+
 CLIENT_MESSAGES: dict[str, type] = {cls.TYPE: cls for cls in (Hello, Action, Watch, Bye)}
 SERVER_MESSAGES: dict[str, type] = {
     cls.TYPE: cls
-    for cls in (Welcome, GameStart, Request, Cancel, Event, GameEnd, Error, Tables, Bye)
+    for cls in (Welcome, GameStart, Request, Cancel, Event, GameEnd, Error, Tables, Info, Bye)
 }
 
 ClientMessage = Hello | Action | Watch | Bye
-ServerMessage = Welcome | GameStart | Request | Cancel | Event | GameEnd | Error | Tables | Bye
+ServerMessage = (Welcome | GameStart | Request | Cancel | Event | GameEnd | Error | Tables | Info
+                 | Bye)

@@ -168,7 +168,7 @@ def test_registered_players_need_their_own_token():
 
     registry = load_registry("# players\nAlice alice-secret-token-1\n\nbob bob-secret-token-22")
     seating = ArrivalSeating(3, registry)
-    assert seating.admit("s1", "alice", "alice-secret-token-1").name == "alice"
+    assert seating.admit("s1", "alice", "alice-secret-token-1").name == "Alice"  # as registered
     assert seating.admit("s2", "Alice", "bob-secret-token-22").refusal is ErrorCode.BAD_TOKEN
     assert seating.admit("s3", "bob", None).refusal is ErrorCode.BAD_TOKEN
     assert seating.admit("s4", "mallory", "x" * 20).refusal is ErrorCode.UNKNOWN_TOKEN
