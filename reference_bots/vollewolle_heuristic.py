@@ -90,10 +90,13 @@ class RollPlan:
         return max(self.keep_value(free, kept_sum, i, face) for i, face in enumerate(roll))
 
     def failure(self, base: int) -> float:
-        """Three misses: a wool chip, and the black sheep below 14 unless lifting is cheaper."""
+        """Three misses: a wool chip, and the black sheep below 14 unless lifting is cheaper.
+        The lift adds the whole bonus, unless that would make the bid: then chips alone."""
         if base >= MIN_BID or not self.black:
             return 1.0
         lift = max(MIN_BID - base - self.bonus, 0)
+        if base + self.bonus + lift >= self.bid:
+            lift = MIN_BID - base
         if self.bid > MIN_BID and lift <= self.wool:
             return 1.0 + max(self.black, -lift)
         return 1.0 + self.black
