@@ -9,9 +9,9 @@ shown); the last player takes what is left.  Taken sheep go on top of the taker'
 top card's bonus (optional) or malus (mandatory) changes later rolls.
 
 Every choice is a small decision: ``bid 14`` .. ``bid 25``, ``bid 26+``; ``keep d12|d10|d8``;
-``reach`` / ``decline`` (reach the target with the bonus and wool, fewest chips); ``roll`` /
-``take all`` (the last of two players); ``take <card id>`` (one card at a time, which is also the
-order they go onto the flock).
+``reach`` / ``decline`` (reach the target with the fewest chips; a bonus is added whole or not at
+all); ``roll`` / ``take all`` (the last of two players); ``take <card id>`` (one card at a time,
+which is also the order they go onto the flock).
 """
 
 from __future__ import annotations
@@ -504,29 +504,43 @@ class VolleWolleState:
         if total >= MIN_BID or not any(IS_BLACK[card] for card in self.display):
             self._fail(seat, total, 0, 0, black_sheep=False)
         elif (self._bid_of(seat) > MIN_BID  # with a bid of 14, reaching 14 was the bid itself
-              and total + max(self._modifier(seat), 0) + self.wool[seat] >= MIN_BID):
+              and self._lift_cost(seat, total)[1] <= self.wool[seat]):
             self.target, self.reaching_bid = MIN_BID, False
             self._ask(_REACHING, seat)
         else:
             self._fail(seat, total, 0, 0, black_sheep=True)
 
+    def _lift_cost(self, seat: int, total: int) -> tuple[int, int]:
+        """(bonus, wool) that lift a failed third roll of ``total`` to 14 without making the
+        bid: the whole bonus and the fewest chips, unless the whole bonus would reach the bid
+        (that was the bid's own question): then chips alone."""
+        bonus = max(self._modifier(seat), 0)
+        wool = max(MIN_BID - total - bonus, 0)
+        if bonus and total + bonus + wool < self._bid_of(seat):
+            return bonus, wool
+        return 0, MIN_BID - total
+
     def _reach_cost(self) -> tuple[int, int]:
-        """(bonus, wool) that reach the open REACH target: the free bonus first, then as few
-        wool chips as needed."""
+        """(bonus, wool) that the open REACH decision spends.  A bonus is added whole or not
+        at all; wool chips are +1 each.  Toward the bid: the whole (free) bonus, then the
+        fewest chips; toward 14: :meth:`_lift_cost`."""
         seat = self.order[self.position]
-        missing = self.target - (sum(self.dice) + min(self._modifier(seat), 0))
-        bonus = min(max(self._modifier(seat), 0), missing)
-        return bonus, missing - bonus
+        total = sum(self.dice) + min(self._modifier(seat), 0)
+        if not self.reaching_bid:
+            return self._lift_cost(seat, total)
+        bonus = max(self._modifier(seat), 0)
+        return bonus, max(self.target - total - bonus, 0)
 
     def _reach(self) -> None:
         seat = self.order[self.position]
         bonus, wool = self._reach_cost()
         self.wool[seat] -= wool
         self._views = None
+        total = sum(self.dice) + min(self._modifier(seat), 0) + bonus + wool
         if self.reaching_bid:
-            self._succeed(seat, self.target, bonus, wool)
-        else:  # lifted to 14: the bid is still failed, but no black sheep
-            self._fail(seat, self.target, bonus, wool, black_sheep=False)
+            self._succeed(seat, total, bonus, wool)
+        else:  # lifted to 14 or more: the bid is still failed, but no black sheep
+            self._fail(seat, total, bonus, wool, black_sheep=False)
 
     def _decline(self) -> None:
         seat = self.order[self.position]

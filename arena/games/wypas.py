@@ -202,7 +202,8 @@ def _observation(fields: dict[str, Any]) -> WypasObservation:
 
 @attrs.define
 class Check:
-    """A checked bluff: the checker must match ``target`` exactly; so may later bidders."""
+    """A checked bluff: the checker must match ``target`` exactly (passing instead ends the
+    check); so may later bidders."""
 
     bluffer: int
     checker: int
@@ -869,6 +870,10 @@ class WypasState:
             self.events.emit("bid", {"seat": seat, "stake": self.stakes[seat]})
         else:
             self.passed[seat] = True
+            if bluff.check is not None and seat == bluff.check.checker:
+                # checking is matching ("sprawdza i wyrównuje"): a checker who passes has not
+                # checked, and the bluffer's stake stands as an ordinary highest stake
+                bluff.check = None
             self.events.emit("bid_passed", {"seat": seat})
         if self._auction_decided():
             self._end_auction()
