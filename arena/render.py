@@ -192,7 +192,7 @@ def draw_vollewolle(o: Observation, table: Table) -> str:
     reach = ""
     if o["reach_for"] is not None or o["wool_needed"] is not None:
         reach = (f"\nreach: for {o['reach_for']}, spending {o['wool_needed']} wool chip(s) "
-                 "after the free bonus")
+                 "(besides the whole bonus, when it adds it)")
     return "\n".join([
         f"vollewolle · round {o['round']} · deck {o['deck_left']} left · "
         f"you decide: {o['decision'] or 'nothing'} · {_you(o, table)}",
