@@ -23,7 +23,7 @@ from arena.cli_options import (
     parse_game_options,
     transcripts_option,
 )
-from arena.gamelog import LogDirectoryError
+from arena.gamelog import LogDirectoryError, ensure_writable
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
 
@@ -96,6 +96,11 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             registry = load_registry(tokens_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"{tokens_file}: {exc}") from None
+
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the server's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
 
     async def run() -> None:
         server = ArenaServer(config, on_game_over=game_over,

@@ -22,7 +22,7 @@ from arena.cli_options import (
     game_options,
     parse_game_options,
 )
-from arena.gamelog import LogDirectoryError
+from arena.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
 from arena.schedule import Format
 
@@ -113,6 +113,11 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
         if meta.get("plan") != plan_digest(planned):
             raise click.UsageError(f"{db} was planned by another version of arena: its "
                                    "schedule cannot be rebuilt exactly")
+        if log_dir.is_dir():  # the earlier run's unfinished logs: those games are played again
+            stale = remove_stale_parts(log_dir, settings.game, {t.seed for t in planned})
+            if stale:
+                click.echo(f"arena: removed {len(stale)} unfinished game log(s) (.part) an "
+                           f"earlier run of this event left in {log_dir}")
     else:
         if storage.meta():
             raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
@@ -167,6 +172,10 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
     from arena.ratings import TableResult
     from arena.tournament import Tournament
 
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     spec = get_game(settings.game)
     options = spec.parse_options(settings.options)
     names = [bot.name for bot in bots]
@@ -395,6 +404,10 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         if state.decision:
             event.drain()
 
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)

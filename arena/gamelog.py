@@ -42,6 +42,10 @@ class GameLog:
         self._lines: list[str] = [to_json(header) + "\n"]  # not spooled yet
         self._folder: Path | None = None
         self._spooled = 0  # bytes of whole lines in the .part file
+        #: Why the log could not be written the first time it failed (None: it never did);
+        #: the server reports a log's failure once, not at every retry.
+        self.write_failure: str | None = None
+        self._discarded = False
 
     @classmethod
     def begin(cls, **header: Any) -> GameLog:
@@ -93,6 +97,18 @@ class GameLog:
         self._spooled += len(data)
         self._lines = []
 
+    def discard(self) -> None:
+        """Give the log up (it cannot be written and the server stops): its ``.part`` file
+        goes, so that it does not keep a full disk full; it can no longer be written."""
+        self._discarded = True
+        self._lines = []
+        if self._folder is not None:
+            try:
+                (self._folder / (self.name + ".part")).unlink(missing_ok=True)
+            except OSError:
+                pass
+        self._spooled = 0
+
     def event(self, event: GameEvent, data_json: str | None = None) -> None:
         """An event with its audience; ``data_json``: its data already encoded (as sent)."""
         audience = None if event.audience is None else sorted(event.audience)
@@ -138,6 +154,8 @@ class GameLog:
         needed), atomically: a reader never sees half a log.  With ``sync`` it is durable too:
         once this returns the log survives a crash of the machine (the file and the folder
         are synced); without, the caller syncs it later (:func:`sync_logs`)."""
+        if self._discarded:
+            raise ValueError("this log was discarded")
         if self._folder is None:
             if directory is None:
                 raise ValueError("no folder to write the log to")
@@ -198,6 +216,33 @@ def ensure_writable(directory: str | os.PathLike[str]) -> None:
     except OSError as exc:
         raise LogDirectoryError(f"cannot write game logs to {folder}: {exc.strerror or exc}") \
             from None
+
+
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The header of a log or of a ``.part`` file, or None if it has none (or is unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.loads(handle.readline())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and record.get("type") == "header" else None
+
+
+def remove_stale_parts(directory: str | os.PathLike[str], game: str,
+                       seeds: set[str]) -> list[Path]:
+    """Remove the ``.part`` files that a stopped run of an event left in ``directory``: those
+    of ``game`` whose header's seed is one of the event's table seeds (a resumed event plays
+    those games again).  Returns the files removed."""
+    removed = []
+    for part in sorted(Path(directory).glob(f"{game}-*.part")):
+        header = read_header(part)
+        if header is not None and header.get("game") == game and header.get("seed") in seeds:
+            try:
+                part.unlink()
+            except OSError:
+                continue
+            removed.append(part)
+    return removed
 
 
 def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -236,6 +236,8 @@ class ArenaServer:
                 deadline = min(deadline, self._hurried_at + HURRIED_FLUSH)
             await trio.sleep(0.01)
         self.write_logs()  # a last try for logs a full disk held back
+        for game_log in self.unwritten_logs:  # lost: their parts must not keep the disk full
+            game_log.discard()
         if self._nursery is not None:
             self._nursery.cancel_scope.cancel()
 
@@ -248,9 +250,14 @@ class ArenaServer:
             try:
                 written[id(game_log)] = game_log.write(self.config.log_dir,
                                                        sync=self._syncing)
-            except Exception:
-                log.exception("could not write a game log to %s; it stays queued",
-                              self.config.log_dir)
+            except Exception as exc:
+                if game_log.write_failure is None:  # one line per log, not one per retry
+                    game_log.write_failure = (exc.strerror if isinstance(exc, OSError)
+                                              else None) or repr(exc)
+                    log.warning("game log %s could not be written to %s: %s; it is kept and "
+                                "tried again after the next game", game_log.name,
+                                self.config.log_dir, game_log.write_failure,
+                                exc_info=not isinstance(exc, OSError))  # else: our bug
                 waiting.append(game_log)
         self.unwritten_logs = waiting
         if not self._syncing and written:

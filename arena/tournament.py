@@ -197,4 +197,9 @@ class Tournament:
         await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
-        return TournamentReport(runs, self.played, remaining, time.monotonic() - started)
+        failures = []
+        if self.server.unwritten_logs:
+            failures.append(f"{len(self.server.unwritten_logs)} game log(s) could not be "
+                            f"written to {self.log_dir} (is the disk full?)")
+        return TournamentReport(runs, self.played, remaining, time.monotonic() - started,
+                                failures=failures)

@@ -218,7 +218,8 @@ class TournamentWorkers:
             worker_cpu_seconds=sum(report["cpu"]["worker"] for report in finished),
             bot_cpu_seconds=sum(report["cpu"]["bots"] for report in finished),
             failures=[f"worker {number + 1} ended without its report (its output is above)"
-                      for number, report in enumerate(reports) if report is None])
+                      for number, report in enumerate(reports) if report is None]
+            + [failure for report in finished for failure in report.get("failures", [])])
 
     async def _worker(self, number: int, share: Share,
                       reports: list[dict[str, Any] | None]) -> None:
@@ -329,6 +330,7 @@ async def work(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> No
                 report = await tournament.run()
                 outbox.send_nowait(json.dumps({"report": {
                     "runs": [run_fields(run) for run in report.runs],
+                    "failures": report.failures,
                     "cpu": cpu_line()}}).encode() + b"\n")
                 playing.cancel_scope.cancel()
 
