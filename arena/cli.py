@@ -21,6 +21,7 @@ from arena.cli_options import (
     bot_launch_options,
     game_options,
     parse_game_options,
+    plain_logs_option,
     transcripts_option,
 )
 from arena.gamelog import LogDirectoryError, ensure_writable
@@ -63,12 +64,13 @@ def main(verbose: bool) -> None:
               help="Seconds a bot with a token whose connection was lost may take to come back "
                    "to its seat (0: none).")
 @transcripts_option("each connection")
+@plain_logs_option
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
           hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
-          transcript_dir: Path | None, **flags: Any) -> None:
+          transcript_dir: Path | None, plain_logs: bool, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.seating import ArrivalSeating, load_registry
@@ -83,7 +85,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           max_messages_per_second=max_messages_per_second,
                           idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
                           time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
-                          transcript_dir=transcript_dir)
+                          transcript_dir=transcript_dir, compress_logs=not plain_logs)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(
@@ -148,12 +150,13 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot to connect.")
 @transcripts_option("each bot")
+@plain_logs_option
 @bot_launch_options
 def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           bot_commands: tuple[str, ...], games: int, connect_timeout: float,
-          transcript_dir: Path | None, stdio: bool, sandbox: bool, sandbox_memory: int,
-          sandbox_cpu: int | None, **flags: Any) -> None:
+          transcript_dir: Path | None, plain_logs: bool, stdio: bool, sandbox: bool,
+          sandbox_memory: int, sandbox_cpu: int | None, **flags: Any) -> None:
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
@@ -183,7 +186,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
             on_game_over=game_over, launch=launch, time_bank=time_bank,
-            transcript_dir=transcript_dir))
+            transcript_dir=transcript_dir, compress_logs=not plain_logs))
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()

@@ -94,6 +94,7 @@ class ServerConfig:
     #: Seconds for a reaction-window decision (a special card or pass; ``is_reaction``).
     reaction_timeout: float = 1.0
     log_dir: Path = Path("arena-logs")
+    compress_logs: bool = True  # .jsonl.gz; False: plain .jsonl
     seed: str | None = None
     #: Connections open at once; more are refused (``too_many_connections``).  None: the
     #: process's file limit less headroom for logs and listeners (:func:`connection_limit`).
@@ -682,7 +683,8 @@ class ArenaServer:
             time_bank=self.config.time_bank,
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-        driver.log.spool_to(self.config.log_dir)  # a long game's log waits on disk
+        # a long game's log waits on disk
+        driver.log.spool_to(self.config.log_dir, compress=self.config.compress_logs)
         table = Table(seated, driver, sessions)
         for session in sessions:
             if session is not None:

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.gamelog import log_lines
 from arena.games import get_game
 from arena.match import MatchDriver
 
@@ -44,7 +45,7 @@ def played_records(tmp_path: Path) -> list[dict]:
             now += 0.05
             driver.answer(seat, request.id, rng.choice(request.legal), now)
     path = driver.log.write(tmp_path)
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return [json.loads(line) for line in log_lines(path)]
 
 
 @pytest.fixture(scope="module")
