@@ -147,3 +147,45 @@ def test_the_log_size_benchmark_runs_and_prints_every_writer():
         sizes[writer] = int(low.replace(",", ""))
     assert set(sizes) == {"plain", "gzip-1", "gzip-6"}
     assert sizes["gzip-6"] < sizes["gzip-1"] < sizes["plain"]
+
+
+def test_serve_passes_plain_logs_on_to_its_server(monkeypatch, tmp_path):
+    import arena.server
+
+    class Captured(Exception):
+        pass
+
+    def fake_server(config, **kwargs):
+        raise Captured(config)
+
+    monkeypatch.setattr(arena.server, "ArenaServer", fake_server)
+    for extra, compressed in (([], True), (["--plain-logs"], False)):
+        result = CliRunner().invoke(main, ["serve", "--game", "chochlik", "--port", "0",
+                                           "--log-dir", str(tmp_path), *extra])
+        assert isinstance(result.exception, Captured), result.output
+        assert result.exception.args[0].compress_logs is compressed
+
+
+async def test_a_server_writes_the_log_format_its_config_says(tmp_path):
+    import random
+
+    import attrs
+    import trio
+
+    from tests.helpers import in_memory_clients, make_server
+
+    for compress in (True, False):
+        server = make_server(tmp_path / str(compress))
+        server.config = attrs.evolve(server.config, compress_logs=compress)
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.serve, False)
+            clients = await in_memory_clients(nursery, server, 3)
+            async with trio.open_nursery() as players:
+                for i, client in enumerate(clients):
+                    players.start_soon(client.play_randomly, random.Random(i))
+            await server.shutdown()
+        (record, *_) = server.records
+        assert record.log_path.name.endswith(".jsonl.gz" if compress else ".jsonl")
+        data = record.log_path.read_bytes()
+        assert data.startswith(b"\x1f\x8b") is compress
+        assert read_log(record.log_path)[-1]["type"] == "result"
