@@ -20,9 +20,10 @@ from arena.cli_options import (
     bot_launch_options,
     game_options,
     parse_game_options,
+    plain_logs_option,
     transcripts_option,
 )
-from arena.gamelog import LogDirectoryError
+from arena.gamelog import LogDirectoryError, ensure_writable
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
 
@@ -72,13 +73,14 @@ def main(verbose: bool) -> None:
                    "per name, the last results).")
 @click.option("--tally-games", type=click.IntRange(min=1), default=10, show_default=True,
               help="New games at least between two running tallies.")
+@plain_logs_option
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
           hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
           transcript_dir: Path | None, games: int | None, quiet: bool, tally_every: float,
-          tally_games: int, **flags: Any) -> None:
+          tally_games: int, plain_logs: bool, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
@@ -97,7 +99,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           max_messages_per_second=max_messages_per_second,
                           idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
                           time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
-                          transcript_dir=transcript_dir)
+                          transcript_dir=transcript_dir, compress_logs=not plain_logs)
 
     tally = Tally()
 
@@ -115,6 +117,11 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             registry = load_registry(tokens_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"{tokens_file}: {exc}") from None
+
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the server's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
 
     async def run() -> None:
         seating: Seating = ArrivalSeating(options.players, registry)
@@ -151,12 +158,13 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot to connect.")
 @transcripts_option("each bot")
+@plain_logs_option
 @bot_launch_options
 def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           bot_commands: tuple[str, ...], games: int, connect_timeout: float,
-          transcript_dir: Path | None, stdio: bool, sandbox: bool, sandbox_memory: int,
-          sandbox_cpu: int | None, **flags: Any) -> None:
+          transcript_dir: Path | None, plain_logs: bool, stdio: bool, sandbox: bool,
+          sandbox_memory: int, sandbox_cpu: int | None, **flags: Any) -> None:
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
@@ -186,7 +194,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
             on_game_over=game_over, launch=launch, time_bank=time_bank,
-            transcript_dir=transcript_dir))
+            transcript_dir=transcript_dir, compress_logs=not plain_logs))
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()

@@ -65,7 +65,8 @@ def game_options(function: Any = None, *, game_required: bool = True) -> Any:
                           "game (a chess-clock bank; 0: none)."),
         click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path),
                      default=DEFAULT_LOG_DIR, show_default=True,
-                     help="Folder for game logs (JSON Lines, one file per game)."),
+                     help="Folder for game logs (gzip-compressed JSON Lines, one "
+                          "<game>-<id>.jsonl.gz file per game)."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -110,6 +111,14 @@ def parse_game_options(game_name: str, players: int | None, extra: tuple[str, ..
         return spec, spec.parse_options(raw)
     except OptionsError as exc:
         raise click.UsageError(f"{exc} (see `arena games`)") from None
+
+
+def plain_logs_option(function: Any) -> Any:
+    """``--plain-logs``: game logs as plain ``.jsonl`` instead of ``.jsonl.gz``."""
+    return click.option(
+        "--plain-logs", is_flag=True,
+        help="Write game logs as plain JSON Lines (.jsonl), to read with less, instead of "
+             "gzip-compressed (.jsonl.gz: zcat and arena replay read them).")(function)
 
 
 def transcripts_option(whose: str, extra: str = "") -> Any:

@@ -21,8 +21,9 @@ from arena.cli_options import (
     bot_launch_options,
     game_options,
     parse_game_options,
+    plain_logs_option,
 )
-from arena.gamelog import LogDirectoryError
+from arena.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
 from arena.schedule import Format
 
@@ -33,7 +34,7 @@ LIVE_RESAMPLES = 100
 #: Options that may go with --resume (how to run, not what the event is).
 RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
                           "connect_timeout", "resamples", "tokens_file", "host", "port", "stdio",
-                          "sandbox", "sandbox_memory", "sandbox_cpu"})
+                          "sandbox", "sandbox_memory", "sandbox_cpu", "plain_logs"})
 
 
 @click.command()
@@ -74,6 +75,7 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
               help="Address the event's server listens on (for @remote bots).")
 @click.option("--port", type=int, default=0, show_default=True,
               help="Port the event's server listens on (0: any free one).")
+@plain_logs_option
 @bot_launch_options
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
                seed: str | None, move_timeout: float, reaction_timeout: float,
@@ -82,7 +84,7 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
                concurrency: int, workers: int, db: Path, resume: bool, connect_timeout: float,
                resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
                sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
-               **flags: Any) -> None:
+               plain_logs: bool, **flags: Any) -> None:
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
@@ -113,6 +115,11 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
         if meta.get("plan") != plan_digest(planned):
             raise click.UsageError(f"{db} was planned by another version of arena: its "
                                    "schedule cannot be rebuilt exactly")
+        if log_dir.is_dir():  # the earlier run's unfinished logs: those games are played again
+            stale = remove_stale_parts(log_dir, settings.game, {t.seed for t in planned})
+            if stale:
+                click.echo(f"arena: removed {len(stale)} unfinished game log(s) (.part) an "
+                           f"earlier run of this event left in {log_dir}")
     else:
         if storage.meta():
             raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
@@ -155,18 +162,23 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             raise click.ClickException(f"{tokens_file}: {exc}") from None
     run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
               workers=workers, connect_timeout=connect_timeout, resamples=resamples,
-              launch=launch, registry=registry, host=host, port=port)
+              launch=launch, registry=registry, host=host, port=port,
+              compress_logs=not plain_logs)
 
 
 def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
               log_dir: Path, concurrency: int, connect_timeout: float, resamples: int,
               workers: int = 1, launch: Any = None, registry: Any = None,
-              host: str = "127.0.0.1", port: int = 0) -> None:
+              host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True) -> None:
     from arena.leaderboard import format_table, leaderboard
     from arena.progress import LiveView
     from arena.ratings import TableResult
     from arena.tournament import Tournament
 
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     spec = get_game(settings.game)
     options = spec.parse_options(settings.options)
     names = [bot.name for bot in bots]
@@ -192,6 +204,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
             click.echo(("\n" if on_terminal else "") + format_table(rows))
 
     timing = dict(concurrency=concurrency, move_timeout=settings.move_timeout,
+                  compress_logs=compress_logs,
                   reaction_timeout=settings.reaction_timeout, time_bank=settings.time_bank,
                   connect_timeout=connect_timeout)
     event: Any
@@ -394,6 +407,10 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         if state.decision:
             event.drain()
 
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)

@@ -1,4 +1,6 @@
-"""The JSON Lines record of one game (format described in SPEC.md, "Game logs").
+"""The JSON Lines record of one game (format described in SPEC.md, "Game logs"), written
+gzip-compressed (``.jsonl.gz``) unless asked for plain text (``.jsonl``); the readers here
+read both.
 
 One JSON object per line, in the order things happened: a ``header`` (game, options, seed,
 seating), every ``event`` with its audience (so the full deal is there), every ``action`` with
@@ -9,8 +11,11 @@ with the reason), ``error`` and ``note`` lines, and finally a ``result`` or an `
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -25,44 +30,72 @@ LOG_FORMAT = 3
 READABLE_FORMATS = (2, 3)
 #: Lines a game's log gathers in memory before they go to its ``.part`` file.
 SPOOL_LINES = 64
+#: zlib's level for compressed logs (benchmarks/log_size.py measures the levels).
+COMPRESS_LEVEL = 6
+#: zlib's window bits for a gzip stream (what ``gzip``/``zcat`` read).
+GZIP_WBITS = 16 + zlib.MAX_WBITS
+#: A gzip file's first two bytes: how readers tell a compressed log from a plain one.
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class GameLog:
-    """A game's log as it is written: lines of JSON text, in order.
+    """A game's log as it is written: lines of JSON text, in order, gzip-compressed unless
+    ``compress`` is false (then plain ``.jsonl``).
 
-    Once :meth:`spool_to` names a folder, the lines go to ``<name>.jsonl.part`` there every
+    Once :meth:`spool_to` names a folder, the lines go to ``<name>.part`` there every
     :data:`SPOOL_LINES` lines, so a long game costs memory only for what is in flight;
-    :meth:`write` adds the rest, syncs, and renames the file to ``<name>.jsonl``.  A line that
-    cannot be spooled (a full disk) stays in memory and is tried again later; the ``.part``
-    file never keeps half a line.
+    :meth:`write` adds the rest, syncs, and renames the file to ``<name>``.  Compressed, the
+    ``.part`` file is one gzip stream flushed to a byte boundary after each batch (so what is
+    there decompresses, and a killed server's ``.part`` can be read up to its last batch);
+    :meth:`write` ends the stream.  What cannot be spooled (a full disk) stays in memory and is
+    tried again later; the ``.part`` file never keeps half a batch.
     """
 
-    def __init__(self, header: dict[str, Any]) -> None:
+    def __init__(self, header: dict[str, Any], *, compress: bool = True) -> None:
         self.header = header
         self._lines: list[str] = [to_json(header) + "\n"]  # not spooled yet
         self._folder: Path | None = None
-        self._spooled = 0  # bytes of whole lines in the .part file
+        self._spooled = 0  # bytes of whole batches in the .part file
+        self.compressed = compress
+        self._compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, GZIP_WBITS) \
+            if compress else None
+        self._pending = b""  # encoded (compressed) bytes the .part file does not hold yet
+        #: Why the log could not be written the first time it failed (None: it never did);
+        #: the server reports a log's failure once, not at every retry.
+        self.write_failure: str | None = None
+        self._discarded = False
 
     @classmethod
-    def begin(cls, **header: Any) -> GameLog:
-        return cls({"type": "header", "format": LOG_FORMAT, **header})
+    def begin(cls, *, compress: bool = True, **header: Any) -> GameLog:
+        return cls({"type": "header", "format": LOG_FORMAT, **header}, compress=compress)
 
     @property
     def name(self) -> str:
-        return f"{self.header['game']}-{self.header['game_id']}.jsonl"
+        return (f"{self.header['game']}-{self.header['game_id']}.jsonl"
+                + (".gz" if self.compressed else ""))
 
     @property
     def records(self) -> list[dict[str, Any]]:
         """Every record so far, parsed (for spectators who join late, and for tests: the
         server itself never reads a log back)."""
-        text = "".join(self._lines)
+        data = self._pending
         if self._folder is not None and self._spooled:
             with open(self._folder / (self.name + ".part"), "rb") as spooled:
-                text = spooled.read(self._spooled).decode("utf-8") + text
+                data = spooled.read(self._spooled) + data
+        if self.compressed:
+            data = zlib.decompressobj(GZIP_WBITS).decompress(data)
+        text = data.decode("utf-8") + "".join(self._lines)
         return [json.loads(line) for line in text.splitlines()]
 
-    def spool_to(self, directory: str | os.PathLike[str]) -> None:
-        """Write the lines to ``directory`` as the game goes (see the class)."""
+    def spool_to(self, directory: str | os.PathLike[str], *,
+                 compress: bool | None = None) -> None:
+        """Write the lines to ``directory`` as the game goes (see the class); ``compress``,
+        when given, chooses gzip or plain text (before anything is spooled)."""
+        if compress is not None and compress != self.compressed:
+            assert not self._spooled and not self._pending, "the log is being written"
+            self.compressed = compress
+            self._compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, GZIP_WBITS) \
+                if compress else None
         self._folder = Path(directory)
 
     def add(self, line: str) -> None:
@@ -77,21 +110,49 @@ class GameLog:
     def _append(self, record: dict[str, Any]) -> None:
         self.add(to_json(record) + "\n")
 
-    def _spool(self) -> None:
+    def _encode(self, *, final: bool = False) -> None:
+        """Move the lines in flight to the bytes pending (compressed: a flushed batch; with
+        ``final``, the end of the gzip stream)."""
+        data = "".join(self._lines).encode("utf-8")
+        self._lines = []
+        if self._compressor is None:
+            self._pending += data
+            return
+        self._pending += self._compressor.compress(data) + self._compressor.flush(
+            zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH)
+        if final:
+            self._compressor = None
+
+    def _spool(self, *, final: bool = False) -> None:
         assert self._folder is not None
+        if self._lines or (final and self._compressor is not None):
+            self._encode(final=final)
         if not self._spooled:
             self._folder.mkdir(parents=True, exist_ok=True)
-        data = "".join(self._lines).encode("utf-8")
+        data = self._pending
         with open(self._folder / (self.name + ".part"), "r+b" if self._spooled else "wb") as part:
             try:
                 part.seek(self._spooled)
                 part.write(data)
                 part.flush()
             except OSError:
-                part.truncate(self._spooled)  # never half a line
+                part.truncate(self._spooled)  # never half a batch
                 raise
         self._spooled += len(data)
+        self._pending = b""
+
+    def discard(self) -> None:
+        """Give the log up (it cannot be written and the server stops): its ``.part`` file
+        goes, so that it does not keep a full disk full; it can no longer be written."""
+        self._discarded = True
         self._lines = []
+        self._pending = b""
+        if self._folder is not None:
+            try:
+                (self._folder / (self.name + ".part")).unlink(missing_ok=True)
+            except OSError:
+                pass
+        self._spooled = 0
 
     def event(self, event: GameEvent, data_json: str | None = None) -> None:
         """An event with its audience; ``data_json``: its data already encoded (as sent)."""
@@ -134,10 +195,13 @@ class GameLog:
 
     def write(self, directory: str | os.PathLike[str] | None = None, *,
               sync: bool = True) -> Path:
-        """Finish ``<game>-<game_id>.jsonl`` in the spool folder (or ``directory``, created if
-        needed), atomically: a reader never sees half a log.  With ``sync`` it is durable too:
-        once this returns the log survives a crash of the machine (the file and the folder
-        are synced); without, the caller syncs it later (:func:`sync_logs`)."""
+        """Finish ``<game>-<game_id>.jsonl.gz`` (plain: ``.jsonl``) in the spool folder (or
+        ``directory``, created if needed), atomically: a reader never sees half a log.  With
+        ``sync`` it is durable too: once this returns the log survives a crash of the machine
+        (the file and the folder are synced); without, the caller syncs it later
+        (:func:`sync_logs`)."""
+        if self._discarded:
+            raise ValueError("this log was discarded")
         if self._folder is None:
             if directory is None:
                 raise ValueError("no folder to write the log to")
@@ -145,7 +209,7 @@ class GameLog:
         folder = self._folder
         path = folder / self.name
         partial = folder / (self.name + ".part")
-        self._spool()
+        self._spool(final=True)
         if sync:
             with open(partial, "rb+") as part:
                 os.fsync(part.fileno())
@@ -200,17 +264,65 @@ def ensure_writable(directory: str | os.PathLike[str]) -> None:
             from None
 
 
-def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The records of a log file; raises ValueError if it is not one."""
-    records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
+def open_log(path: str | os.PathLike[str]) -> io.TextIOBase:
+    """A log (or a ``.part`` file) opened as text, compressed or plain: gzip is told by its
+    first bytes, not by the name."""
+    with open(path, "rb") as raw:
+        compressed = raw.read(2) == GZIP_MAGIC
+    if compressed:
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The header of a log or of a ``.part`` file, or None if it has none (or is unreadable)."""
+    try:
+        with open_log(path) as handle:
+            record = json.loads(handle.readline())
+    except (OSError, EOFError, ValueError):
+        return None
+    return record if isinstance(record, dict) and record.get("type") == "header" else None
+
+
+def remove_stale_parts(directory: str | os.PathLike[str], game: str,
+                       seeds: set[str]) -> list[Path]:
+    """Remove the ``.part`` files that a stopped run of an event left in ``directory``: those
+    of ``game`` whose header's seed is one of the event's table seeds (a resumed event plays
+    those games again).  Returns the files removed."""
+    removed = []
+    for part in sorted(Path(directory).glob(f"{game}-*.part")):
+        header = read_header(part)
+        if header is not None and header.get("game") == game and header.get("seed") in seeds:
             try:
-                records.append(json.loads(line))
-            except ValueError as exc:
-                raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
+                part.unlink()
+            except OSError:
+                continue
+            removed.append(part)
+    return removed
+
+
+def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The records of a log file, compressed or plain; raises ValueError if it is not one."""
+    records = []
+    try:
+        with open_log(path) as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    records.append(json.loads(line))
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise ValueError(f"{path}: not a whole compressed log ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc})") from None
     if not records or records[0].get("type") != "header":
         raise ValueError(f"{path}: not a game log (no header line)")
     return records
+
+
+def log_lines(path: str | os.PathLike[str]) -> list[str]:
+    """A log's lines of text, compressed or plain (for tools and tests)."""
+    with open_log(path) as handle:
+        return handle.read().splitlines()

@@ -4,8 +4,9 @@ The game is rebuilt from the header's game, options and seed; every logged actio
 order; every event the game produces must equal the logged one (kind, data and audience); every
 request as sent must offer exactly the legal list the game gives at that point, with the digest
 of the observation the seat would see there (the audit trail); and the final result must equal
-the logged result.  Any difference is a :class:`ReplayError` naming
-the log line where it shows.
+the logged result.  What the log claims beyond the game (names, who chose each action, how
+long it took) is checked as far as the log binds it (``arena.log_claims``).  Any difference is
+a :class:`ReplayError` naming the log line where it shows.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from arena.gamelog import LOG_FORMAT, READABLE_FORMATS, read_log
 from arena.games import IllegalAction, OptionsError, get_game
+from arena.log_claims import ClaimError, Claims
 from arena.match import observation_digest
 from protocol.codec import to_json
 
@@ -65,6 +67,13 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
                              f"{', '.join(map(str, READABLE_FORMATS))}")
     except (ValueError, KeyError, OptionsError) as exc:
         raise ReplayError(f"cannot start the game from the header: {exc}") from None
+    audited = header.get("format") == LOG_FORMAT
+    claims = Claims(header, options.players, records) if audited else None
+    if claims is not None:
+        try:
+            claims.check_header()
+        except ClaimError as exc:
+            raise ReplayError(f"line 1: {exc}") from None
     players = header["names"]
     if show:
         show(f"{spec.title}: game {header['game_id']}, seed {header['seed']!r}, "
@@ -72,8 +81,7 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
         show("seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(players)))
     produced = deque(state.take_events())
     try:
-        ending = _replay_records(records, state, players, produced,
-                                 header.get("format") == LOG_FORMAT, show, seat)
+        ending = _replay_records(records, state, players, produced, claims, show, seat)
     except (KeyError, TypeError) as exc:
         raise ReplayError(f"a log line lacks a field or has a wrong one: {exc!r}") from None
     if produced:
@@ -84,10 +92,12 @@ def replay_log(path: str | PathLike[str], *, show: Callable[[str], Any] | None =
 
 
 def _replay_records(records: list[dict[str, Any]], state: Any, players: list[str],
-                    produced: deque[Any], audited: bool,
+                    produced: deque[Any], claims: Claims | None,
                     show: Callable[[str], Any] | None, seat: int | None) -> str | None:
     """Apply and check every record after the header; the ending it reached, if any.
-    ``audited``: every answered request must be logged as sent and open (format 3)."""
+    With ``claims`` (format 3), every answered request must be logged as sent and open, and
+    the log's claims are checked."""
+    audited = claims is not None
     ending = None
     offered: dict[int, int] = {}  # seat -> id of the request logged as open for it
     for number, record in enumerate(records[1:], start=2):
@@ -114,6 +124,11 @@ def _replay_records(records: list[dict[str, Any]], state: Any, players: list[str
             if produced:
                 raise ReplayError(f"line {number}: the game produced {produced[0].kind!r} "
                                   "which the log does not have")
+            if claims is not None:
+                try:
+                    claims.check_action(record, state)
+                except ClaimError as exc:
+                    raise ReplayError(f"line {number}: {exc}") from None
             try:
                 state.apply(record["seat"], record["action"])
             except IllegalAction as exc:
@@ -131,6 +146,8 @@ def _replay_records(records: list[dict[str, Any]], state: Any, players: list[str
             if mine != theirs:
                 raise ReplayError(f"line {number}: the result is {mine}, the log has {theirs}")
             ending = f"scores {list(result.scores)}, winners {list(result.winners)}"
+        elif kind in ("error", "note") and claims is not None:
+            claims.seen(record)
         elif kind == "aborted":
             ending = f"aborted ({record.get('reason')}) after a consistent prefix"
         if show and _shown(record, seat):

@@ -282,6 +282,7 @@ async def run_match(
     launch: BotLaunch | None = None,
     time_bank: float = 0.0,
     transcript_dir: Path | None = None,
+    compress_logs: bool = True,
 ) -> MatchReport:
     started = time.monotonic()
     tokens = [secrets.token_hex(12) for _ in bots]
@@ -289,7 +290,7 @@ async def run_match(
     config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
                           move_timeout=move_timeout, reaction_timeout=reaction_timeout,
                           log_dir=log_dir, seed=seed, time_bank=time_bank,
-                          transcript_dir=transcript_dir,
+                          transcript_dir=transcript_dir, compress_logs=compress_logs,
                           idle_timeout=None)  # its own bots wait for one another
     seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
     server = ArenaServer(config, seating=seating, on_game_over=on_game_over)

@@ -97,6 +97,7 @@ class ServerConfig:
     #: Seconds for a reaction-window decision (a special card or pass; ``is_reaction``).
     reaction_timeout: float = 1.0
     log_dir: Path = Path("arena-logs")
+    compress_logs: bool = True  # .jsonl.gz; False: plain .jsonl
     seed: str | None = None
     #: Connections open at once; more are refused (``too_many_connections``).  None: the
     #: process's file limit less headroom for logs and listeners (:func:`connection_limit`).
@@ -241,6 +242,8 @@ class ArenaServer:
                 deadline = min(deadline, self._hurried_at + HURRIED_FLUSH)
             await trio.sleep(0.01)
         self.write_logs()  # a last try for logs a full disk held back
+        for game_log in self.unwritten_logs:  # lost: their parts must not keep the disk full
+            game_log.discard()
         if self._nursery is not None:
             self._nursery.cancel_scope.cancel()
 
@@ -253,9 +256,14 @@ class ArenaServer:
             try:
                 written[id(game_log)] = game_log.write(self.config.log_dir,
                                                        sync=self._syncing)
-            except Exception:
-                log.exception("could not write a game log to %s; it stays queued",
-                              self.config.log_dir)
+            except Exception as exc:
+                if game_log.write_failure is None:  # one line per log, not one per retry
+                    game_log.write_failure = (exc.strerror if isinstance(exc, OSError)
+                                              else None) or repr(exc)
+                    log.warning("game log %s could not be written to %s: %s; it is kept and "
+                                "tried again after the next game", game_log.name,
+                                self.config.log_dir, game_log.write_failure,
+                                exc_info=not isinstance(exc, OSError))  # else: our bug
                 waiting.append(game_log)
         self.unwritten_logs = waiting
         if not self._syncing and written:
@@ -689,7 +697,8 @@ class ArenaServer:
             time_bank=self.config.time_bank,
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
-        driver.log.spool_to(self.config.log_dir)  # a long game's log waits on disk
+        # a long game's log waits on disk
+        driver.log.spool_to(self.config.log_dir, compress=self.config.compress_logs)
         table = Table(seated, driver, sessions)
         log.info("table %d: %s", number, ", ".join(seated.names))
         if self.notes is not None:

@@ -137,7 +137,7 @@ class Tournament:
                  on_game_over: Callable[[StoredGame], None] | None = None,
                  launch: BotLaunch | None = None,
                  registry: Mapping[str, str] | None = None,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True) -> None:
         """``registry``: registered names and tokens, for the entrants that connect by
         themselves (``NAME=@remote``) to ``host``:``port``; each plays one table at a time."""
         self.spec, self.options, self.bots = spec, options, list(bots)
@@ -166,6 +166,7 @@ class Tournament:
         config = ServerConfig(spec=spec, options=options, host=host, port=port,
                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
                               time_bank=time_bank, log_dir=log_dir,
+                              compress_logs=compress_logs,
                               idle_timeout=None)  # instances wait for their scheduled tables
         self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
         self.played = 0
@@ -197,4 +198,9 @@ class Tournament:
         await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
-        return TournamentReport(runs, self.played, remaining, time.monotonic() - started)
+        failures = []
+        if self.server.unwritten_logs:
+            failures.append(f"{len(self.server.unwritten_logs)} game log(s) could not be "
+                            f"written to {self.log_dir} (is the disk full?)")
+        return TournamentReport(runs, self.played, remaining, time.monotonic() - started,
+                                failures=failures)

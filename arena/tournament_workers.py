@@ -76,6 +76,7 @@ class Share:
     connect_timeout: float
     stdio: bool
     sandbox: dict[str, Any] | None  # the Sandbox's fields, or None
+    compress_logs: bool = True
 
     def to_line(self) -> bytes:
         return json.dumps(attrs.asdict(self)).encode() + b"\n"
@@ -97,7 +98,7 @@ class Share:
                           storage, log_dir=Path(self.log_dir), concurrency=self.concurrency,
                           move_timeout=self.move_timeout, reaction_timeout=self.reaction_timeout,
                           connect_timeout=self.connect_timeout, time_bank=self.time_bank,
-                          launch=launch)
+                          launch=launch, compress_logs=self.compress_logs)
 
 
 def deal(tables: Sequence[PlannedTable], concurrency: int,
@@ -171,7 +172,7 @@ class TournamentWorkers:
                  reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
                  time_bank: float = 0.0,
                  on_game_over: Callable[[StoredGame], None] | None = None,
-                 launch: BotLaunch | None = None) -> None:
+                 launch: BotLaunch | None = None, compress_logs: bool = True) -> None:
         """Raises ValueError for more workers than ``concurrency`` and for bots that connect
         by themselves (``@remote``: they find one server)."""
         if any(bot.remote for bot in bots):
@@ -187,7 +188,8 @@ class TournamentWorkers:
                   bots=[(bot.name, bot.command) for bot in bots], tables=tables,
                   concurrency=at_once, log_dir=str(log_dir), move_timeout=move_timeout,
                   reaction_timeout=reaction_timeout, time_bank=time_bank,
-                  connect_timeout=connect_timeout, stdio=launch.stdio, sandbox=sandbox)
+                  connect_timeout=connect_timeout, stdio=launch.stdio, sandbox=sandbox,
+                  compress_logs=compress_logs)
             for at_once, tables in deal(self.todo, concurrency, workers)]
         self.played = 0
         self.draining = False
@@ -218,7 +220,8 @@ class TournamentWorkers:
             worker_cpu_seconds=sum(report["cpu"]["worker"] for report in finished),
             bot_cpu_seconds=sum(report["cpu"]["bots"] for report in finished),
             failures=[f"worker {number + 1} ended without its report (its output is above)"
-                      for number, report in enumerate(reports) if report is None])
+                      for number, report in enumerate(reports) if report is None]
+            + [failure for report in finished for failure in report.get("failures", [])])
 
     async def _worker(self, number: int, share: Share,
                       reports: list[dict[str, Any] | None]) -> None:
@@ -329,6 +332,7 @@ async def work(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> No
                 report = await tournament.run()
                 outbox.send_nowait(json.dumps({"report": {
                     "runs": [run_fields(run) for run in report.runs],
+                    "failures": report.failures,
                     "cpu": cpu_line()}}).encode() + b"\n")
                 playing.cancel_scope.cancel()
 

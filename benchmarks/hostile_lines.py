@@ -842,7 +842,7 @@ def logged_bot_actions(log_dir: Path) -> tuple[Counter[str], int]:
     """Answers the server took from each player (by name) in every game log; and how many
     logs there are."""
     actions: Counter[str] = Counter()
-    paths = sorted(log_dir.glob("*.jsonl"))
+    paths = sorted([*log_dir.glob("*.jsonl"), *log_dir.glob("*.jsonl.gz")])
     for path in paths:
         records = read_log(path)
         names = records[0]["names"]

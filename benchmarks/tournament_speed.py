@@ -61,6 +61,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.gamelog import log_lines
 from arena.games import get_game
 from arena.runner import BUILTIN_BOTS, BotSpec
 from arena.storage import SqliteStorage
@@ -145,8 +146,8 @@ def count_decisions(log_path: str | None) -> int:
     """The action lines of one game's log (each is one decision, the bot's or a default)."""
     if log_path is None:
         return 0
-    with open(log_path, encoding="utf-8") as log:
-        return sum(json.loads(line).get("type") == "action" for line in log if line.strip())
+    return sum(json.loads(line).get("type") == "action" for line in log_lines(log_path)
+               if line.strip())
 
 
 def entrants(game: str, bots: str) -> list[BotSpec]:

@@ -20,6 +20,7 @@ from pathlib import Path
 import trio
 from strength_table import print_strength  # benchmarks/strength_table.py
 
+from arena.gamelog import log_lines
 from arena.games import get_game
 from arena.runner import BUILTIN_BOTS, BotSpec, run_match
 
@@ -29,7 +30,7 @@ HEURISTIC = ("{python} -m reference_bots.wypas_heuristic --host {host} --port {p
 
 def window_counts(log: Path) -> tuple[int, int, int]:
     """(decisions, reaction-window requests, windows opened) of one logged game."""
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    lines = [json.loads(line) for line in log_lines(log)]
     header = lines[0]
     spec = get_game("wypas")
     state = spec.new_state(spec.parse_options(header["options"]), header["seed"])

@@ -9,6 +9,7 @@ from typing import Any
 import trio
 import trio.testing
 
+from arena.gamelog import log_lines
 from arena.games import get_game
 from arena.seating import RosterSeating
 from arena.server import ArenaServer, ServerConfig
@@ -100,3 +101,13 @@ async def in_memory_clients(nursery: trio.Nursery, server: ArenaServer,
     for i, client in enumerate(clients):
         await client.hello(f"bot{i}")
     return clients
+
+
+def log_files(folder: Path, pattern: str = "*") -> list[Path]:
+    """The finished game logs in ``folder``, compressed (``.jsonl.gz``) or plain (``.jsonl``)."""
+    return sorted([*folder.glob(f"{pattern}.jsonl"), *folder.glob(f"{pattern}.jsonl.gz")])
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """A log's records, compressed or plain."""
+    return [json.loads(line) for line in log_lines(path)]

@@ -9,13 +9,13 @@ import json
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 import trio
 
+from arena.gamelog import log_lines
 from arena.records import GameRecord
 from arena.server import ArenaServer
 from protocol.limits import MAX_LINE_BYTES
@@ -81,7 +81,7 @@ def check_honest_game(server: ArenaServer, ends: list[dict[str, Any]]) -> GameRe
 
 def log_records(record: GameRecord) -> list[dict[str, Any]]:
     assert record.log_path is not None
-    return [json.loads(line) for line in Path(record.log_path).read_text().splitlines()]
+    return [json.loads(line) for line in log_lines(record.log_path)]
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from tests.helpers import log_files, log_lines
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -59,7 +60,7 @@ def test_vollewolle_over_tcp_for_two_and_four_players_with_the_reference_bots(tm
         assert code == 0, out
         assert f"{games} game(s), {games * 60 // (len(bots) + 1)} round(s)" in out
         assert re.search(rf"vollewolle-heuristic\s+{games}\s.*\s0\s+0\s+ok", out), out
-        logs = sorted(log_dir.glob("vollewolle-*.jsonl"))
+        logs = log_files(log_dir, "vollewolle-*")
         assert len(logs) == games
         for log in logs:
             code, replayed = run("replay", str(log))
@@ -78,12 +79,12 @@ def test_wypas_over_tcp_with_the_reference_bots(tmp_path: Path, players, options
                     *options, "--seed", f"wy{players}", "--log-dir", str(tmp_path))
     assert code == 0, out
     assert re.search(r"wypas-heuristic\s+2\s.*\s0\s+0\s+ok", out), out
-    logs = sorted(tmp_path.glob("wypas-*.jsonl"))
+    logs = log_files(tmp_path, "wypas-*")
     assert len(logs) == 2
     for log in logs:
         code, replayed = run("replay", str(log))
         assert code == 0 and "reproduces" in replayed, replayed
-        kinds = {json.loads(line).get("kind") for line in log.read_text().splitlines()}
+        kinds = {json.loads(line).get("kind") for line in log_lines(log)}
         assert "auction_won" in kinds and "placed" in kinds
 
 
@@ -93,13 +94,13 @@ def test_match_prints_a_result_table_and_replay_checks_the_logs(tmp_path: Path):
                     "--seed", "cli", "--log-dir", str(tmp_path))
     assert code == 0, out
     assert re.search(r"chochlik-heuristic\s+2\s", out) and "2 game(s), 2 hand(s)" in out
-    logs = sorted(tmp_path.glob("*.jsonl"))
+    logs = log_files(tmp_path)
     assert len(logs) == 2
     code, out = run("replay", str(logs[0]))
     assert code == 0 and "reproduces" in out
     code, out = run("replay", "--show", "--seat", "1", str(logs[0]))
     assert code == 0 and "dealt" in out
-    lines = logs[0].read_text().splitlines()
+    lines = log_lines(logs[0])
     result = json.loads(lines[-1])
     result["scores"][0] += 1
     logs[0].write_text("\n".join(lines[:-1] + [json.dumps(result)]) + "\n")
@@ -142,8 +143,8 @@ def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path)
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=20) == 0
         assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
-    (log,) = tmp_path.glob("*.jsonl")
-    last = json.loads(log.read_text().splitlines()[-1])
+    (log,) = log_files(tmp_path)
+    last = json.loads(log_lines(log)[-1])
     assert last == {"type": "aborted", "reason": "server_shutdown"}
 
 
@@ -156,7 +157,7 @@ def test_a_second_ctrl_c_stops_at_once_and_still_logs_the_game_and_says_bye(tmp_
         assert server.returncode == 0, output
         assert "Traceback" not in output and "stopping now" in output
         assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
-    ends = [json.loads(log.read_text().splitlines()[-1]) for log in tmp_path.glob("*.jsonl")]
+    ends = [json.loads(log_lines(log)[-1]) for log in log_files(tmp_path)]
     assert {"type": "aborted", "reason": "server_shutdown"} in ends  # the running game
 
 

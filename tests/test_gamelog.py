@@ -12,7 +12,7 @@ import trio
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.gamelog import SPOOL_LINES, GameLog, LogDirectoryError, ensure_writable
+from arena.gamelog import SPOOL_LINES, GameLog, LogDirectoryError, ensure_writable, log_lines
 from tests.helpers import in_memory_clients, make_server
 
 
@@ -20,9 +20,9 @@ def full_disk(*_args, **_kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
-def a_log() -> GameLog:
+def a_log(*, compress: bool = True) -> GameLog:
     return GameLog.begin(game="chochlik", game_id="g1", table=1, seed="s", names=["a"],
-                         options={}, move_timeout_ms=5000, started_at="")
+                         options={}, move_timeout_ms=5000, started_at="", compress=compress)
 
 
 def test_an_unwritable_log_folder_is_refused_up_front(tmp_path):
@@ -40,11 +40,11 @@ def test_a_failed_write_leaves_no_half_log_and_is_finished_later(tmp_path, monke
     monkeypatch.setattr("os.replace", full_disk)
     with pytest.raises(OSError):
         log.write(tmp_path)
-    assert [p.name for p in tmp_path.iterdir()] == ["chochlik-g1.jsonl.part"]  # no log yet
+    assert [p.name for p in tmp_path.iterdir()] == ["chochlik-g1.jsonl.gz.part"]  # no log yet
     monkeypatch.undo()
     path = log.write(tmp_path)
-    assert [p.name for p in tmp_path.iterdir()] == ["chochlik-g1.jsonl"]
-    assert [json.loads(line)["type"] for line in path.read_text().splitlines()] == [
+    assert [p.name for p in tmp_path.iterdir()] == ["chochlik-g1.jsonl.gz"]
+    assert [json.loads(line)["type"] for line in log_lines(path)] == [
         "header", "note"]
 
 
@@ -53,18 +53,18 @@ def test_a_long_game_log_waits_on_disk_not_in_memory(tmp_path):
     log.spool_to(tmp_path)
     for number in range(1000):
         log.note(0, f"note {number}")
-    part = tmp_path / "chochlik-g1.jsonl.part"
+    part = tmp_path / "chochlik-g1.jsonl.gz.part"
     assert part.exists() and len(log._lines) < SPOOL_LINES  # what is in flight only
     assert len(log.records) == 1001  # and read back whole
     path = log.write(tmp_path)
     assert not part.exists()
-    notes = [json.loads(line) for line in path.read_text().splitlines()][1:]
+    notes = [json.loads(line) for line in log_lines(path)][1:]
     assert [n["what"] for n in notes] == [f"note {number}" for number in range(1000)]
 
 
 def test_lines_the_disk_refused_mid_game_are_kept_and_the_log_stays_whole(tmp_path,
                                                                           monkeypatch):
-    log = a_log()
+    log = a_log(compress=False)  # compressed: tests/test_log_compression.py
     log.spool_to(tmp_path)
     for number in range(100):
         log.note(0, f"note {number}")
@@ -122,7 +122,8 @@ async def test_a_log_the_disk_refused_is_kept_and_written_later(nursery, tmp_pat
     monkeypatch.undo()  # space again
     written = server.write_logs()
     assert len(written) == 1 and not server.unwritten_logs
-    assert [p.name for p in (tmp_path / "logs").iterdir()] == [f"chochlik-{record.game_id}.jsonl"]
+    assert [p.name for p in (tmp_path / "logs").iterdir()] == [
+        f"chochlik-{record.game_id}.jsonl.gz"]
 
 
 def test_arena_match_with_an_unwritable_log_folder_fails_with_a_message(tmp_path):
@@ -156,7 +157,7 @@ def test_replay_checks_every_offered_list_and_observation_digest(tmp_path):
 
     path = _played_log(tmp_path)
     assert replay_log(path).startswith("scores")
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = [json.loads(line) for line in log_lines(path)]
     requests = [i for i, r in enumerate(records) if r["type"] == "request"]
     assert requests
     for field, change in (("legal", lambda r: r["legal"][:-1] or ["imp 99"]),
@@ -176,7 +177,7 @@ def test_replay_requires_every_answered_request_in_the_audit_trail(tmp_path):
     from arena.replay import ReplayError, replay_log
 
     path = _played_log(tmp_path)
-    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records = [json.loads(line) for line in log_lines(path)]
     forgeries = {
         "no requests": [r for r in records if r["type"] != "request"],
         "other ids": [dict(r, id=999999) if r["type"] == "action" else r for r in records],

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.play import choice_of, default_opponents, numbered, play, seat_person
+from tests.helpers import log_files
 
 #: Plenty of answers for a short game: always the first legal action.
 FIRSTS = "1\n" * 3000
@@ -70,7 +71,7 @@ def test_a_person_plays_a_game_against_random_bots(tmp_path, args):
     assert "result:" in output and "won by " in output
     assert "server: bye (the series is over" in output
     assert re.search(r"^you +1 .* 0 +0 +ok$", output, re.MULTILINE), output
-    assert len(list((tmp_path / "logs").glob("*.jsonl"))) == 1
+    assert len(log_files(tmp_path / "logs")) == 1
 
 
 def test_a_token_and_the_raw_request_are_accepted(tmp_path):

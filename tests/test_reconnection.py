@@ -4,7 +4,6 @@ default policy plays its seat.  Under trio's MockClock: no real sleeps."""
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 from pathlib import Path
@@ -12,15 +11,15 @@ from pathlib import Path
 import trio
 
 from arena.seating import RosterEntry
-from tests.helpers import LineClient, connect_in_memory, make_server
+from tests.helpers import LineClient, connect_in_memory, log_files, make_server, read_records
 
 TOKENS = ["token-zero-000000", "token-one-1111111", "token-two-2222222"]
 ROSTER = tuple(RosterEntry(f"bot{i}", token) for i, token in enumerate(TOKENS))
 
 
 def log_records(tmp_path: Path) -> list[dict]:
-    [path] = (tmp_path / "logs").glob("*.jsonl")
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    [path] = log_files(tmp_path / "logs")
+    return read_records(path)
 
 
 async def seated_table(nursery, server) -> list[LineClient]:

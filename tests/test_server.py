@@ -13,13 +13,13 @@ import trio.testing
 from arena.games import get_game
 from arena.replay import replay_log
 from protocol.limits import MAX_LINE_BYTES
-from tests.helpers import connect_tcp, in_memory_clients, make_server
+from tests.helpers import connect_tcp, in_memory_clients, log_files, log_lines, make_server
 
 SPEC = get_game("chochlik")
 
 
 def logs(tmp_path: Path) -> list[Path]:
-    return sorted((tmp_path / "logs").glob("*.jsonl"))
+    return log_files(tmp_path / "logs")
 
 
 async def test_three_bots_over_tcp_finish_a_game_and_it_is_logged(tmp_path, nursery):
@@ -82,7 +82,7 @@ async def test_each_table_has_its_own_seed_and_the_master_seed_is_never_written(
         for i, client in enumerate(clients):
             players.start_soon(client.play_randomly, random.Random(i))
     await server.shutdown()
-    texts = [path.read_text() for path in logs(tmp_path)]
+    texts = ["\n".join(log_lines(path)) for path in logs(tmp_path)]
     seeds = {json.loads(text.splitlines()[0])["seed"] for text in texts}
     assert len(seeds) == len(texts) >= 2
     assert not any("master-secret" in text for text in texts)
@@ -100,7 +100,7 @@ async def test_ctrl_c_style_shutdown_logs_running_games_as_aborted(tmp_path, nur
     assert bye["reason"] == "server_shutdown"
     assert await clients[0].receive() is None
     (log,) = logs(tmp_path)
-    last = json.loads(log.read_text().splitlines()[-1])
+    last = json.loads(log_lines(log)[-1])
     assert last == {"type": "aborted", "reason": "server_shutdown"}
     assert "aborted" in replay_log(log)
 
@@ -120,5 +120,5 @@ async def test_welcome_states_both_time_limits_and_tables_use_the_reaction_timeo
     await server.shutdown()
     await clients[0].until("game_end")
     (log,) = logs(tmp_path)
-    header = json.loads(log.read_text().splitlines()[0])
+    header = json.loads(log_lines(log)[0])
     assert header["move_timeout_ms"] == 5000 and header["reaction_timeout_ms"] == 250

@@ -3,7 +3,6 @@ bot under trio's MockClock, a late answer, a disconnect, a slow reader."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -16,7 +15,14 @@ from arena.games import get_game
 from arena.replay import replay_log
 from arena.seating import RosterEntry
 from protocol.limits import MAX_LINE_BYTES
-from tests.helpers import LineClient, connect_in_memory, in_memory_clients, make_server
+from tests.helpers import (
+    LineClient,
+    connect_in_memory,
+    in_memory_clients,
+    log_files,
+    make_server,
+    read_records,
+)
 
 SPEC = get_game("chochlik")
 
@@ -28,8 +34,8 @@ async def table_of_three(nursery, tmp_path, **options):
 
 
 def log_records(tmp_path: Path) -> list[dict]:
-    (path,) = sorted((tmp_path / "logs").glob("*.jsonl"))
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    (path,) = log_files(tmp_path / "logs")
+    return read_records(path)
 
 
 async def finish(clients: list[LineClient], skip=()) -> list[dict]:
@@ -151,7 +157,7 @@ async def test_a_bot_that_never_answers_still_lets_the_game_finish(nursery, tmp_
     server, clients = await table_of_three(nursery, tmp_path)
     ends = await finish(clients, skip={0})
     assert len(ends) == 2 and not ends[0].get("aborted")
-    assert replay_log(sorted((tmp_path / "logs").glob("*.jsonl"))[0]).startswith("scores")
+    assert replay_log(log_files(tmp_path / "logs")[0]).startswith("scores")
 
 
 async def test_a_disconnect_mid_game_leaves_the_seat_to_the_default_policy(nursery, tmp_path,
@@ -189,12 +195,12 @@ async def test_a_bad_bot_does_not_touch_another_table(nursery, tmp_path):
         for i, client in enumerate(clients[1:], start=1):
             players.start_soon(fair, client, i)
     await trio.sleep(0.05)
-    paths = sorted((tmp_path / "logs").glob("*.jsonl"))
-    by_table = {json.loads(p.read_text().splitlines()[0])["table"]: p for p in paths}
-    quiet = [json.loads(line) for line in by_table[2].read_text().splitlines()]
+    paths = log_files(tmp_path / "logs")
+    by_table = {read_records(p)[0]["table"]: p for p in paths}
+    quiet = read_records(by_table[2])
     assert not any(r["type"] == "error" for r in quiet)
     assert all(r["by"] == "bot" for r in quiet if r["type"] == "action")
-    noisy = [json.loads(line) for line in by_table[1].read_text().splitlines()]
+    noisy = read_records(by_table[1])
     assert sum(r["type"] == "error" for r in noisy) >= 4
 
 

@@ -14,7 +14,7 @@ from arena.server import ArenaServer
 from arena.session import Session
 from protocol.connection import ServerConnection
 from protocol.messages import Error, Welcome
-from tests.helpers import connect_in_memory, connect_tcp, make_server
+from tests.helpers import connect_in_memory, connect_tcp, log_files, make_server
 
 
 def with_config(tmp_path, **limits) -> ArenaServer:
@@ -193,7 +193,7 @@ async def test_a_table_never_starts_with_a_bot_already_gone(nursery, tmp_path):
     with trio.fail_after(5):  # a game started with a ghost would take minutes of timeouts
         while server.tables:
             await trio.sleep(0.01)
-    assert server.records == [] and not list((tmp_path / "logs").glob("*.jsonl"))
+    assert server.records == [] and not log_files(tmp_path / "logs")
     late = await connect_in_memory(nursery, server)
     await late.hello("honest2")
     ends = []

@@ -3,18 +3,17 @@ private event) once the game is over; they never take a seat."""
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import trio
 
-from tests.helpers import LineClient, connect_in_memory, make_server
+from tests.helpers import LineClient, connect_in_memory, log_files, make_server, read_records
 
 
 def log_records(tmp_path: Path) -> list[dict]:
-    [path] = (tmp_path / "logs").glob("*.jsonl")
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    [path] = log_files(tmp_path / "logs")
+    return read_records(path)
 
 
 async def spectator(nursery, server) -> LineClient:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.helpers import log_files, read_records
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -33,8 +34,8 @@ def test_a_function_is_a_whole_bot(tmp_path):
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stdout + result.stderr
     checked = 0
-    for log in logs.glob("*.jsonl"):
-        records = [json.loads(line) for line in log.read_text().splitlines()]
+    for log in log_files(logs):
+        records = read_records(log)
         seat = records[0]["names"].index("last")
         offered = {}
         for record in records:
