@@ -22,6 +22,7 @@ from arena.serve_report import (
     status_line,
 )
 from arena.serve_run import GameLimit
+from tests.helpers import log_files
 from tests.serve_harness import Served
 
 
@@ -167,4 +168,4 @@ def test_games_n_stops_after_n_games_says_bye_and_exits_0(tmp_path: Path):
         assert "arena: 3 games played: stopping" in out
         assert out[-8] == "arena: 3 games played"  # the summary: 2 headers, 3 names, 3 results
         assert not any(line.startswith("table ") for line in out)  # --quiet
-    assert len(list((tmp_path / "logs").glob("*.jsonl"))) == 3
+    assert len(log_files(tmp_path / "logs")) == 3
