@@ -1,11 +1,12 @@
 """The ``arena`` command: a thin click layer over the server, the match runner and replay.
 
 Exit codes are decided here: 0 ok, 1 failure (a replay that does not reproduce, a match with a
-crashed or missing bot), 2 usage (click's own).
+crashed or missing bot), 2 usage (click's own), 130 a match stopped by Ctrl-C.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import outcome
 import trio
 
 from arena.cli_options import (
@@ -26,6 +28,9 @@ from arena.cli_options import (
 from arena.gamelog import LogDirectoryError
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
+
+#: The exit status of a command stopped by Ctrl-C (the shells' 128 + SIGINT).
+INTERRUPTED = 130
 
 
 @click.group()
@@ -152,7 +157,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
-    from arena.runner import plan_bots, run_match
+    from arena.runner import Interrupt, plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
         raise click.UsageError(f"--players {players} but {len(bot_commands)} --bot given")
@@ -173,20 +178,42 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         click.echo(f"game {record.number + 1}/{games}: {scores}  "
                    f"({record.rounds} {spec.round_name}s, {record.seconds:.1f} s)")
 
+    interrupt = Interrupt()
+
+    async def run() -> Any:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_press_on_signals, interrupt)
+            # its errors are raised as they are, outside the nursery (never in a group)
+            report = await outcome.acapture(functools.partial(
+                run_match, spec, options, bots, games=games, seed=seed,
+                move_timeout=move_timeout, reaction_timeout=reaction_timeout, log_dir=log_dir,
+                connect_timeout=connect_timeout, on_game_over=game_over, launch=launch,
+                time_bank=time_bank, transcript_dir=transcript_dir, interrupt=interrupt))
+            nursery.cancel_scope.cancel()
+        return report
+
     try:
-        report = trio.run(lambda: run_match(
-            spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
-            reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
-            on_game_over=game_over, launch=launch, time_bank=time_bank,
-            transcript_dir=transcript_dir))
+        report = trio.run(run).unwrap()
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()
     click.echo(report.table())
-    for run in report.bots:
-        if run.failed:
-            click.echo(f"{run.spec.name}: {run.status}; its output is in {run.output}", err=True)
-    sys.exit(0 if report.ok else 1)
+    for bot_run in report.bots:
+        if bot_run.failed:
+            click.echo(f"{bot_run.spec.name}: {bot_run.status}; its output is in "
+                       f"{bot_run.output}", err=True)
+    sys.exit(INTERRUPTED if report.interrupted else 0 if report.ok else 1)
+
+
+async def _press_on_signals(interrupt: Any) -> None:
+    """Ctrl-C (or SIGTERM) stops the series: once to log the running game as aborted and print
+    the table of the games played, twice to stop at once."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            click.echo("\narena: " + ("stopping now" if interrupt.requested.is_set() else
+                                      "stopping (the running game is logged as aborted; "
+                                      "Ctrl-C again stops at once)"), err=True)
+            interrupt.press()
 
 
 @main.command()

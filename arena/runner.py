@@ -179,6 +179,19 @@ class BotRun:
 
 
 @attrs.define
+class Interrupt:
+    """Ctrl-C for a running series, pressed from outside (the CLI's signal handler): the
+    first :meth:`press` stops it (the running game is logged as aborted, no other starts), a
+    second one stops it at once (no grace for games, queues or bots)."""
+
+    requested: trio.Event = attrs.Factory(trio.Event)
+    hurried: trio.Event = attrs.Factory(trio.Event)
+
+    def press(self) -> None:
+        (self.hurried if self.requested.is_set() else self.requested).set()
+
+
+@attrs.define
 class MatchReport:
     game: str
     round_name: str
@@ -188,6 +201,8 @@ class MatchReport:
     log_dir: Path
     unwritten_logs: int = 0  # finished games whose log could not be written (a full disk)
     refusals: dict[str, int] = attrs.Factory(dict)  # refused hellos by reason (a token thief)
+    games: int = 0  # games asked for
+    interrupted: bool = False  # stopped by Ctrl-C before they were all played
 
     @property
     def ok(self) -> bool:
@@ -234,6 +249,10 @@ class MatchReport:
         lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
                      f"{self.seconds:.1f} s; "
                      f"logs in {self.log_dir}")
+        if self.interrupted:
+            aborted = sum(1 for r in self.records if r.aborted)
+            lines.append(f"interrupted after {len(finished)} of {self.games} games"
+                         + (" (the game under way is logged as aborted)" if aborted else ""))
         if self.unwritten_logs:
             lines.append(f"ERROR: {self.unwritten_logs} game log(s) could not be written to "
                          f"{self.log_dir} (is the disk full?)")
@@ -262,7 +281,10 @@ async def run_match(
     launch: BotLaunch | None = None,
     time_bank: float = 0.0,
     transcript_dir: Path | None = None,
+    interrupt: Interrupt | None = None,
 ) -> MatchReport:
+    """Play the series; ``interrupt``: a Ctrl-C from outside stops it early (the report then
+    has ``interrupted`` and the games played)."""
     started = time.monotonic()
     tokens = [secrets.token_hex(12) for _ in bots]
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
@@ -279,19 +301,26 @@ async def run_match(
     runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
             for bot, token in zip(bots, tokens)]
 
-    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER, launch or BotLaunch())
+    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER, launch or BotLaunch(),
+                          interrupt=interrupt)
     records = sorted(server.records, key=lambda r: r.number)
     return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
                        log_dir, unwritten_logs=len(server.unwritten_logs),
-                       refusals=dict(server.refusals))
+                       refusals=dict(server.refusals), games=games,
+                       interrupted=interrupt is not None and interrupt.requested.is_set()
+                       and not server.all_games_done.is_set())
 
 
 async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode,
-                          how: BotLaunch | None = None) -> None:
-    """Serve, launch every bot, wait until the server's seating is done, then say ``bye``
-    (``ending``) and stop the bots: the ones that never connected at once, the others after
-    :data:`EXIT_GRACE` seconds.  Whatever happens (Ctrl-C included), no bot outlives it, and
-    its token file is removed."""
+                          how: BotLaunch | None = None, *,
+                          interrupt: Interrupt | None = None) -> None:
+    """Serve, launch every bot, wait until the server's seating is done (or ``interrupt`` is
+    pressed: the running games are aborted and logged, no other starts), then say ``bye``
+    (``ending``, or ``server_shutdown`` when interrupted) and stop the bots: the ones that
+    never connected at once, the others after :data:`EXIT_GRACE` seconds (at once on a second
+    press).  Whatever happens (Ctrl-C included), no bot outlives it, and its token file is
+    removed."""
+    interrupt = interrupt if interrupt is not None else Interrupt()
     processes: list[trio.Process] = []
     how = how if how is not None else BotLaunch()
     if server.binding is None:
@@ -313,7 +342,12 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 else:
                     server.binding.bind(run.token, processes[-1].pid)
                 nursery.start_soon(watch, server, run, processes[-1])
-            await server.all_games_done.wait()
+            async with trio.open_nursery() as waiting:  # the games end, or a Ctrl-C
+                waiting.start_soon(_cancel_when, server.all_games_done, waiting.cancel_scope)
+                waiting.start_soon(_cancel_when, interrupt.requested, waiting.cancel_scope)
+            if not server.all_games_done.is_set():
+                ending = ErrorCode.SERVER_SHUTDOWN
+                nursery.start_soon(_hurry_when, interrupt.hurried, server)
             seated = server.statistics().seating
             for run in runs:
                 run.connected = run.token in seated.ever_connected
@@ -323,8 +357,8 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
             for run, process in zip([r for r in runs if not r.spec.remote], processes):
                 if not run.connected and process.returncode is None:
                     process.kill()  # it was never told anything: it will not leave by itself
-            with trio.move_on_after(EXIT_GRACE):  # the others were told bye
-                for process in processes:
+            with trio.move_on_after(0 if interrupt.hurried.is_set() else EXIT_GRACE):
+                for process in processes:  # the others were told bye
                     await process.wait()
             nursery.cancel_scope.cancel()
     finally:
@@ -332,6 +366,16 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
             if process.returncode is None:
                 process.kill()
         shutil.rmtree(private, ignore_errors=True)
+
+
+async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+async def _hurry_when(event: trio.Event, server: ArenaServer) -> None:
+    await event.wait()
+    server.hurry()
 
 
 async def launch(run: BotRun, port: int, how: BotLaunch, private: Path) -> trio.Process:

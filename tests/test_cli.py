@@ -194,3 +194,37 @@ def test_serve_and_match_pass_the_reaction_timeout_on(monkeypatch, tmp_path: Pat
                                        "--log-dir", str(tmp_path)])
     assert isinstance(result.exception, Captured), result.output
     assert result.exception.args[0]["reaction_timeout"] == 1.0  # the default
+
+
+def _finished_logs(log_dir: Path) -> list[Path]:
+    return [log for log in log_dir.glob("*.jsonl") if '"type": "result"' in log.read_text()
+            or '"type":"result"' in log.read_text()]
+
+
+def test_ctrl_c_in_a_long_match_prints_the_table_of_the_games_played(tmp_path: Path):
+    """Ctrl-C: the running game is logged as aborted, nothing for the games never started,
+    the table of the games played, exit 130, no traceback."""
+    match = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", "--game", "chochlik", "--bot", "random",
+         "--bot", "random", "--bot", "random", "--games", "2000", "--log-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        deadline = time.monotonic() + 60
+        while len(_finished_logs(tmp_path)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)  # a subprocess gives no event to wait on: poll its logs
+        assert len(_finished_logs(tmp_path)) >= 3, "no game finished within 60 s"
+        match.send_signal(signal.SIGINT)
+        out, err = match.communicate(timeout=60)
+    finally:
+        if match.poll() is None:
+            match.kill()
+    assert match.returncode == 130, out + err
+    assert "Traceback" not in out + err
+    logs = list(tmp_path.glob("*.jsonl"))
+    finished = _finished_logs(tmp_path)
+    assert len(logs) - len(finished) <= 1  # at most the game under way, logged as aborted
+    assert len(logs) < 100  # nothing for the ~2,000 games never started
+    played = re.search(r"^random-1\s+(\d+)\s", out, re.MULTILINE)
+    assert played and int(played.group(1)) == len(finished), out
+    assert f"interrupted after {len(finished)} of 2000 games" in out + err
