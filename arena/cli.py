@@ -17,6 +17,7 @@ import click
 import outcome
 import trio
 
+from arena.cli_errors import INTERRUPTED, listen_failure, only
 from arena.cli_options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -28,9 +29,6 @@ from arena.cli_options import (
 from arena.gamelog import LogDirectoryError
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
-
-#: The exit status of a command stopped by Ctrl-C (the shells' 128 + SIGINT).
-INTERRUPTED = 130
 
 
 @click.group()
@@ -102,12 +100,16 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"{tokens_file}: {exc}") from None
 
+    listening = False
+
     async def run() -> None:
+        nonlocal listening
         server = ArenaServer(config, on_game_over=game_over,
                              seating=ArrivalSeating(options.players, registry))
         tune_garbage_collector()
         async with trio.open_nursery() as nursery:
             bound = await nursery.start(server.serve)
+            listening = True
             click.echo(f"arena: hosting {spec.name} ({options.players} players) on "
                        f"{host}:{bound}; logs in {log_dir}/; Ctrl-C stops")
             # the receiver stays open while stopping: a second Ctrl-C hurries the stop
@@ -131,10 +133,17 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
     try:
         trio.run(run)
-    except LogDirectoryError as exc:
-        raise click.ClickException(str(exc)) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot serve on {host}:{port}: {exc}") from None
+    except (OSError, LogDirectoryError, BaseExceptionGroup) as exc:
+        unwritable = only(exc, LogDirectoryError)
+        if unwritable is not None:
+            raise click.ClickException(str(unwritable)) from None
+        problem = None if listening else listen_failure(exc, host, port)
+        if problem is not None:
+            raise problem from None
+        failed = only(exc, OSError)
+        if failed is None:
+            raise
+        raise click.ClickException(f"cannot serve on {host}:{port}: {failed}") from None
 
 
 @main.command()

@@ -15,6 +15,7 @@ import click
 import trio
 from click.core import ParameterSource
 
+from arena.cli_errors import listen_failure
 from arena.cli_options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -252,6 +253,13 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
         report = trio.run(run)  # None when a second Ctrl-C stopped it at once
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
+    except (OSError, BaseExceptionGroup) as exc:
+        server = getattr(event, "server", None)
+        problem = (listen_failure(exc, host, port)
+                   if server is not None and server.port is None else None)
+        if problem is None:
+            raise
+        raise problem from None
     stored = storage.games()
     click.echo("\n" if on_terminal else "")
     click.echo(format_table(leaderboard(names, stored, resamples=resamples,

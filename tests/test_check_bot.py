@@ -189,3 +189,27 @@ def test_transcripts_keep_every_line_of_every_connection(tmp_path: Path) -> None
     assert '"resumed":true' in second.read_text()
     assert f"the bot's output (bot-output.txt), are in {folder / 'chochlik'}" in result.output
     assert "coming back" in (folder / "chochlik" / "bot-output.txt").read_text()  # its stderr
+
+
+def test_ctrl_c_stops_check_bot_with_one_line() -> None:
+    import os
+    import signal
+    import subprocess
+
+    checking = subprocess.Popen(
+        [sys.executable, "-m", "arena", "check-bot", "--game", "chochlik", "--",
+         sys.executable, "-c", "import time; time.sleep(60)"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        assert checking.stdout is not None
+        assert checking.stdout.readline().startswith("chochlik: ")  # the bot is starting
+        checking.send_signal(signal.SIGINT)
+        out, err = checking.communicate(timeout=30)
+    finally:
+        if checking.poll() is None:
+            checking.kill()
+    assert checking.returncode == 130, out + err
+    assert "Traceback" not in out + err
+    assert err.strip().splitlines() == ["check-bot: interrupted during chochlik's checks; "
+                                        "those not reported above are undecided"]

@@ -228,3 +228,42 @@ def test_ctrl_c_in_a_long_match_prints_the_table_of_the_games_played(tmp_path: P
     played = re.search(r"^random-1\s+(\d+)\s", out, re.MULTILINE)
     assert played and int(played.group(1)) == len(finished), out
     assert f"interrupted after {len(finished)} of 2000 games" in out + err
+
+
+def _arena(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_serve_on_a_port_in_use_or_a_bad_host_says_so_in_one_line(tmp_path: Path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _arena("serve", "--game", "chochlik", "--port", str(port),
+                      "--log-dir", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"Error: cannot listen on 127.0.0.1:{port}: the port is in use (another server?); "
+        "stop it, or give another --port (--port 0: any free one)"]
+    done = _arena("serve", "--game", "chochlik", "--host", "no-such-host.invalid",
+                  "--log-dir", str(tmp_path))
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "'no-such-host.invalid' is not an address of this machine" in done.stderr
+    assert "--host 127.0.0.1" in done.stderr
+
+
+def test_a_tournament_on_a_port_in_use_says_so_in_one_line(tmp_path: Path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _arena("tournament", "--game", "vollewolle", "--bot", "a=random",
+                      "--bot", "b=random", "--games", "2", "--port", str(port),
+                      "--db", str(tmp_path / "t.db"), "--log-dir", str(tmp_path))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"Error: cannot listen on 127.0.0.1:{port}: the port is in use" in done.stderr

@@ -1,0 +1,54 @@
+"""What the commands tell a person about a foreseeable failure, in one line: a listener that
+cannot be opened (a port in use, a ``--host`` that is not this machine's), a Ctrl-C."""
+
+from __future__ import annotations
+
+import errno
+import socket
+from collections.abc import Iterator
+
+import click
+
+#: The exit status of a command stopped by Ctrl-C (the shells' 128 + SIGINT).
+INTERRUPTED = 130
+
+
+def leaves(error: BaseException) -> Iterator[BaseException]:
+    """The exceptions in ``error``, groups (a nursery's) opened."""
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from leaves(inner)
+    else:
+        yield error
+
+
+def only(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first exception of ``kind`` in ``error`` when there is one and all the others are
+    of ``kind`` too (a group of one bug and one OSError is not an OSError: it is raised)."""
+    found = list(leaves(error))
+    return found[0] if found and all(isinstance(e, kind) for e in found) else None
+
+
+def listen_problem(error: OSError, host: str, port: int) -> str:
+    """Why a listener on ``host:port`` could not be opened, and what to do, in one line."""
+    where = f"cannot listen on {host}:{port}"
+    if isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+        return (f"{where}: {host!r} is not an address of this machine ({error.strerror}); "
+                "give --host 127.0.0.1 (this machine only) or --host 0.0.0.0 (every network)")
+    if error.errno == errno.EADDRINUSE:
+        return (f"{where}: the port is in use (another server?); stop it, or give another "
+                "--port (--port 0: any free one)")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return (f"{where}: not allowed ({error.strerror}; ports below 1024 need privileges); "
+                "give a --port from 1024 up")
+    return f"{where}: {error.strerror or error}"
+
+
+def listen_failure(error: BaseException, host: str, port: int) -> click.ClickException | None:
+    """The one-line error for a failure to open a listener, or None when ``error`` is
+    something else (to be raised as it is)."""
+    found = only(error, OSError)
+    if found is None:
+        return None
+    assert isinstance(found, OSError)
+    return click.ClickException(listen_problem(found, host, port))
