@@ -267,3 +267,24 @@ def test_a_tournament_on_a_port_in_use_says_so_in_one_line(tmp_path: Path):
                       "--db", str(tmp_path / "t.db"), "--log-dir", str(tmp_path))
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"Error: cannot listen on 127.0.0.1:{port}: the port is in use" in done.stderr
+
+
+def test_a_reference_bot_with_a_wrong_token_says_why_it_was_refused(tmp_path: Path):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("alice s3cret-token-alice\n")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--game", "chochlik", "--port", "0",
+         "--tokens", str(tokens), "--log-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        port = re.search(r":(\d+);", server.stdout.readline()).group(1)
+        bot = subprocess.run(
+            [sys.executable, "-m", "reference_bots.random", "--port", port, "--name", "alice",
+             "--token", "wrong"], capture_output=True, text=True, timeout=30)
+    finally:
+        server.kill()
+        server.wait()
+    assert bot.returncode == 1
+    (line,) = bot.stderr.strip().splitlines()
+    assert line.startswith("alice: refused by the server: ") and "token" in line, line
