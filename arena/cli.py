@@ -17,7 +17,8 @@ import click
 import outcome
 import trio
 
-from arena.cli_errors import INTERRUPTED, listen_failure, only
+from arena import __version__
+from arena.cli_errors import INTERRUPTED, SuggestingGroup, listen_failure, only
 from arena.cli_options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -31,7 +32,8 @@ from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
+@click.version_option(__version__, prog_name="arena", message="%(prog)s %(version)s")
 @click.option("--verbose", "-v", is_flag=True, help="Log connections and tables to stderr.")
 def main(verbose: bool) -> None:
     """arena: a game host for bot-programming competitions."""

@@ -52,3 +52,53 @@ def listen_failure(error: BaseException, host: str, port: int) -> click.ClickExc
         return None
     assert isinstance(found, OSError)
     return click.ClickException(listen_problem(found, host, port))
+
+
+#: Names people try for an option arena calls otherwise (other tools' words).
+OPTION_SYNONYMS = {
+    "--rounds": "--games", "--num-games": "--games", "--n-games": "--games",
+    "--count": "--games", "--matches": "--games",
+    "--timeout": "--move-timeout", "--time-limit": "--move-timeout",
+    "--move-time": "--move-timeout", "--turn-timeout": "--move-timeout",
+    "--num-players": "--players", "--seats": "--players", "--player-count": "--players",
+    "--bots": "--bot", "--player": "--bot", "--engine": "--bot", "--cmd": "--bot",
+    "--logs": "--log-dir", "--log": "--log-dir", "--log-directory": "--log-dir",
+    "--output": "--log-dir", "--random-seed": "--seed",
+    "--address": "--host", "--bind": "--host", "--listen": "--host",
+    "--database": "--db", "--parallel": "--concurrency", "--jobs": "--concurrency",
+    "--transcript": "--transcripts", "--sandboxed": "--sandbox",
+}
+
+
+def suggest_option(error: click.NoSuchOption) -> click.NoSuchOption:
+    """``error`` with one suggestion: the option a known synonym stands for, else the closest
+    name of the command's options."""
+    import difflib
+
+    command = error.ctx.command if error.ctx is not None else None
+    if command is None:
+        return error
+    names = [name for param in command.get_params(error.ctx) if isinstance(param, click.Option)
+             for name in (*param.opts, *param.secondary_opts)]
+    meant = OPTION_SYNONYMS.get(error.option_name)
+    close = [meant] if meant in names else difflib.get_close_matches(error.option_name, names,
+                                                                     n=1)
+    better = click.NoSuchOption(error.option_name, ctx=error.ctx)
+    better.possibilities = close or None  # type: ignore[misc]  # click filters what it is given
+    return better
+
+
+class SuggestingGroup(click.Group):
+    """A group whose commands' unknown options get :func:`suggest_option`'s suggestion."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            raise suggest_option(error) from None
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.NoSuchOption as error:
+            raise suggest_option(error) from None

@@ -288,3 +288,19 @@ def test_a_reference_bot_with_a_wrong_token_says_why_it_was_refused(tmp_path: Pa
     assert bot.returncode == 1
     (line,) = bot.stderr.strip().splitlines()
     assert line.startswith("alice: refused by the server: ") and "token" in line, line
+
+
+def test_version_is_the_projects():
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    code, out = run("--version")
+    assert code == 0 and out.strip() == f"arena {project['project']['version']}"
+
+
+@pytest.mark.parametrize("given,meant", [("--rounds", "--games"), ("--timeout", "--move-timeout"),
+                                         ("--num-players", "--players"), ("--gmes", "--games")])
+def test_an_unknown_option_suggests_the_one_meant(given: str, meant: str):
+    code, out = run("match", "--game", "chochlik", "--bot", "random", given, "3")
+    assert code == 2
+    assert f"No such option '{given}'. Did you mean '{meant}'?" in out, out
