@@ -1,5 +1,6 @@
 """``arena check-bot --game G -- CMD``: run a bot through scripted situations and report each
-check (:class:`~arena.check_findings.Check`) as passed, failed with the reason, or skipped.
+check (:class:`~arena.check_findings.Check`) as passed, failed with the reason, skipped, or not
+applicable.
 
 For every game asked (``--game`` repeated, or ``all``) the bot is started the way ``arena
 match`` starts it (:func:`arena.runner.launch`: ``{port}``, ``{token_file}`` and the other
@@ -89,9 +90,11 @@ def transcripts_in(folder: Path | None) -> Transcripts:
 
 
 async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
-                     keep_in: Path | None = None) -> list[CheckResult]:
+                     keep_in: Path | None = None,
+                     progress: Callable[[str], None] = lambda line: None) -> list[CheckResult]:
     """Start the bot, play the scripted series against it, stop it; the results.  With
-    ``keep_in``, a transcript of every connection and the bot's own output stay there."""
+    ``keep_in``, a transcript of every connection and the bot's own output stay there;
+    ``progress`` is told each game as it starts."""
     transcripts = transcripts_in(keep_in)
     private = Path(tempfile.mkdtemp(prefix="arena-check-"))
     output = private / "output.txt"
@@ -121,7 +124,7 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
                 nursery.start_soon(link.read_into, inbox_in)
             nursery.start_soon(watch_process, process, inbox_in)
             series = ScriptedSeries(settings, inbox_out, lambda: output_tail(run.output),
-                                    binding)
+                                    binding, progress)
             findings = await series.run()
             nursery.cancel_scope.cancel()
     finally:
@@ -177,7 +180,7 @@ def check_bot(game_names: tuple[str, ...], stdio: bool, series_games: int, seed:
               transcript_dir: Path | None, command: tuple[str, ...]) -> None:
     """Check that the bot CMD (after `--`; `{port}`, `{token_file}` ... as in `arena match`,
     or a built-in bot's name) handles what the protocol asks of it: one line per check, PASS,
-    FAIL with the reason, or SKIP; exit status 1 if a check failed."""
+    FAIL with the reason, SKIP or N/A; exit status 1 if a check failed."""
     names = sorted(GAMES) if "all" in game_names else list(dict.fromkeys(game_names))
     template = command_template(command)
     failed = 0
@@ -217,7 +220,7 @@ def check_one(name: str, template: str, stdio: bool, series_games: int, seed: st
     keep_in = transcript_dir / name if transcript_dir else None
     try:
         results = trio.run(functools.partial(check_game, template, settings, stdio=stdio,
-                                             keep_in=keep_in))
+                                             keep_in=keep_in, progress=click.echo))
     except (KeyboardInterrupt, BaseExceptionGroup) as exc:  # Ctrl-C: the bot is stopped
         if only(exc, KeyboardInterrupt) is None:
             raise

@@ -1246,4 +1246,5 @@ SPEC = GameSpec(
     other_world=other_world,
     info=info,
     round_name="turn",
+    reaction_windows=True,
 )
