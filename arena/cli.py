@@ -25,6 +25,7 @@ from arena.cli_options import (
     bot_launch_options,
     game_options,
     parse_game_options,
+    shown_default,
     transcripts_option,
 )
 from arena.gamelog import LogDirectoryError
@@ -149,7 +150,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
 
 @main.command()
-@game_options
+@game_options(players_help="Seats per table: one per --bot (a --players that differs is "
+                           "refused).")
 @click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
               help="A bot command (one per seat), or a built-in bot: "
                    f"{', '.join(BUILTIN_BOTS)}.  {{host}} {{port}} {{name}} {{token_file}} are "
@@ -171,7 +173,9 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     from arena.runner import Interrupt, plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
-        raise click.UsageError(f"--players {players} but {len(bot_commands)} --bot given")
+        raise click.UsageError(f"--players {players} contradicts the {len(bot_commands)} --bot "
+                               "given: a match has one seat per --bot (add --bot, or leave "
+                               "--players out)")
     spec, options = parse_game_options(game_name, len(bot_commands), extra, flags)
     try:
         bots = plan_bots(list(bot_commands))
@@ -250,9 +254,8 @@ def list_games() -> None:
     for name, spec in sorted(GAMES.items()):
         click.echo(f"{name:12} {spec.title} ({spec.min_players}-{spec.max_players} players)")
         for field in spec.option_fields():
-            default = "none" if field.default is None else field.default
             click.echo(f"    --{field.name.replace('_', '-'):<10} {field.metadata['help']} "
-                       f"[default: {default}]")
+                       f"[default: {shown_default(field)}]")
 
 
 @main.command(name="schema")

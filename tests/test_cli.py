@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -304,3 +305,48 @@ def test_an_unknown_option_suggests_the_one_meant(given: str, meant: str):
     code, out = run("match", "--game", "chochlik", "--bot", "random", given, "3")
     assert code == 2
     assert f"No such option '{given}'. Did you mean '{meant}'?" in out, out
+
+
+def _captured_match_options(monkeypatch, *args: str) -> Any:
+    """The game options ``arena match ARGS`` would play with (run_match replaced)."""
+    import arena.runner
+
+    async def fake_match(spec, options, *rest, **kwargs):
+        raise Captured(options)
+
+    monkeypatch.setattr(arena.runner, "run_match", fake_match)
+    result = CliRunner().invoke(main, ["match", *args])
+    assert isinstance(result.exception, Captured), result.output
+    return result.exception.args[0]
+
+
+def test_game_options_are_typed_flags_with_their_defaults_in_the_help(monkeypatch):
+    code, out = run("match", "--help")
+    text = re.sub(r"\s+", " ", out)
+    assert code == 0
+    assert "--bluff / --no-bluff" in text and "--strict-bleating / --no-strict-bleating" in text
+    assert "--turn-cap INTEGER" in text and "--target N|none" in text
+    assert "(default: off)" in text and "(default: 60)" in text
+    assert "(default: none)" in text and "(default False)" not in text
+    wypas = ["--game", "wypas", "--bot", "random", "--bot", "random", "--bot", "random"]
+    assert _captured_match_options(monkeypatch, *wypas, "--bluff").bluff is True
+    assert _captured_match_options(monkeypatch, *wypas).bluff is False
+    assert _captured_match_options(monkeypatch, *wypas, "-o", "bluff=true").bluff is True
+    assert _captured_match_options(monkeypatch, *wypas, "--turn-cap", "7").turn_cap == 7
+    chochlik = ["--game", "chochlik", "--bot", "random", "--bot", "random", "--bot", "random"]
+    assert _captured_match_options(monkeypatch, *chochlik, "--target", "none",
+                                   "--hands", "3").target is None
+    code, out = run("match", *wypas, "--turn-cap", "many")
+    assert code == 2 and "'many' is not a valid integer" in out
+    code, out = run("match", *wypas, "--bluff", "true")  # a flag takes no value
+    assert code == 2
+
+
+def test_match_seats_one_player_per_bot_and_says_so():
+    code, out = run("match", "--help")
+    assert "one per --bot" in re.sub(r"\s+", " ", out)
+    code, out = run("match", "--game", "chochlik", "--players", "4", "--bot", "random",
+                    "--bot", "random", "--bot", "random")
+    assert code == 2
+    assert ("Error: --players 4 contradicts the 3 --bot given: a match has one seat per --bot "
+            "(add --bot, or leave --players out)") in out
