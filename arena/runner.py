@@ -178,6 +178,11 @@ class BotRun:
         return self.status not in ("ok", "not needed")
 
 
+#: Under the result table, when a tie was shared or a bot's seat was played by defaults.
+SEAT_NOTE = ("wins: a game won by k bots together (a tie) counts 1/k for each; the seat of a "
+             "bot played by defaults is credited to that bot (see defaults and status)")
+
+
 @attrs.define
 class Interrupt:
     """Ctrl-C for a running series, pressed from outside (the CLI's signal handler): the
@@ -223,7 +228,7 @@ class MatchReport:
                 ranks += record.ranks[seat]
                 defaults += record.defaults[seat]
                 errors += record.errors[seat]
-                if seat in record.winners and bot.connected:  # no credit for the defaults
+                if seat in record.winners:  # the seat's result, whoever played it
                     wins += 1 / len(record.winners)
             rows.append({
                 "bot": bot.spec.name, "games": games, "wins": wins,
@@ -249,6 +254,8 @@ class MatchReport:
         lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
                      f"{self.seconds:.1f} s; "
                      f"logs in {self.log_dir}")
+        if any(len(r.winners) > 1 for r in finished) or any(r.failed for r in self.bots):
+            lines.append(SEAT_NOTE)
         if self.interrupted:
             aborted = sum(1 for r in self.records if r.aborted)
             lines.append(f"interrupted after {len(finished)} of {self.games} games"

@@ -350,3 +350,42 @@ def test_match_seats_one_player_per_bot_and_says_so():
     assert code == 2
     assert ("Error: --players 4 contradicts the 3 --bot given: a match has one seat per --bot "
             "(add --bot, or leave --players out)") in out
+
+
+def _table_rows(out: str) -> dict[str, list[str]]:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("bot "))
+    rows = {}
+    for line in lines[start + 1:]:
+        words = line.split()
+        if len(words) < 9 or not words[1].isdigit():
+            break
+        rows[words[0]] = words
+    return rows
+
+
+def test_wins_are_credited_to_the_seat_whoever_played_it_and_shared_wins_are_said(
+        tmp_path: Path):
+    """A bot that never connects is played by defaults: the games its seat won are its wins
+    (as its score and rank are), so the wins add up to the games; a tie's 1/k is explained."""
+    code, out = run("match", "--game", "chochlik",
+                    "--bot", 'dead={python} -c "raise SystemExit(3)"',
+                    "--bot", "a={python} -m reference_bots.random --seed 1",
+                    "--bot", "b={python} -m reference_bots.random --seed 2",
+                    "--games", "3", "--hands", "1", "--seed", "s1", "--log-dir", str(tmp_path))
+    assert code == 1, out  # a bot never connected
+    credited = {"dead": 0.0, "a": 0.0, "b": 0.0}
+    shared = 0
+    for log in tmp_path.glob("*.jsonl"):
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        names, winners = records[0]["names"], records[-1]["winners"]
+        shared += len(winners) > 1
+        for seat in winners:
+            credited[names[seat]] += 1 / len(winners)
+    assert credited["dead"] > 0 and shared > 0  # what this seed was chosen for
+    rows = _table_rows(out)
+    for name, wins in credited.items():
+        assert float(rows[name][2]) == pytest.approx(wins, abs=0.05), out
+    assert "never connected" in " ".join(rows["dead"])  # and the status says who played it
+    assert ("wins: a game won by k bots together (a tie) counts 1/k for each; the seat of a bot "
+            "played by defaults is credited to that bot") in out
