@@ -217,6 +217,11 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         if bot_run.failed:
             click.echo(f"{bot_run.spec.name}: {bot_run.status}; its output is in "
                        f"{bot_run.output}", err=True)
+    for bot_run, row in report.stuck():
+        click.echo(f"{bot_run.spec.name}: timed out {row['timeouts']} of its "
+                   f"{row['decisions']} decisions "
+                   "(stuck, stopped, or too slow for --move-timeout); its output is in "
+                   f"{bot_run.output}", err=True)
     sys.exit(INTERRUPTED if report.interrupted else 0 if report.ok else 1)
 
 

@@ -41,7 +41,7 @@ import trio
 from arena.gamelog import ensure_writable
 from arena.games.base import GameSpec
 from arena.peer_process import ProcessBinding
-from arena.records import GameRecord
+from arena.records import GameRecord, timed_out_note
 from arena.sandbox import Sandbox
 from arena.seating import RosterEntry, RosterSeating
 from arena.server import ArenaServer, ServerConfig
@@ -212,12 +212,19 @@ class MatchReport:
     @property
     def ok(self) -> bool:
         return not any(b.failed for b in self.bots) and not any(
-            r.aborted for r in self.records) and not self.unwritten_logs and not self.refusals
+            r.aborted for r in self.records) and not self.unwritten_logs and not (
+            self.refusals) and not self.stuck()
+
+    def stuck(self) -> list[tuple[BotRun, dict[str, Any]]]:
+        """The bots whose decisions mostly timed out (see :func:`timed_out_note`): stuck,
+        stopped, or too slow; each with its row."""
+        return [(bot, row) for bot, row in zip(self.bots, self.rows())
+                if row["status"].startswith("timed out")]
 
     def rows(self) -> list[dict[str, Any]]:
         rows = []
         for index, bot in enumerate(self.bots):
-            games = scores = ranks = defaults = errors = 0
+            games = scores = ranks = defaults = errors = timeouts = decisions = 0
             wins = 0.0
             for record in self.records:
                 if record.aborted or index not in record.bots:
@@ -228,6 +235,9 @@ class MatchReport:
                 ranks += record.ranks[seat]
                 defaults += record.defaults[seat]
                 errors += record.errors[seat]
+                if record.decisions:
+                    timeouts += record.timeouts[seat]
+                    decisions += record.decisions[seat]
                 if seat in record.winners:  # the seat's result, whoever played it
                     wins += 1 / len(record.winners)
             rows.append({
@@ -235,7 +245,10 @@ class MatchReport:
                 "win%": 100 * wins / games if games else 0.0,
                 "avg score": scores / games if games else 0.0,
                 "avg rank": ranks / games if games else 0.0,
-                "defaults": defaults, "errors": errors, "status": bot.status,
+                "defaults": defaults, "errors": errors,
+                "status": (bot.status == "ok" and timed_out_note(timeouts, decisions)
+                           or bot.status),
+                "timeouts": timeouts, "decisions": decisions,
             })
         return rows
 
@@ -254,7 +267,8 @@ class MatchReport:
         lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
                      f"{self.seconds:.1f} s; "
                      f"logs in {self.log_dir}")
-        if any(len(r.winners) > 1 for r in finished) or any(r.failed for r in self.bots):
+        if (any(len(r.winners) > 1 for r in finished) or any(r.failed for r in self.bots)
+                or self.stuck()):
             lines.append(SEAT_NOTE)
         if self.interrupted:
             aborted = sum(1 for r in self.records if r.aborted)

@@ -389,3 +389,27 @@ def test_wins_are_credited_to_the_seat_whoever_played_it_and_shared_wins_are_sai
     assert "never connected" in " ".join(rows["dead"])  # and the status says who played it
     assert ("wins: a game won by k bots together (a tie) counts 1/k for each; the seat of a bot "
             "played by defaults is credited to that bot") in out
+
+
+#: A bot that says hello, then stops itself (SIGSTOP, as a sibling without a sandbox could do
+#: to it): every decision of its seat times out.
+STOPPED_BOT = (
+    "{python} -c \"import json,os,signal,socket; s=socket.create_connection(('{host}',{port}));"
+    "f=s.makefile('rb'); f.readline(); token=open('{token_file}').read().strip();"
+    "s.sendall(json.dumps({'type':'hello','name':'x','token':token}).encode()+b'\\n');"
+    "os.kill(os.getpid(), signal.SIGSTOP)\""
+)
+
+
+def test_a_bot_whose_decisions_all_timed_out_is_flagged_not_ok(tmp_path: Path):
+    code, out = run("match", "--game", "chochlik", "--bot", f"victim={STOPPED_BOT}",
+                    "--bot", "random", "--bot", "random", "--games", "1", "--hands", "1",
+                    "--move-timeout", "0.2", "--log-dir", str(tmp_path))
+    rows = _table_rows(out)
+    status = " ".join(rows["victim"][8:])
+    timed_out = re.fullmatch(r"timed out (\d+)/(\d+)", status)
+    assert timed_out, out
+    assert timed_out.group(1) == timed_out.group(2) == rows["victim"][6]  # all, = defaults
+    assert rows["random-1"][8:] == ["ok"]
+    assert code == 1  # as for a bot that crashed
+    assert re.search(r"victim: timed out \d+ of its \d+ decisions", out)
