@@ -276,9 +276,23 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
     failures = report.failures if report is not None else []
     for failure in failures:
         click.echo(f"arena: {failure}", err=True)
-    failed = (remaining or report is None or failures
+    stuck = stuck_notes(names, report.timeouts if report is not None else {})
+    for note in stuck:
+        click.echo(note)
+    failed = (remaining or report is None or failures or stuck
               or any(r.failed for r in bot_runs))
     sys.exit(1 if failed else 0)
+
+
+def stuck_notes(names: list[str], timeouts: dict[int, list[int]]) -> list[str]:
+    """A note line per bot whose decisions mostly timed out in this run (stuck, stopped, or
+    too slow): its leaderboard row alone would not show it."""
+    from arena.records import timed_out_note
+
+    return [f"note: {names[entrant]} timed out {timed_out} of its {decisions} decisions in "
+            "this run (stuck, stopped, or too slow for --move-timeout)"
+            for entrant, (timed_out, decisions) in sorted(timeouts.items())
+            if timed_out_note(timed_out, decisions)]
 
 
 @click.command()

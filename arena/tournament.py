@@ -126,6 +126,9 @@ class TournamentReport:
     bot_cpu_seconds: float | None = None
     #: What went wrong besides bots (a worker that ended without its report).
     failures: list[str] = attrs.Factory(list)
+    #: Per entrant: [decisions played by default because its time ran out, decisions], over
+    #: the games stored by this run (:func:`arena.records.timed_out_note` flags a stuck bot).
+    timeouts: dict[int, list[int]] = attrs.Factory(dict)
 
 
 class Tournament:
@@ -169,6 +172,7 @@ class Tournament:
                               idle_timeout=None)  # instances wait for their scheduled tables
         self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
         self.played = 0
+        self.timeouts: dict[int, list[int]] = {}  # see TournamentReport.timeouts
 
     def drain(self) -> None:
         """Start no more games; the running ones finish and are stored."""
@@ -182,6 +186,11 @@ class Tournament:
         game = stored_game(record)
         if self.storage.add_game(game):
             self.played += 1
+            for entrant, timeouts, decisions in zip(game.entrants, record.timeouts,
+                                                    record.decisions):
+                counts = self.timeouts.setdefault(entrant, [0, 0])
+                counts[0] += timeouts
+                counts[1] += decisions
             if self.on_game_over is not None:
                 self.on_game_over(game)
 
@@ -197,4 +206,5 @@ class Tournament:
         await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
-        return TournamentReport(runs, self.played, remaining, time.monotonic() - started)
+        return TournamentReport(runs, self.played, remaining, time.monotonic() - started,
+                                timeouts=self.timeouts)
