@@ -3,6 +3,7 @@ cannot be opened (a port in use, a ``--host`` that is not this machine's), a Ctr
 
 from __future__ import annotations
 
+import difflib
 import errno
 import socket
 from collections.abc import Iterator
@@ -73,12 +74,10 @@ OPTION_SYNONYMS = {
 def suggest_option(error: click.NoSuchOption) -> click.NoSuchOption:
     """``error`` with one suggestion: the option a known synonym stands for, else the closest
     name of the command's options."""
-    import difflib
-
-    command = error.ctx.command if error.ctx is not None else None
-    if command is None:
+    if error.ctx is None:
         return error
-    names = [name for param in command.get_params(error.ctx) if isinstance(param, click.Option)
+    names = [name for param in error.ctx.command.get_params(error.ctx)
+             if isinstance(param, click.Option)
              for name in (*param.opts, *param.secondary_opts)]
     meant = OPTION_SYNONYMS.get(error.option_name)
     close = [meant] if meant in names else difflib.get_close_matches(error.option_name, names,
