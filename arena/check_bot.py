@@ -1,5 +1,6 @@
 """``arena check-bot --game G -- CMD``: run a bot through scripted situations and report each
-check (:class:`~arena.check_findings.Check`) as passed, failed with the reason, or skipped.
+check (:class:`~arena.check_findings.Check`) as passed, failed with the reason, skipped, or not
+applicable.
 
 For every game asked (``--game`` repeated, or ``all``) the bot is started the way ``arena
 match`` starts it (:func:`arena.runner.launch`: ``{port}``, ``{token_file}`` and the other
@@ -28,6 +29,7 @@ from arena.check_findings import CheckResult, Outcome, summary
 from arena.check_link import Connected, Exited, Link
 from arena.check_series import BOT_NAME, ScriptedSeries
 from arena.check_setup import SeriesSettings
+from arena.cli_errors import INTERRUPTED, only
 from arena.cli_options import transcripts_option
 from arena.games import GAMES
 from arena.games.base import GameSpec
@@ -88,9 +90,11 @@ def transcripts_in(folder: Path | None) -> Transcripts:
 
 
 async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
-                     keep_in: Path | None = None) -> list[CheckResult]:
+                     keep_in: Path | None = None,
+                     progress: Callable[[str], None] = lambda line: None) -> list[CheckResult]:
     """Start the bot, play the scripted series against it, stop it; the results.  With
-    ``keep_in``, a transcript of every connection and the bot's own output stay there."""
+    ``keep_in``, a transcript of every connection and the bot's own output stay there;
+    ``progress`` is told each game as it starts."""
     transcripts = transcripts_in(keep_in)
     private = Path(tempfile.mkdtemp(prefix="arena-check-"))
     output = private / "output.txt"
@@ -120,7 +124,7 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
                 nursery.start_soon(link.read_into, inbox_in)
             nursery.start_soon(watch_process, process, inbox_in)
             series = ScriptedSeries(settings, inbox_out, lambda: output_tail(run.output),
-                                    binding)
+                                    binding, progress)
             findings = await series.run()
             nursery.cancel_scope.cancel()
     finally:
@@ -176,31 +180,55 @@ def check_bot(game_names: tuple[str, ...], stdio: bool, series_games: int, seed:
               transcript_dir: Path | None, command: tuple[str, ...]) -> None:
     """Check that the bot CMD (after `--`; `{port}`, `{token_file}` ... as in `arena match`,
     or a built-in bot's name) handles what the protocol asks of it: one line per check, PASS,
-    FAIL with the reason, or SKIP; exit status 1 if a check failed."""
+    FAIL with the reason, SKIP or N/A; exit status 1 if a check failed."""
     names = sorted(GAMES) if "all" in game_names else list(dict.fromkeys(game_names))
     template = command_template(command)
     failed = 0
     for name in names:
-        spec = GAMES[name]
-        settings = SeriesSettings(
-            spec=spec, options=check_options(spec), games=series_games, seed=seed,
-            move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-            hello_timeout=hello_timeout, connect_timeout=connect_timeout,
-            reconnect_grace=reconnect_grace, exit_grace=exit_grace,
-            token=None if stdio else secrets.token_hex(12))
-        click.echo(f"{name}: {settings.options.players} players, {series_games} game(s), "
-                   f"{'stdio' if stdio else 'TCP'}: {template}")
-        keep_in = transcript_dir / name if transcript_dir else None
-        results = trio.run(functools.partial(check_game, template, settings, stdio=stdio,
-                                             keep_in=keep_in))
-        for result in results:
-            click.echo(result.line())
-        click.echo(f"{name}: {summary(results)}")
-        if transcript_dir is not None:
-            click.echo(f"{name}: every line exchanged, and the bot's output ({BOT_OUTPUT}), "
-                       f"are in {keep_in}")
-        failed += sum(r.outcome is Outcome.FAIL for r in results)
+        try:
+            failed += check_one(name, template, stdio, series_games, seed, move_timeout,
+                                reaction_timeout, hello_timeout, connect_timeout,
+                                reconnect_grace, exit_grace, transcript_dir)
+        except KeyboardInterrupt:  # a Ctrl-C between two games' checks
+            interrupted(name)
     if failed:
         click.echo(f"check-bot: {failed} check(s) failed")
         raise SystemExit(1)
     click.echo("check-bot: no check failed")
+
+
+def interrupted(name: str) -> None:
+    click.echo(f"\ncheck-bot: interrupted during {name}'s checks; those not reported above "
+               "are undecided", err=True)
+    raise SystemExit(INTERRUPTED)
+
+
+def check_one(name: str, template: str, stdio: bool, series_games: int, seed: str,
+              move_timeout: float, reaction_timeout: float, hello_timeout: float,
+              connect_timeout: float, reconnect_grace: float, exit_grace: float,
+              transcript_dir: Path | None) -> int:
+    """Check the bot on one game, printing each check; the number that failed."""
+    spec = GAMES[name]
+    settings = SeriesSettings(
+        spec=spec, options=check_options(spec), games=series_games, seed=seed,
+        move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+        hello_timeout=hello_timeout, connect_timeout=connect_timeout,
+        reconnect_grace=reconnect_grace, exit_grace=exit_grace,
+        token=None if stdio else secrets.token_hex(12))
+    click.echo(f"{name}: {settings.options.players} players, {series_games} game(s), "
+               f"{'stdio' if stdio else 'TCP'}: {template}")
+    keep_in = transcript_dir / name if transcript_dir else None
+    try:
+        results = trio.run(functools.partial(check_game, template, settings, stdio=stdio,
+                                             keep_in=keep_in, progress=click.echo))
+    except (KeyboardInterrupt, BaseExceptionGroup) as exc:  # Ctrl-C: the bot is stopped
+        if only(exc, KeyboardInterrupt) is None:
+            raise
+        interrupted(name)
+    for result in results:
+        click.echo(result.line())
+    click.echo(f"{name}: {summary(results)}")
+    if transcript_dir is not None:
+        click.echo(f"{name}: every line exchanged, and the bot's output ({BOT_OUTPUT}), "
+                   f"are in {keep_in}")
+    return sum(r.outcome is Outcome.FAIL for r in results)

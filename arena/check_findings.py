@@ -2,9 +2,10 @@
 
 A check *passes* when the situation it tests came up and the bot handled it every time; it
 *fails* at the first time it did not (the reason names the request, the token, the limit);
-it is *skipped* when the situation never came up (the game has no reaction windows; the bot
-left before the last game) or is optional and the bot does not support it (reconnecting,
-SPEC.md §6).  Only failures make the exit status non-zero.
+it is *skipped* when the situation never came up (the bot left before the last game) or is
+optional and the bot does not support it (reconnecting, SPEC.md §6); it is *not applicable*
+(N/A) when it cannot come up at all (reaction windows in a game without any, reconnecting over
+stdin/stdout).  Only failures make the exit status non-zero.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Outcome(enum.Enum):
     PASS = "PASS"
     FAIL = "FAIL"
     SKIP = "SKIP"
+    NA = "N/A"  # the situation cannot come up here
 
 
 @attrs.frozen
@@ -71,6 +73,7 @@ class Findings:
         self.failures: dict[Check, list[str]] = {}
         self.handled: set[Check] = set()
         self.skips: dict[Check, str] = {}
+        self.inapplicable: dict[Check, str] = {}
 
     def fail(self, check: Check, reason: str) -> None:
         self.failures.setdefault(check, []).append(reason)
@@ -82,6 +85,15 @@ class Findings:
         """Why ``check`` could not be seen (kept only if it neither failed nor passed)."""
         self.skips.setdefault(check, reason)
 
+    def not_applicable(self, check: Check, reason: str) -> None:
+        """``check`` cannot come up here (the game has no such situation)."""
+        self.inapplicable[check] = reason
+
+    def decided(self, check: Check) -> bool:
+        """Passed, failed or not applicable."""
+        return (check in self.failures or check in self.handled
+                or check in self.inapplicable)
+
     def failed(self, check: Check) -> bool:
         return check in self.failures
 
@@ -92,6 +104,8 @@ class Findings:
             return CheckResult(check, Outcome.FAIL, reasons[0] + more)
         if check in self.handled:
             return CheckResult(check, Outcome.PASS)
+        if check in self.inapplicable:
+            return CheckResult(check, Outcome.NA, self.inapplicable[check])
         return CheckResult(check, Outcome.SKIP, self.skips.get(check, "not reached"))
 
     def results(self) -> list[CheckResult]:
@@ -99,7 +113,9 @@ class Findings:
 
 
 def summary(results: list[CheckResult]) -> str:
-    """``12 checks: 10 passed, 1 failed, 1 skipped``."""
+    """``12 checks: 10 passed, 1 failed, 1 skipped`` (``, 1 not applicable`` where some
+    are)."""
     counts = {outcome: sum(r.outcome is outcome for r in results) for outcome in Outcome}
     return (f"{len(results)} checks: {counts[Outcome.PASS]} passed, "
-            f"{counts[Outcome.FAIL]} failed, {counts[Outcome.SKIP]} skipped")
+            f"{counts[Outcome.FAIL]} failed, {counts[Outcome.SKIP]} skipped"
+            + (f", {counts[Outcome.NA]} not applicable" if counts[Outcome.NA] else ""))

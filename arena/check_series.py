@@ -56,6 +56,10 @@ NOT_ITS_PROCESS = (
     "daemon)")
 #: Legal tokens quoted in a failure reason, at most.
 SHOWN_LEGAL = 8
+#: Requests in a row that get no valid answer (a wrong one, or none in time) after which the
+#: bot is hopeless: the series stops, and every check not decided yet fails saying why (else
+#: a bot that never answers right waits out every move timeout, for minutes).
+HOPELESS_REQUESTS = 3
 
 
 @attrs.define
@@ -87,8 +91,11 @@ class ScriptedSeries:
     lines the bot printed (for reasons about a crash)."""
 
     def __init__(self, settings: SeriesSettings, inbox: trio.MemoryReceiveChannel[Any],
-                 output_tail: Callable[[], str], binding: ProcessBinding | None = None) -> None:
+                 output_tail: Callable[[], str], binding: ProcessBinding | None = None,
+                 progress: Callable[[str], None] = lambda line: None) -> None:
+        """``progress`` is told, in a line, each game as it starts and a stop."""
         self.settings = settings
+        self.progress = progress
         self.binding = binding  # the bot's token bound to its process, as arena match binds it
         self.inbox = inbox
         self.output_tail = output_tail
@@ -114,18 +121,26 @@ class ScriptedSeries:
         self.back_by: float | None = None  # while the bot is away: the end of its grace
         self.probe_next = False
         self.abandon = False  # stop asking the bot: its seat is played by defaults
+        self.unanswered: list[int] = []  # the latest requests in a row with no valid answer
+        self.stopped: str | None = None  # why the series stopped early (a hopeless bot)
         self._set_skip_reasons()
 
     def _set_skip_reasons(self) -> None:
         skip = self.findings.skip
         skip(Check.ERROR_RETRY, "no request with two or more legal actions in game 1")
         skip(Check.SIMULTANEOUS, "no request came while other seats were deciding too")
-        skip(Check.REACTION_WINDOWS, "no reaction-window request came to the bot's seat")
+        spec = self.settings.spec
+        if spec.reaction_windows:
+            skip(Check.REACTION_WINDOWS, "no reaction-window request came to the bot's seat")
+        else:
+            self.findings.not_applicable(Check.REACTION_WINDOWS,
+                                         f"{spec.name} has no reaction windows")
         if self.settings.games < 2:
             for check in (Check.GAME_END, Check.SEVERAL_GAMES):
                 skip(check, "needs --games 2 or more")
         if self.settings.token is None:
-            skip(Check.RECONNECT, "not applicable over stdin/stdout (a pipe cannot be reopened)")
+            self.findings.not_applicable(Check.RECONNECT,
+                                         "over stdin/stdout a pipe cannot be reopened")
 
     # -- the series --
 
@@ -135,11 +150,16 @@ class ScriptedSeries:
             self.link = link
             for game in range(self.settings.games):
                 await self.play(game)
-                if self.left:
+                if self.left or self.stopped:
                     break
-            if not self.left and self.settings.games >= 2:
+            if not self.left and not self.stopped and self.settings.games >= 2:
                 self.findings.passed(Check.SEVERAL_GAMES)
             await self.say_bye()
+        if self.stopped:
+            for check in Check:
+                if not self.findings.decided(check):
+                    self.findings.fail(check, f"not checked: check-bot stopped the series "
+                                              f"after {self.stopped}")
         return self.findings
 
     async def first_contact(self) -> Link | None:
@@ -228,9 +248,22 @@ class ScriptedSeries:
             counters=counters)
         self.requests_in_game = 0
         self.abandon = False
+        self.progress(f"{s.spec.name}: game {game + 1} of {s.games}: the bot in seat "
+                      f"{self.seat}")
         await self.deliver(self.driver.start(trio.current_time()))
-        while not self.driver.finished:
+        while not self.driver.finished and not self.stopped:
             await self.step()
+
+    def no_valid_answer(self, note: RequestNote, why: str) -> None:
+        """``note``'s request got a wrong answer or none in time; after
+        :data:`HOPELESS_REQUESTS` such requests in a row the series stops."""
+        if note.id in self.unanswered or note.probe or self.back_by is not None:
+            return  # counted already; or the reconnect check's business
+        self.unanswered.append(note.id)
+        if len(self.unanswered) >= HOPELESS_REQUESTS and self.stopped is None:
+            self.stopped = f"{len(self.unanswered)} requests in a row got no valid answer"
+            self.progress(f"{self.settings.spec.name}: stopping: {self.stopped} (the last, "
+                          f"{note.label}: {why}); the checks not decided yet fail")
 
     async def step(self) -> None:
         driver = self.driver
@@ -271,6 +304,7 @@ class ScriptedSeries:
                                f"{message.code.value}: {message.detail}{line}")
             if self.note is not None:
                 self.note.botched = True
+                self.no_valid_answer(self.note, f"{message.code.value}: {message.detail}")
             await self.deliver(driver.bad_input(self.seat, message, now,
                                                 newest_sent=self.counter.newest))
             if message.fatal:
@@ -294,6 +328,7 @@ class ScriptedSeries:
                                    f"{action.id}{again}, but {open_now}")
                 if note is not None:
                     note.botched = True
+                    self.no_valid_answer(note, f"answered with id {action.id}")
             await self.deliver(driver.answer(self.seat, action.id, action.action, now))
             return
         self.findings.passed(Check.REQUEST_IDS)
@@ -311,6 +346,7 @@ class ScriptedSeries:
             self.findings.fail(Check.LEGAL_ACTIONS, f"answered {quote(action.action)} to "
                                f"{note.label}, not in its legal list {_legal_text(note.legal)}")
             note.botched = True
+            self.no_valid_answer(note, f"answered {quote(action.action)}, not legal")
             await self.deliver(driver.answer(self.seat, action.id, action.action, now))
             return
         self.findings.passed(Check.LEGAL_ACTIONS)
@@ -318,6 +354,7 @@ class ScriptedSeries:
             await self.refuse(note, action.action, now)
             return
         self.credit(note)
+        self.unanswered.clear()
         self.note = None
         self.answered.add(note.id)
         await self.deliver(driver.answer(self.seat, action.id, action.action, now))
@@ -408,6 +445,9 @@ class ScriptedSeries:
         self.cancelled.add(note.id)
         if cancel.reason == ErrorCode.TIMEOUT.value:
             self.timed_out(note)
+            self.no_valid_answer(note, f"no answer within {note.time_left_ms} ms")
+        elif cancel.reason == ErrorCode.TOO_MANY_TRIES.value:
+            self.no_valid_answer(note, "every try was wrong")
 
     def timed_out(self, note: RequestNote) -> None:
         """Which check a request that ran out of time fails: the one it was about."""

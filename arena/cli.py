@@ -1,19 +1,24 @@
 """The ``arena`` command: a thin click layer over the server, the match runner and replay.
 
 Exit codes are decided here: 0 ok, 1 failure (a replay that does not reproduce, a match with a
-crashed or missing bot), 2 usage (click's own).
+crashed or missing bot), 2 usage (click's own), 130 a match stopped by Ctrl-C.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+import outcome
 import trio
 
+from arena import __version__
+from arena.cli_errors import INTERRUPTED, SuggestingGroup, listen_failure, only
 from arena.cli_options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -21,6 +26,7 @@ from arena.cli_options import (
     game_options,
     parse_game_options,
     plain_logs_option,
+    shown_default,
     transcripts_option,
 )
 from arena.gamelog import LogDirectoryError, ensure_writable
@@ -28,7 +34,8 @@ from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
+@click.version_option(__version__, prog_name="arena", message="%(prog)s %(version)s")
 @click.option("--verbose", "-v", is_flag=True, help="Log connections and tables to stderr.")
 def main(verbose: bool) -> None:
     """arena: a game host for bot-programming competitions."""
@@ -122,6 +129,13 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         ensure_writable(log_dir)  # a line, not a traceback out of the server's nursery
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
+    listening = False
+
+    def banner(port: int) -> str:
+        nonlocal listening
+        listening = True
+        return (f"arena: hosting {spec.name} ({options.players} players) on {host}:{port}; "
+                f"logs in {log_dir}/; Ctrl-C stops")
 
     async def run() -> None:
         seating: Seating = ArrivalSeating(options.players, registry)
@@ -131,9 +145,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         tune_garbage_collector()
         await run_serve(server, games=games, tally=tally,
                         tally_every=None if quiet else (tally_every, tally_games),
-                        banner=lambda port: f"arena: hosting {spec.name} ({options.players} "
-                                            f"players) on {host}:{port}; logs in {log_dir}/; "
-                                            "Ctrl-C stops",
+                        banner=banner,
                         out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
@@ -141,14 +153,22 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
     try:
         trio.run(run)
-    except LogDirectoryError as exc:
-        raise click.ClickException(str(exc)) from None
-    except OSError as exc:
-        raise click.ClickException(f"cannot serve on {host}:{port}: {exc}") from None
+    except (OSError, LogDirectoryError, BaseExceptionGroup) as exc:
+        unwritable = only(exc, LogDirectoryError)
+        if unwritable is not None:
+            raise click.ClickException(str(unwritable)) from None
+        problem = None if listening else listen_failure(exc, host, port)
+        if problem is not None:
+            raise problem from None
+        failed = only(exc, OSError)
+        if failed is None:
+            raise
+        raise click.ClickException(f"cannot serve on {host}:{port}: {failed}") from None
 
 
 @main.command()
-@game_options
+@game_options(players_help="Seats per table: one per --bot (a --players that differs is "
+                           "refused).")
 @click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
               help="A bot command (one per seat), or a built-in bot: "
                    f"{', '.join(BUILTIN_BOTS)}.  {{host}} {{port}} {{name}} {{token_file}} are "
@@ -168,10 +188,12 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
-    from arena.runner import plan_bots, run_match
+    from arena.runner import Interrupt, plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
-        raise click.UsageError(f"--players {players} but {len(bot_commands)} --bot given")
+        raise click.UsageError(f"--players {players} contradicts the {len(bot_commands)} --bot "
+                               "given: a match has one seat per --bot (add --bot, or leave "
+                               "--players out)")
     spec, options = parse_game_options(game_name, len(bot_commands), extra, flags)
     try:
         bots = plan_bots(list(bot_commands))
@@ -189,20 +211,47 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         click.echo(f"game {record.number + 1}/{games}: {scores}  "
                    f"({record.rounds} {spec.round_name}s, {record.seconds:.1f} s)")
 
+    interrupt = Interrupt()
+
+    async def run() -> Any:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_press_on_signals, interrupt)
+            # its errors are raised as they are, outside the nursery (never in a group)
+            report = await outcome.acapture(functools.partial(
+                run_match, spec, options, bots, games=games, seed=seed,
+                move_timeout=move_timeout, reaction_timeout=reaction_timeout, log_dir=log_dir,
+                connect_timeout=connect_timeout, on_game_over=game_over, launch=launch,
+                time_bank=time_bank, transcript_dir=transcript_dir,
+                compress_logs=not plain_logs, interrupt=interrupt))
+            nursery.cancel_scope.cancel()
+        return report
+
     try:
-        report = trio.run(lambda: run_match(
-            spec, options, bots, games=games, seed=seed, move_timeout=move_timeout,
-            reaction_timeout=reaction_timeout, log_dir=log_dir, connect_timeout=connect_timeout,
-            on_game_over=game_over, launch=launch, time_bank=time_bank,
-            transcript_dir=transcript_dir, compress_logs=not plain_logs))
+        report = trio.run(run).unwrap()
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()
     click.echo(report.table())
-    for run in report.bots:
-        if run.failed:
-            click.echo("\n".join(run.failure_lines()), err=True)
-    sys.exit(0 if report.ok else 1)
+    for bot_run in report.bots:
+        if bot_run.failed:
+            click.echo("\n".join(bot_run.failure_lines()), err=True)
+    for bot_run, row in report.stuck():
+        click.echo(f"{bot_run.spec.name}: timed out {row['timeouts']} of its "
+                   f"{row['decisions']} decisions "
+                   "(stuck, stopped, or too slow for --move-timeout); its output is in "
+                   f"{bot_run.output}", err=True)
+    sys.exit(INTERRUPTED if report.interrupted else 0 if report.ok else 1)
+
+
+async def _press_on_signals(interrupt: Any) -> None:
+    """Ctrl-C (or SIGTERM) stops the series: once to log the running game as aborted and print
+    the table of the games played, twice to stop at once."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            click.echo("\narena: " + ("stopping now" if interrupt.requested.is_set() else
+                                      "stopping (the running game is logged as aborted; "
+                                      "Ctrl-C again stops at once)"), err=True)
+            interrupt.press()
 
 
 @main.command()
@@ -228,9 +277,8 @@ def list_games() -> None:
     for name, spec in sorted(GAMES.items()):
         click.echo(f"{name:12} {spec.title} ({spec.min_players}-{spec.max_players} players)")
         for field in spec.option_fields():
-            default = "none" if field.default is None else field.default
             click.echo(f"    --{field.name.replace('_', '-'):<10} {field.metadata['help']} "
-                       f"[default: {default}]")
+                       f"[default: {shown_default(field)}]")
 
 
 @main.command(name="schema")

@@ -30,26 +30,73 @@ def _option_flags() -> dict[str, list[str]]:
 OPTION_FLAGS = _option_flags()
 
 
+def _fields(name: str) -> list[Any]:
+    """The option ``name`` of every game that has it."""
+    return [next(f for f in GAMES[game].option_fields() if f.name == name)
+            for game in OPTION_FLAGS[name]]
+
+
+def shown_default(field: Any) -> str:
+    """A game option's default as a person reads it: on/off, a number, none."""
+    if field.default is None:
+        return "none"
+    if isinstance(field.default, bool):
+        return "on" if field.default else "off"
+    return str(field.default)
+
+
 def _flag_help(name: str) -> str:
-    parts = []
-    for game in OPTION_FLAGS[name]:
-        field = next(f for f in GAMES[game].option_fields() if f.name == name)
-        parts.append(f"{game}: {field.metadata.get('help', '')} (default {field.default})")
-    return "; ".join(parts)
+    return "; ".join(f"{game}: {field.metadata.get('help', '')} (default: {shown_default(field)})"
+                     for game, field in zip(OPTION_FLAGS[name], _fields(name)))
 
 
-def game_options(function: Any = None, *, game_required: bool = True) -> Any:
+class CountOrNone(click.ParamType):
+    """A whole number, or ``none`` (no such limit: kept as the text ``"none"``, which the game
+    reads, since an unset flag is None)."""
+
+    name = "N|none"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int | str | None:
+        if value is None or isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "none":
+            return "none"
+        try:
+            return int(str(value))
+        except ValueError:
+            self.fail(f"{value!r} is not a whole number or none", param, ctx)
+
+
+def _flag_option(name: str) -> Any:
+    """A game option as a typed flag: ``--bluff/--no-bluff`` for a yes/no option, a number
+    for a number; unset (None) unless given, so a game's own default applies."""
+    flag = f"--{name.replace('_', '-')}"
+    types = {str(field.type) for field in _fields(name)}
+    if types == {"bool"}:
+        return click.option(f"{flag}/--no-{flag[2:]}", f"flag_{name}", default=None,
+                            help=_flag_help(name))
+    if types == {"int"}:
+        return click.option(flag, f"flag_{name}", type=int, default=None,
+                            help=_flag_help(name))
+    if types <= {"int", "int | None"}:
+        return click.option(flag, f"flag_{name}", type=CountOrNone(), default=None,
+                            metavar="N|none", help=_flag_help(name))
+    return click.option(flag, f"flag_{name}", default=None, help=_flag_help(name))
+
+
+def game_options(function: Any = None, *, game_required: bool = True,
+                 players_help: str = "Seats per table (default: the game's).") -> Any:
     """Options shared by every command that starts games; declared once.  Each game's own
-    options (``arena games`` lists them) are flags too, refused for a game without them."""
+    options (``arena games`` lists them) are typed flags too, refused for a game without
+    them."""
     if function is None:
-        return lambda f: game_options(f, game_required=game_required)
+        return lambda f: game_options(f, game_required=game_required,
+                                      players_help=players_help)
     decorators = [
         click.option("--game", "game_name", type=click.Choice(sorted(GAMES)),
                      required=game_required, help="Which game to play."),
-        click.option("--players", type=int, default=None,
-                     help="Seats per table (default: the game's)."),
-        *[click.option(f"--{name.replace('_', '-')}", f"flag_{name}", default=None,
-                       help=_flag_help(name)) for name in sorted(OPTION_FLAGS)],
+        click.option("--players", type=int, default=None, help=players_help),
+        *[_flag_option(name) for name in sorted(OPTION_FLAGS)],
         click.option("--option", "-o", "extra", multiple=True, metavar="NAME=VALUE",
                      help="A game option (see `arena games`), repeatable."),
         click.option("--seed", default=None, help="Seed for the deals (default: random)."),

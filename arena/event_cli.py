@@ -15,6 +15,7 @@ import click
 import trio
 from click.core import ParameterSource
 
+from arena.cli_errors import listen_failure
 from arena.cli_options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -265,6 +266,13 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
         report = trio.run(run)  # None when a second Ctrl-C stopped it at once
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
+    except (OSError, BaseExceptionGroup) as exc:
+        server = getattr(event, "server", None)
+        problem = (listen_failure(exc, host, port)
+                   if server is not None and server.port is None else None)
+        if problem is None:
+            raise
+        raise problem from None
     stored = storage.games()
     click.echo("\n" if on_terminal else "")
     click.echo(format_table(leaderboard(names, stored, resamples=resamples,
@@ -280,9 +288,23 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
     failures = report.failures if report is not None else []
     for failure in failures:
         click.echo(f"arena: {failure}", err=True)
-    failed = (remaining or report is None or failures
+    stuck = stuck_notes(names, report.timeouts if report is not None else {})
+    for note in stuck:
+        click.echo(note)
+    failed = (remaining or report is None or failures or stuck
               or any(r.failed for r in bot_runs))
     sys.exit(1 if failed else 0)
+
+
+def stuck_notes(names: list[str], timeouts: dict[int, list[int]]) -> list[str]:
+    """A note line per bot whose decisions mostly timed out in this run (stuck, stopped, or
+    too slow): its leaderboard row alone would not show it."""
+    from arena.records import timed_out_note
+
+    return [f"note: {names[entrant]} timed out {timed_out} of its {decisions} decisions in "
+            "this run (stuck, stopped, or too slow for --move-timeout)"
+            for entrant, (timed_out, decisions) in sorted(timeouts.items())
+            if timed_out_note(timed_out, decisions)]
 
 
 @click.command()

@@ -113,13 +113,16 @@ def text_digest(text: str) -> str:
 
 @attrs.define
 class SeatStats:
-    """Per seat: actions the server played for it (by reason) and errors it made."""
+    """Per seat: actions the server played for it (by reason), errors it made, and its
+    decisions (actions played for the seat, by its bot or by default)."""
 
     defaults: dict[str, int] = attrs.field(factory=dict)
     errors: int = 0
+    decisions: int = 0
 
     def count_default(self, reason: str) -> None:
         self.defaults[reason] = self.defaults.get(reason, 0) + 1
+        self.decisions += 1
 
 
 def _ms(seconds: float) -> int:
@@ -257,6 +260,7 @@ class MatchDriver:
             return out
         del self.open[seat]
         self._charge(seat, request, now)
+        self.stats[seat].decisions += 1
         self.log.action(seat, action, request_id, _ms(now - request.issued_at), by="bot",
                         decision=request.decision, bank_ms=self._bank_ms(seat))
         self.state.apply(seat, action)

@@ -9,6 +9,14 @@ from typing import Any
 import attrs
 
 
+def timed_out_note(timeouts: int, decisions: int) -> str | None:
+    """``timed out 77/77`` when most of a bot's decisions were played by default because its
+    time ran out (a stuck or stopped bot, or one too slow for the limit); else None."""
+    if timeouts and 2 * timeouts > decisions:
+        return f"timed out {timeouts}/{decisions}"
+    return None
+
+
 @attrs.frozen
 class GameRecord:
     """One game.  ``number`` is the seating policy's game number; ``entrants[seat]`` is who sat
@@ -30,6 +38,10 @@ class GameRecord:
     log_path: Path | None
     seconds: float
     tag: Any = None
+    #: Per seat: actions played by default because its time ran out, and its decisions (by
+    #: its bot or by default): a seat whose decisions mostly timed out had a stuck bot.
+    timeouts: tuple[int, ...] = ()
+    decisions: tuple[int, ...] = ()
 
     @property
     def bots(self) -> tuple[int | None, ...]:

@@ -42,7 +42,7 @@ import trio
 from arena.gamelog import ensure_writable
 from arena.games.base import GameSpec
 from arena.peer_process import ProcessBinding
-from arena.records import GameRecord
+from arena.records import GameRecord, timed_out_note
 from arena.sandbox import Sandbox
 from arena.sandbox_run import SandboxRun
 from arena.seating import RosterEntry, RosterSeating
@@ -198,6 +198,24 @@ class BotRun:
         return lines + [f"  | {line}" for line in last] if last else lines
 
 
+#: Under the result table, when a tie was shared or a bot's seat was played by defaults.
+SEAT_NOTE = ("wins: a game won by k bots together (a tie) counts 1/k for each; the seat of a "
+             "bot played by defaults is credited to that bot (see defaults and status)")
+
+
+@attrs.define
+class Interrupt:
+    """Ctrl-C for a running series, pressed from outside (the CLI's signal handler): the
+    first :meth:`press` stops it (the running game is logged as aborted, no other starts), a
+    second one stops it at once (no grace for games, queues or bots)."""
+
+    requested: trio.Event = attrs.Factory(trio.Event)
+    hurried: trio.Event = attrs.Factory(trio.Event)
+
+    def press(self) -> None:
+        (self.hurried if self.requested.is_set() else self.requested).set()
+
+
 @attrs.define
 class MatchReport:
     game: str
@@ -208,16 +226,25 @@ class MatchReport:
     log_dir: Path
     unwritten_logs: int = 0  # finished games whose log could not be written (a full disk)
     refusals: dict[str, int] = attrs.Factory(dict)  # refused hellos by reason (a token thief)
+    games: int = 0  # games asked for
+    interrupted: bool = False  # stopped by Ctrl-C before they were all played
 
     @property
     def ok(self) -> bool:
         return not any(b.failed for b in self.bots) and not any(
-            r.aborted for r in self.records) and not self.unwritten_logs and not self.refusals
+            r.aborted for r in self.records) and not self.unwritten_logs and not (
+            self.refusals) and not self.stuck()
+
+    def stuck(self) -> list[tuple[BotRun, dict[str, Any]]]:
+        """The bots whose decisions mostly timed out (see :func:`timed_out_note`): stuck,
+        stopped, or too slow; each with its row."""
+        return [(bot, row) for bot, row in zip(self.bots, self.rows())
+                if row["status"].startswith("timed out")]
 
     def rows(self) -> list[dict[str, Any]]:
         rows = []
         for index, bot in enumerate(self.bots):
-            games = scores = ranks = defaults = errors = 0
+            games = scores = ranks = defaults = errors = timeouts = decisions = 0
             wins = 0.0
             for record in self.records:
                 if record.aborted or index not in record.bots:
@@ -228,14 +255,20 @@ class MatchReport:
                 ranks += record.ranks[seat]
                 defaults += record.defaults[seat]
                 errors += record.errors[seat]
-                if seat in record.winners and bot.connected:  # no credit for the defaults
+                if record.decisions:
+                    timeouts += record.timeouts[seat]
+                    decisions += record.decisions[seat]
+                if seat in record.winners:  # the seat's result, whoever played it
                     wins += 1 / len(record.winners)
             rows.append({
                 "bot": bot.spec.name, "games": games, "wins": wins,
                 "win%": 100 * wins / games if games else 0.0,
                 "avg score": scores / games if games else 0.0,
                 "avg rank": ranks / games if games else 0.0,
-                "defaults": defaults, "errors": errors, "status": bot.status,
+                "defaults": defaults, "errors": errors,
+                "status": (bot.status == "ok" and timed_out_note(timeouts, decisions)
+                           or bot.status),
+                "timeouts": timeouts, "decisions": decisions,
             })
         return rows
 
@@ -254,6 +287,13 @@ class MatchReport:
         lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
                      f"{self.seconds:.1f} s; "
                      f"logs in {self.log_dir}")
+        if (any(len(r.winners) > 1 for r in finished) or any(r.failed for r in self.bots)
+                or self.stuck()):
+            lines.append(SEAT_NOTE)
+        if self.interrupted:
+            aborted = sum(1 for r in self.records if r.aborted)
+            lines.append(f"interrupted after {len(finished)} of {self.games} games"
+                         + (" (the game under way is logged as aborted)" if aborted else ""))
         if self.unwritten_logs:
             lines.append(f"ERROR: {self.unwritten_logs} game log(s) could not be written to "
                          f"{self.log_dir} (is the disk full?)")
@@ -283,7 +323,10 @@ async def run_match(
     time_bank: float = 0.0,
     transcript_dir: Path | None = None,
     compress_logs: bool = True,
+    interrupt: Interrupt | None = None,
 ) -> MatchReport:
+    """Play the series; ``interrupt``: a Ctrl-C from outside stops it early (the report then
+    has ``interrupted`` and the games played)."""
     started = time.monotonic()
     tokens = [secrets.token_hex(12) for _ in bots]
     roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
@@ -300,19 +343,26 @@ async def run_match(
     runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
             for bot, token in zip(bots, tokens)]
 
-    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER, launch or BotLaunch())
+    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER, launch or BotLaunch(),
+                          interrupt=interrupt)
     records = sorted(server.records, key=lambda r: r.number)
     return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
                        log_dir, unwritten_logs=len(server.unwritten_logs),
-                       refusals=dict(server.refusals))
+                       refusals=dict(server.refusals), games=games,
+                       interrupted=interrupt is not None and interrupt.requested.is_set()
+                       and not server.all_games_done.is_set())
 
 
 async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode,
-                          how: BotLaunch | None = None) -> None:
-    """Serve, launch every bot, wait until the server's seating is done, then say ``bye``
-    (``ending``) and stop the bots: the ones that never connected at once, the others after
-    :data:`EXIT_GRACE` seconds.  Whatever happens (Ctrl-C included), no bot outlives it, and
-    its token file is removed."""
+                          how: BotLaunch | None = None, *,
+                          interrupt: Interrupt | None = None) -> None:
+    """Serve, launch every bot, wait until the server's seating is done (or ``interrupt`` is
+    pressed: the running games are aborted and logged, no other starts), then say ``bye``
+    (``ending``, or ``server_shutdown`` when interrupted) and stop the bots: the ones that
+    never connected at once, the others after :data:`EXIT_GRACE` seconds (at once on a second
+    press).  Whatever happens (Ctrl-C included), no bot outlives it, and its token file is
+    removed."""
+    interrupt = interrupt if interrupt is not None else Interrupt()
     processes: list[trio.Process] = []
     how = how if how is not None else BotLaunch()
     if server.binding is None:
@@ -338,7 +388,12 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 else:
                     server.binding.bind(run.token, processes[-1].pid)
                 nursery.start_soon(watch, server, run, processes[-1])
-            await server.all_games_done.wait()
+            async with trio.open_nursery() as waiting:  # the games end, or a Ctrl-C
+                waiting.start_soon(_cancel_when, server.all_games_done, waiting.cancel_scope)
+                waiting.start_soon(_cancel_when, interrupt.requested, waiting.cancel_scope)
+            if not server.all_games_done.is_set():
+                ending = ErrorCode.SERVER_SHUTDOWN
+                nursery.start_soon(_hurry_when, interrupt.hurried, server)
             seated = server.statistics().seating
             for run in runs:
                 run.connected = run.token in seated.ever_connected
@@ -348,8 +403,8 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
             for run, process in zip([r for r in runs if not r.spec.remote], processes):
                 if not run.connected and process.returncode is None:
                     process.kill()  # it was never told anything: it will not leave by itself
-            with trio.move_on_after(EXIT_GRACE):  # the others were told bye
-                for process in processes:
+            with trio.move_on_after(0 if interrupt.hurried.is_set() else EXIT_GRACE):
+                for process in processes:  # the others were told bye
                     await process.wait()
             nursery.cancel_scope.cancel()
     finally:
@@ -360,6 +415,16 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
             confined.close()
         private.chmod(0o700)
         shutil.rmtree(private, ignore_errors=True)
+
+
+async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+async def _hurry_when(event: trio.Event, server: ArenaServer) -> None:
+    await event.wait()
+    server.hurry()
 
 
 async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,

@@ -272,7 +272,9 @@ class Table:
             errors=tuple(s.errors for s in driver.stats),
             rounds=result.rounds if result else None,
             log_path=log_path,  # type: ignore[arg-type]
-            seconds=time.monotonic() - self.started, tag=seated.tag)
+            seconds=time.monotonic() - self.started, tag=seated.tag,
+            timeouts=tuple(s.defaults.get(ErrorCode.TIMEOUT.value, 0) for s in driver.stats),
+            decisions=tuple(s.decisions for s in driver.stats))
 
     def _abort(self, reason: ErrorCode) -> None:
         try:

@@ -126,6 +126,9 @@ class TournamentReport:
     bot_cpu_seconds: float | None = None
     #: What went wrong besides bots (a worker that ended without its report).
     failures: list[str] = attrs.Factory(list)
+    #: Per entrant: [decisions played by default because its time ran out, decisions], over
+    #: the games stored by this run (:func:`arena.records.timed_out_note` flags a stuck bot).
+    timeouts: dict[int, list[int]] = attrs.Factory(dict)
 
 
 class Tournament:
@@ -170,6 +173,7 @@ class Tournament:
                               idle_timeout=None)  # instances wait for their scheduled tables
         self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
         self.played = 0
+        self.timeouts: dict[int, list[int]] = {}  # see TournamentReport.timeouts
 
     def drain(self) -> None:
         """Start no more games; the running ones finish and are stored."""
@@ -183,6 +187,11 @@ class Tournament:
         game = stored_game(record)
         if self.storage.add_game(game):
             self.played += 1
+            for entrant, timeouts, decisions in zip(game.entrants, record.timeouts,
+                                                    record.decisions):
+                counts = self.timeouts.setdefault(entrant, [0, 0])
+                counts[0] += timeouts
+                counts[1] += decisions
             if self.on_game_over is not None:
                 self.on_game_over(game)
 
@@ -203,4 +212,4 @@ class Tournament:
             failures.append(f"{len(self.server.unwritten_logs)} game log(s) could not be "
                             f"written to {self.log_dir} (is the disk full?)")
         return TournamentReport(runs, self.played, remaining, time.monotonic() - started,
-                                failures=failures)
+                                failures=failures, timeouts=self.timeouts)

@@ -127,6 +127,17 @@ def game_from(fields: Mapping[str, Any]) -> StoredGame:
     return StoredGame(**values)
 
 
+def summed_timeouts(reported: Any) -> dict[int, list[int]]:
+    """The workers' :attr:`TournamentReport.timeouts` (JSON: entrants as text), added up."""
+    total: dict[int, list[int]] = {}
+    for timeouts in reported:
+        for entrant, (timed_out, decisions) in timeouts.items():
+            counts = total.setdefault(int(entrant), [0, 0])
+            counts[0] += timed_out
+            counts[1] += decisions
+    return total
+
+
 def run_fields(run: BotRun) -> dict[str, Any]:
     """A bot instance's outcome, for the runner (its token never leaves the worker)."""
     return {"name": run.spec.name, "command": run.spec.command, "output": str(run.output),
@@ -221,7 +232,8 @@ class TournamentWorkers:
             bot_cpu_seconds=sum(report["cpu"]["bots"] for report in finished),
             failures=[f"worker {number + 1} ended without its report (its output is above)"
                       for number, report in enumerate(reports) if report is None]
-            + [failure for report in finished for failure in report.get("failures", [])])
+            + [failure for report in finished for failure in report.get("failures", [])],
+            timeouts=summed_timeouts(report.get("timeouts", {}) for report in finished))
 
     async def _worker(self, number: int, share: Share,
                       reports: list[dict[str, Any] | None]) -> None:
@@ -333,6 +345,7 @@ async def work(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> No
                 outbox.send_nowait(json.dumps({"report": {
                     "runs": [run_fields(run) for run in report.runs],
                     "failures": report.failures,
+                    "timeouts": report.timeouts,
                     "cpu": cpu_line()}}).encode() + b"\n")
                 playing.cancel_scope.cancel()
 

@@ -219,11 +219,13 @@ def _session(conn: Connection, policy: Policy, name: str, token: str | None,
             if kind == "request":
                 conn.send_action(message["id"], policy.choose(message))
             elif kind == "error":
+                if message.get("fatal"):  # refused: always said, whatever --verbose
+                    print(f"{name}: refused by the server: {message.get('code')}: "
+                          f"{message.get('message')}", file=sys.stderr)
+                    return 1
                 if log:
                     print(f"{name}: error {message.get('code')}: {message.get('message')}",
                           file=log)
-                if message.get("fatal"):
-                    return 1
                 if message.get("legal") and message.get("tries_left"):
                     # our choice was refused: fall back to any legal token
                     conn.send_action(message["id"], rescue.choice(message["legal"]))

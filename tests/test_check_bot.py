@@ -3,6 +3,7 @@ in tests/check_bots/ fails the check it breaks, with a reason that says what wen
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,6 +49,9 @@ def test_the_random_bot_passes_every_check_of_every_game() -> None:
                        Check.GAME_END, Check.SEVERAL_GAMES, Check.RECONNECT, Check.BYE):
             assert outcomes[f"{game}: {passed.value}"][0] == "PASS", (game, passed)
     assert outcomes[f"wypas: {Check.REACTION_WINDOWS.value}"][0] == "PASS"
+    for game in ("chochlik", "vollewolle"):  # a check these games cannot have
+        assert outcomes[f"{game}: {Check.REACTION_WINDOWS.value}"] == (
+            "N/A", f"{game} has no reaction windows")
     assert "check-bot: no check failed" in result.output
 
 
@@ -65,7 +69,7 @@ def test_the_random_bot_passes_over_stdio_where_reconnecting_does_not_apply() ->
     assert result.exit_code == 0, result.output
     assert outcomes[f"vollewolle: {Check.BYE.value}"][0] == "PASS"
     assert outcomes[f"vollewolle: {Check.RECONNECT.value}"] == (
-        "SKIP", "not applicable over stdin/stdout (a pipe cannot be reopened)")
+        "N/A", "over stdin/stdout a pipe cannot be reopened")
 
 
 def test_the_honest_test_bot_passes() -> None:
@@ -189,3 +193,65 @@ def test_transcripts_keep_every_line_of_every_connection(tmp_path: Path) -> None
     assert '"resumed":true' in second.read_text()
     assert f"the bot's output (bot-output.txt), are in {folder / 'chochlik'}" in result.output
     assert "coming back" in (folder / "chochlik" / "bot-output.txt").read_text()  # its stderr
+
+
+def test_ctrl_c_stops_check_bot_with_one_line() -> None:
+    import os
+    import signal
+    import subprocess
+
+    checking = subprocess.Popen(
+        [sys.executable, "-m", "arena", "check-bot", "--game", "chochlik", "--",
+         sys.executable, "-c", "import time; time.sleep(60)"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        assert checking.stdout is not None
+        assert checking.stdout.readline().startswith("chochlik: ")  # the bot is starting
+        checking.send_signal(signal.SIGINT)
+        out, err = checking.communicate(timeout=30)
+    finally:
+        if checking.poll() is None:
+            checking.kill()
+    assert checking.returncode == 130, out + err
+    assert "Traceback" not in out + err
+    assert err.strip().splitlines() == ["check-bot: interrupted during chochlik's checks; "
+                                        "those not reported above are undecided"]
+
+
+def check_bot_process(*args: str, timeout: float) -> subprocess.CompletedProcess:
+    """``python -m arena check-bot ARGS`` in a subprocess that must end within ``timeout``."""
+    return subprocess.run([sys.executable, "-m", "arena", "check-bot", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_bot_answering_with_wrong_ids_is_reported_at_once_with_progress() -> None:
+    done = check_bot_process("--game", "chochlik", *bot("wrong_request_id.py"), timeout=20)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "chochlik: game 1 of 3: the bot in seat 0" in done.stdout
+    assert "FAIL  request ids: answered" in done.stdout
+
+
+def test_a_hopeless_bot_is_stopped_within_seconds_and_the_rest_fails_with_why() -> None:
+    """Every answer has a wrong id and the errors are ignored: without a stop, every request
+    would wait its whole 5 s move timeout, for minutes."""
+    done = check_bot_process("--game", "chochlik", *bot("always_wrong_id.py"), timeout=25)
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    assert "FAIL  request ids: answered" in out
+    stopped = ("not checked: check-bot stopped the series after 3 requests in a row got no "
+               "valid answer")
+    assert f"FAIL  several games in a row: {stopped}" in out, out
+    assert "chochlik: stopping: 3 requests in a row got no valid answer" in out
+    assert "game 2 of 3" not in out
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_game_says_whether_it_has_reaction_windows_truly(game: str) -> None:
+    """What check-bot reads to say N/A: random playouts meet a window exactly in the games
+    whose spec says they have them."""
+    spec = GAMES[game]
+    options = check_options(spec)
+    met = any(first_reaction(spec, options, f"windows:{n}", seat) is not None
+              for n in range(10) for seat in range(options.players))
+    assert met is spec.reaction_windows

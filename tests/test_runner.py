@@ -74,10 +74,11 @@ async def test_a_bot_that_crashes_or_never_connects_is_reported_not_waited_on(tm
     assert len(report.records) == 2 and not any(r.aborted for r in report.records)
     rows = report.rows()
     assert rows[1]["defaults"] > 0 and rows[2]["defaults"] > 0 and rows[0]["defaults"] == 0
-    assert rows[1]["wins"] == 0  # a bot that never played is never credited a win
+    # its seat's result is its own, whoever played it: the wins add up to the games
+    assert abs(sum(row["wins"] for row in rows) - 2.0) < 1e-9
 
 
-def test_a_bot_refused_at_hello_is_credited_no_win(tmp_path: Path):
+def test_a_bot_refused_at_hello_is_credited_its_seats_win_and_the_table_says_so(tmp_path: Path):
     from arena.records import GameRecord
     from arena.runner import BotRun, MatchReport
 
@@ -89,7 +90,8 @@ def test_a_bot_refused_at_hello_is_credited_no_win(tmp_path: Path):
                         log_path=None, seconds=1.0)
     report = MatchReport("chochlik", "hand", runs, [record], 1.0, tmp_path)
     rows = report.rows()
-    assert rows[1]["wins"] == 0 and rows[1]["status"] == "never connected" and not report.ok
+    assert rows[1]["wins"] == 1 and rows[1]["status"] == "never connected" and not report.ok
+    assert "the seat of a bot played by defaults is credited to that bot" in report.table()
 
 
 async def test_a_bot_that_never_connects_is_given_up_after_the_connect_timeout(tmp_path: Path):

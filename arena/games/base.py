@@ -201,6 +201,8 @@ class GameSpec:
     #: Options a tournament game takes unless the organiser sets them, by table size (chochlik:
     #: as many hands as players, so every seat deals once).
     tournament_options: Callable[[int], Mapping[str, Any]] = lambda players: {}
+    #: Some decisions are reaction windows (``GameState.is_reaction``); False: none ever is.
+    reaction_windows: bool = False
 
     def option_fields(self) -> list[attrs.Attribute]:
         """The game's options (``players`` first), each with ``metadata["help"]``."""

@@ -1251,4 +1251,5 @@ SPEC = GameSpec(
     other_world=other_world,
     info=info,
     round_name="turn",
+    reaction_windows=True,
 )
