@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from tests.helpers import log_files, log_lines
+from tests.helpers import log_files, log_lines, read_records
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -199,8 +199,8 @@ def test_serve_and_match_pass_the_reaction_timeout_on(monkeypatch, tmp_path: Pat
 
 
 def _finished_logs(log_dir: Path) -> list[Path]:
-    return [log for log in log_dir.glob("*.jsonl") if '"type": "result"' in log.read_text()
-            or '"type":"result"' in log.read_text()]
+    return [log for log in log_files(log_dir)
+            if any(record.get("type") == "result" for record in read_records(log))]
 
 
 def test_ctrl_c_in_a_long_match_prints_the_table_of_the_games_played(tmp_path: Path):
@@ -223,7 +223,7 @@ def test_ctrl_c_in_a_long_match_prints_the_table_of_the_games_played(tmp_path: P
             match.kill()
     assert match.returncode == 130, out + err
     assert "Traceback" not in out + err
-    logs = list(tmp_path.glob("*.jsonl"))
+    logs = log_files(tmp_path)
     finished = _finished_logs(tmp_path)
     assert len(logs) - len(finished) <= 1  # at most the game under way, logged as aborted
     assert len(logs) < 100  # nothing for the ~2,000 games never started
