@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import click
 import trio
 
@@ -26,6 +27,7 @@ from arena.cli_options import (
 from arena.gamelog import LogDirectoryError
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
+from arena.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 
 
 @click.group()
@@ -62,13 +64,23 @@ def main(verbose: bool) -> None:
               show_default=True,
               help="Seconds a bot with a token whose connection was lost may take to come back "
                    "to its seat (0: none).")
+@click.option("--max-hellos-per-second", type=click.FloatRange(min=0.1), default=20.0,
+              show_default=True, help="Hellos one IP address may say a second (twice as many "
+                                      "at once); more are refused.")
+@click.option("--spectators", "spectator_mode", type=click.Choice(SPECTATOR_MODES),
+              default=None, help="Who may watch: anyone, registered players (with their "
+                                 "tokens) or no one (default: registered with --tokens, "
+                                 "else open).")
+@click.option("--max-spectators", type=click.IntRange(0), default=MAX_SPECTATORS,
+              show_default=True, help="Spectator connections at once.")
 @transcripts_option("each connection")
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
           hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
-          transcript_dir: Path | None, **flags: Any) -> None:
+          transcript_dir: Path | None, max_hellos_per_second: float,
+          spectator_mode: str | None, max_spectators: int, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Ctrl-C stops cleanly."""
     from arena.seating import ArrivalSeating, load_registry
@@ -83,7 +95,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           max_messages_per_second=max_messages_per_second,
                           idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
                           time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
-                          transcript_dir=transcript_dir)
+                          transcript_dir=transcript_dir,
+                          max_hellos_per_second=max_hellos_per_second)
 
     def game_over(record: Any) -> None:
         outcome = record.aborted or " ".join(
@@ -96,6 +109,12 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             registry = load_registry(tokens_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"{tokens_file}: {exc}") from None
+    if spectator_mode == "registered" and registry is None:
+        raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
+                               "players)")
+    config = attrs.evolve(config, spectators=SpectatorRules(
+        spectator_mode or ("registered" if registry is not None else "open"),
+        max_spectators, registry))
 
     async def run() -> None:
         server = ArenaServer(config, on_game_over=game_over,

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.admission import HelloLimiter
 from arena.connections import close_gently, connection_limit, peer_address, refuse
 from arena.gamelog import GameLog, ensure_writable, sync_logs
 from arena.games.base import GameSpec
@@ -39,12 +40,13 @@ from arena.peer_process import ProcessBinding, socket_addresses
 from arena.records import GameRecord
 from arena.seating import Admission, ArrivalSeating, SeatedTable, Seating, SeatingStatistics
 from arena.session import SEND_QUEUE_BYTES, Link, Session
+from arena.spectators import SpectatorDesk, SpectatorRules
 from arena.table import Answer, Away, BadLine, Gone, Rejoin, Table, TableInput
 from arena.transcript import Transcript
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
-from protocol.messages import Action, Bye, Error, Hello, Tables, Watch, Welcome
+from protocol.messages import Action, Bye, Error, Hello, Watch, Welcome
 from protocol.ratelimit import TokenBucket
 
 log = logging.getLogger("arena.server")
@@ -72,8 +74,6 @@ SERVE_RECORDS_KEPT = 1000
 LOG_SYNC_SECONDS = 0.2
 #: Bytes written to a socket in one call at most when lines are queued for it.
 WRITE_BURST_BYTES = 256 * 1024
-#: Tables a ``tables`` answer lists at most (it must fit in one line).
-MAX_TABLES_LISTED = 200
 #: Seconds queues get to flush ``bye`` when the stop is hurried (a second Ctrl-C).
 HURRIED_FLUSH = 0.2
 #: What the refusals of a seating policy say.
@@ -121,6 +121,11 @@ class ServerConfig:
     records_kept: int | None = None
     #: A folder for transcripts: every line each connection exchanged (None: none kept).
     transcript_dir: Path | None = None
+    #: Who may watch, and how many at once (``arena.spectators``).
+    spectators: SpectatorRules = SpectatorRules()
+    #: Hellos one address may say a second on average (twice as many at once); more get
+    #: ``too_many_hellos`` and the connection is closed (None: no limit).
+    max_hellos_per_second: float | None = None
 
 
 @attrs.frozen
@@ -187,6 +192,8 @@ class ArenaServer:
         #: ends (``reconnect_grace``).
         self.away: dict[str, Session] = {}
         self.per_address: dict[str, int] = {}
+        self.spectators = SpectatorDesk(config.spectators)
+        self.hellos = HelloLimiter(config.max_hellos_per_second)
 
     def statistics(self) -> ServerStatistics:
         return ServerStatistics(connections=len(self.sessions), tables_running=len(self.tables),
@@ -502,7 +509,9 @@ class ArenaServer:
             elif isinstance(event, Action):
                 await self._action(session, event)
             elif isinstance(event, Watch):
-                self._watch(session, event)
+                if not self._watch(session, event, bucket):
+                    conn.close()
+                    return
             elif isinstance(event, Bye):
                 await self._settle(session)
                 return
@@ -559,7 +568,18 @@ class ArenaServer:
             session.finish(Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
                                message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN]))
             return session
+        if session.bound_token is None and not self.hellos.allow(session.address,
+                                                                 trio.current_time()):
+            self._refuse(session, Error(
+                code=ErrorCode.TOO_MANY_HELLOS.value, fatal=True,
+                message=f"more than {self.config.max_hellos_per_second:g} hellos a second "
+                        "from your address: wait a moment, then connect again"))
+            return session
         if hello.role == "spectator":
+            refusal = self.spectators.admit(session, hello.name.strip(), hello.token)
+            if refusal is not None:
+                self._refuse(session, refusal)
+                return session
             session.name = hello.name.strip()
             session.admitted = session.spectator = True  # admitted to watch, never seated
             session.idle_since = trio.current_time()  # the idle limit holds while not watching
@@ -574,12 +594,8 @@ class ArenaServer:
             admission = self.seating.admit(session, hello.name.strip(), token)
         refusal = admission.refusal
         if refusal is not None:
-            self.refusals[refusal.value] += 1
-            log.warning("refused %s (%s): %s", session.name, session.address, refusal.value)
-            session.send(Error(code=refusal.value, fatal=True,
-                               message=REFUSALS.get(refusal, "refused")))
-            session.conn.close()
-            session.finish()
+            self._refuse(session, Error(code=refusal.value, fatal=True,
+                                        message=REFUSALS.get(refusal, "refused")))
             return session
         session.name = admission.name or hello.name.strip()
         session.token = token if admission.token_checked else None
@@ -588,6 +604,14 @@ class ArenaServer:
         session.idle_since = trio.current_time()
         self._seat(self.seating.ready(session, trio.current_time()))
         return session
+
+    def _refuse(self, session: Session, error: Error) -> None:
+        """Refuse a hello: the error, then the connection is closed."""
+        self.refusals[error.code] += 1
+        log.warning("refused %s (%s): %s", session.name, session.address, error.code)
+        session.send(error)
+        session.conn.close()
+        session.finish()
 
     def _process_may_use(self, session: Session, token: str) -> bool:
         if self.binding is None or session.bound_token is not None:
@@ -601,41 +625,21 @@ class ArenaServer:
             return
         session.send(notice_for_closed(session.requests, action.id))
 
-    def _watch(self, session: Session, watch: Watch) -> None:
-        """A spectator asks which tables run, or starts watching one."""
+    def _watch(self, session: Session, watch: Watch, budget: TokenBucket) -> bool:
+        """A spectator asks which tables run, or starts watching one (False: it is over its
+        limits and was told so: close it)."""
         if not session.spectator:
             session.send(Error(code=ErrorCode.UNEXPECTED_MESSAGE.value,
                                message="watch is for spectators (hello with role spectator)"))
-            return
-        if watch.table is None:
-            watchable = sorted((t for t in self.tables if t.seated.seed is None),
-                               key=lambda t: t.number)
-            session.send(Tables(tables=[
-                {"table": t.number, "game_id": t.driver.game_id, "names": t.driver.players}
-                for t in watchable[:MAX_TABLES_LISTED]], more=len(watchable) > MAX_TABLES_LISTED))
-            return
-        table = next((t for t in self.tables if t.number == watch.table), None)
-        if table is None or table.driver.finished:
-            session.send(Error(code=ErrorCode.UNKNOWN_TABLE.value,
-                               message=f"no table {watch.table} is running; send watch "
-                                       "without a table for the list"))
-            return
-        if table.seated.seed is not None:  # a seed the policy chose: shared by a duplicate set
-            session.send(Error(code=ErrorCode.NOT_WATCHABLE.value,
-                               message=f"table {watch.table} plays a deal other tables play too "
-                                       "(a duplicate set): it cannot be watched"))
-            return
-        if session.watching is not None:
-            session.watching.unwatch(session)
-        session.watching = table
-        session.idle_since = None
-        table.watch(session)
+            return True
+        return self.spectators.watch(session, watch, self.tables, budget, trio.current_time())
 
     def _session_gone(self, session: Session) -> None:
         if session.watching is not None:
             session.watching.unwatch(session)
             session.watching = None
         if session.spectator:
+            self.spectators.gone(session)
             return
         if session.table is not None:
             self._put_for_table(session.table, Gone(session))
@@ -717,6 +721,10 @@ class ArenaServer:
         now = trio.current_time()
         for session in sessions:
             session.idle_since = now
+        if table.unstarted:  # the ones still here keep their place at the front
+            self._seat(self.seating.unstarted(table.seated,
+                                              [s for s in sessions if s.idle], now))
+            return
         tables = self.seating.game_over(table.seated, now)
         for session in sessions:
             if session.idle:

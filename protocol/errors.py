@@ -21,6 +21,7 @@ class ErrorCode(enum.StrEnum):
     TOKEN_IN_USE = "token_in_use"  # another live connection holds this token (fatal)
     BAD_TOKEN = "bad_token"  # the name is registered and this is not its token (fatal)
     TOKEN_NOT_YOURS = "token_not_yours"  # the token was given to another process (fatal)
+    TOO_MANY_HELLOS = "too_many_hellos"  # the address said hello too often (fatal)
     # answers to requests
     WRONG_REQUEST_ID = "wrong_request_id"  # no such request is open for you
     STALE_REQUEST = "stale_request"  # the request was answered or cancelled: answer ignored
@@ -28,6 +29,7 @@ class ErrorCode(enum.StrEnum):
     # spectators
     UNKNOWN_TABLE = "unknown_table"  # ``watch`` named no running table
     NOT_WATCHABLE = "not_watchable"  # a duplicate-set table: its deal is being played elsewhere
+    NO_SPECTATORS = "no_spectators"  # this server admits no spectators (fatal)
     # the server acting for a seat, or ending something
     TIMEOUT = "timeout"  # no legal answer in time: a default action was played
     TOO_MANY_TRIES = "too_many_tries"  # MAX_TRIES bad answers: a default action was played
