@@ -65,8 +65,9 @@ def main(verbose: bool) -> None:
               help="Seconds a bot with a token whose connection was lost may take to come back "
                    "to its seat (0: none).")
 @click.option("--max-hellos-per-second", type=click.FloatRange(min=0.1), default=20.0,
-              show_default=True, help="Hellos one IP address may say a second (twice as many "
-                                      "at once); more are refused.")
+              show_default=True, help="Connections (hellos) one IP address may open a second "
+                                      "(twice as many at once); more wait their turn, up to "
+                                      "2 s, or are refused.")
 @click.option("--spectators", "spectator_mode", type=click.Choice(SPECTATOR_MODES),
               default=None, help="Who may watch: anyone, registered players (with their "
                                  "tokens) or no one (default: registered with --tokens, "

@@ -123,8 +123,9 @@ class ServerConfig:
     transcript_dir: Path | None = None
     #: Who may watch, and how many at once (``arena.spectators``).
     spectators: SpectatorRules = SpectatorRules()
-    #: Hellos one address may say a second on average (twice as many at once); more get
-    #: ``too_many_hellos`` and the connection is closed (None: no limit).
+    #: Connections (each says one hello) one address may open a second on average, twice as
+    #: many at once; more wait for their turn before ``welcome`` (``arena.admission``), or get
+    #: ``too_many_hellos`` when it is too far off (None: no limit).
     max_hellos_per_second: float | None = None
 
 
@@ -321,6 +322,8 @@ class ArenaServer:
                          f"this server holds {self.max_connections} connections at most, "
                          f"{self.config.max_connections_per_address} from one address")
             return
+        if bound_token is None and not await self._through_the_door(stream, address):
+            return
         session = Session(next(self._connections),
                           ServerConnection(game=self.spec.name, max_line=MAX_LINE_BYTES),
                           address=address, max_queued_bytes=self.config.max_queued_bytes,
@@ -373,6 +376,31 @@ class ArenaServer:
             except Exception:  # never let one connection's end take the server down
                 log.exception("cleaning up connection %s failed", session.name)
             await close_gently(stream)
+
+    async def _through_the_door(self, stream: trio.abc.Stream, address: str) -> bool:
+        """An address connecting (and saying hello) more often than ``max_hellos_per_second``
+        waits for its turn before its welcome, or is refused when that is too far off."""
+        wait = self.hellos.admit(address, trio.current_time())
+        if wait is None:
+            self.refusals[ErrorCode.TOO_MANY_HELLOS.value] += 1
+            await refuse(stream, ErrorCode.TOO_MANY_HELLOS, (
+                f"more than {self.config.max_hellos_per_second:g} hellos a second from your "
+                "address: wait a moment, then connect again"))
+            return False
+        if wait > 0:
+            self.per_address[address] = self.per_address.get(address, 0) + 1  # it is open
+            try:
+                await trio.sleep(wait)
+            finally:
+                left = self.per_address.get(address, 1) - 1
+                if left > 0:
+                    self.per_address[address] = left
+                else:
+                    self.per_address.pop(address, None)
+            if self._shutting_down:
+                await close_gently(stream, linger=0.2)
+                return False
+        return True
 
     def _connection_ended(self, session: Session, link: Link) -> None:
         owner = link.owner if link.owner is not None else session
@@ -567,13 +595,6 @@ class ArenaServer:
         if self._shutting_down:
             session.finish(Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
                                message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN]))
-            return session
-        if session.bound_token is None and not self.hellos.allow(session.address,
-                                                                 trio.current_time()):
-            self._refuse(session, Error(
-                code=ErrorCode.TOO_MANY_HELLOS.value, fatal=True,
-                message=f"more than {self.config.max_hellos_per_second:g} hellos a second "
-                        "from your address: wait a moment, then connect again"))
             return session
         if hello.role == "spectator":
             refusal = self.spectators.admit(session, hello.name.strip(), hello.token)

@@ -602,7 +602,10 @@ class Server:
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.process = subprocess.Popen(
                 self.command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                env=self.env, start_new_session=True)
+                env=self.env, start_new_session=True,
+                # python -m puts the working folder first on sys.path: run it in the other
+                # checkout, or this tree's arena would shadow it
+                cwd=self.args.arena_path or None)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             found = re.search(r"hosting .* on \S+:(\d+);", self.out_path.read_text())

@@ -31,6 +31,16 @@ class TokenBucket:
             return True
         return False
 
+    def reserve(self, now: float, patience: float) -> float | None:
+        """Take a token at ``now`` or book the next free one: the seconds until it is there
+        (0: now); None, and nothing taken, when that is more than ``patience`` seconds away."""
+        self._refill(now)
+        wait = max(0.0, (1 - self._tokens) / self.rate)
+        if wait > patience:
+            return None
+        self._tokens -= 1
+        return wait
+
     def charge(self, now: float, cost: float) -> None:
         """Take ``cost`` tokens at time ``now`` whatever is left: a debt is paid back by the
         refill before the next message is allowed (what the peer made us send, say)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import attrs
+import pytest
 import trio
 
 from arena.server import ArenaServer
@@ -76,27 +77,39 @@ async def test_survivors_of_a_table_that_did_not_start_are_seated_before_later_b
     await server.shutdown()
 
 
-async def test_an_address_that_says_hello_too_often_is_refused(nursery, tmp_path,
-                                                               autojump_clock):
-    """4 hellos a second from one address on average, twice as many at once, then
-    ``too_many_hellos`` (spectators' hellos count too).  In-memory connections all come from
-    one address, ``local``; the clock is virtual."""
+async def test_an_address_that_says_hello_too_often_waits_its_turn_then_is_refused(
+        nursery, tmp_path, autojump_clock):
+    """4 hellos a second from one address on average, twice as many at once: later
+    connections are welcomed when their turn comes (a quarter second apart), and one whose
+    turn is more than 2 s off is refused with ``too_many_hellos``.  In-memory connections all
+    come from one address, ``local``; the clock is virtual."""
     base = make_server(tmp_path)
     server = ArenaServer(attrs.evolve(base.config, max_hellos_per_second=4.0))
     await nursery.start(server.serve, False)
-    clients = [await connect_in_memory(nursery, server) for _ in range(9)]
-    for i, client in enumerate(clients[:8]):
-        await client.hello(f"bot{i}", role="spectator" if i % 2 else "player")
-    refused = clients[8]
-    await refused.hello("bot8")
-    error = await refused.until("error")
+    began = trio.current_time()
+    clients = [await connect_in_memory(nursery, server) for _ in range(17)]  # all at once
+    firsts: list[tuple[float, dict]] = []  # each one's first message, and when it came
+
+    async def first(client: LineClient) -> None:
+        message = await client.receive()
+        firsts.append((trio.current_time() - began, message))
+        if message["type"] == "error":
+            assert await client.receive() is None  # closed
+        else:
+            await client.send({"type": "hello", "name": "tv", "role": "spectator"})
+
+    async with trio.open_nursery() as waiting:
+        for client in clients:
+            waiting.start_soon(first, client)
+    [error] = [m for _, m in firsts if m["type"] == "error"]  # no welcome: refused at the door
     assert error["code"] == "too_many_hellos" and error["fatal"]
     assert "hellos a second" in error["message"]
-    assert await refused.receive() is None  # closed
+    welcomed = sorted(at for at, m in firsts if m["type"] == "welcome")
+    assert welcomed[:8] == [0.0] * 8  # the burst
+    assert welcomed[8:] == pytest.approx([0.25 * k for k in range(1, 9)])  # then 4 a second
     assert server.refusals["too_many_hellos"] == 1
-    await trio.sleep(0.3)  # a quarter second later one more hello is allowed
-    again = await connect_in_memory(nursery, server)
-    await again.hello("bot9", role="spectator")
-    await again.send({"type": "watch"})
-    assert (await again.until("tables"))["type"] == "tables"
+    last = max(firsts, key=lambda f: f[0])[1]
+    [latest] = [c for c in clients if c.seen and c.seen[0] is last]
+    await latest.send({"type": "watch"})  # the last one in is served as any other
+    assert (await latest.until("tables"))["tables"] == []
     await server.shutdown()
