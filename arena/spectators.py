@@ -59,15 +59,15 @@ class SpectatorRules:
             raise ValueError("registered spectators need registered players (--tokens)")
 
 
-def refusal_for(rules: SpectatorRules, name: str, token: str | None) -> Error | None:
-    """Why a spectator's hello is refused under ``rules`` (None: admitted).  Pure."""
-    if rules.mode == "none":
+def refusal_for(mode: str, registry: Mapping[str, str], name: str,
+                token: str | None) -> Error | None:
+    """Why a spectator's hello is refused (None: admitted).  ``registry``: the registered
+    names, folded with ``casefold``, and their tokens.  Pure."""
+    if mode == "none":
         return Error(code=ErrorCode.NO_SPECTATORS.value, fatal=True,
                      message="this server admits no spectators")
-    if rules.mode == "registered":
-        assert rules.registry is not None
-        expected = {known.casefold(): secret for known, secret in rules.registry.items()
-                    }.get(name.casefold())
+    if mode == "registered":
+        expected = registry.get(name.casefold())
         if expected is None:
             return Error(code=ErrorCode.UNKNOWN_TOKEN.value, fatal=True, message=(
                 "spectators here are registered players: hello with a registered name and "
@@ -110,6 +110,8 @@ class SpectatorDesk:
 
     def __init__(self, rules: SpectatorRules) -> None:
         self.rules = rules
+        self._registry = {name.casefold(): token
+                          for name, token in (rules.registry or {}).items()}
         self.listing = TableListing()
         self._lists: dict[Hashable, TokenBucket] = {}  # admitted spectators' list limits
 
@@ -119,7 +121,7 @@ class SpectatorDesk:
 
     def admit(self, session: Hashable, name: str, token: str | None) -> Error | None:
         """A spectator's hello: None if admitted, else the (fatal) error to send."""
-        refusal = refusal_for(self.rules, name, token)
+        refusal = refusal_for(self.rules.mode, self._registry, name, token)
         if refusal is not None:
             return refusal
         if self.count >= self.rules.max_spectators:
