@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import click
 import outcome
 import trio
@@ -32,6 +33,7 @@ from arena.cli_options import (
 from arena.gamelog import LogDirectoryError, ensure_writable
 from arena.games import GAMES
 from arena.runner import BUILTIN_BOTS
+from arena.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 
 
 @click.group(cls=SuggestingGroup)
@@ -69,6 +71,16 @@ def main(verbose: bool) -> None:
               show_default=True,
               help="Seconds a bot with a token whose connection was lost may take to come back "
                    "to its seat (0: none).")
+@click.option("--max-hellos-per-second", type=click.FloatRange(min=0.1), default=20.0,
+              show_default=True, help="Connections (hellos) one IP address may open a second "
+                                      "(twice as many at once); more wait their turn, up to "
+                                      "2 s, or are refused.")
+@click.option("--spectators", "spectator_mode", type=click.Choice(SPECTATOR_MODES),
+              default=None, help="Who may watch: anyone, registered players (with their "
+                                 "tokens) or no one (default: registered with --tokens, "
+                                 "else open).")
+@click.option("--max-spectators", type=click.IntRange(0), default=MAX_SPECTATORS,
+              show_default=True, help="Spectator connections at once.")
 @transcripts_option("each connection")
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Stop after this many games: start no more, finish the running ones, say "
@@ -86,8 +98,9 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
           hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
-          transcript_dir: Path | None, games: int | None, quiet: bool, tally_every: float,
-          tally_games: int, plain_logs: bool, **flags: Any) -> None:
+          transcript_dir: Path | None, max_hellos_per_second: float,
+          spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
+          tally_every: float, tally_games: int, plain_logs: bool, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
@@ -106,7 +119,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           max_messages_per_second=max_messages_per_second,
                           idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
                           time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
-                          transcript_dir=transcript_dir, compress_logs=not plain_logs)
+                          transcript_dir=transcript_dir, compress_logs=not plain_logs,
+                          max_hellos_per_second=max_hellos_per_second)
 
     tally = Tally()
 
@@ -124,6 +138,12 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             registry = load_registry(tokens_file.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise click.ClickException(f"{tokens_file}: {exc}") from None
+    if spectator_mode == "registered" and registry is None:
+        raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
+                               "players)")
+    config = attrs.evolve(config, spectators=SpectatorRules(
+        spectator_mode or ("registered" if registry is not None else "open"),
+        max_spectators, registry))
 
     try:
         ensure_writable(log_dir)  # a line, not a traceback out of the server's nursery

@@ -7,7 +7,9 @@ names shown, the entrant per seat (for results), and the game's seed and options
 policy chooses them.  The server never branches on which policy it runs:
 
 - :class:`ArrivalSeating` (``arena serve``): sessions wait in arrival order; whenever enough
-  are waiting, the first ones make a table.  After a game a bot waits again at the back.
+  are waiting, the first ones make a table.  After a game a bot waits again at the back.  A
+  newcomer waits :data:`NEWCOMER_SETTLE` seconds before it may be seated, so a client that
+  says hello and closes at once is dropped before it costs anyone a table.
 - :class:`RosterSeating` (``arena match``): a fixed list of bots, known by their tokens, plays a
   series of games one after another; seats rotate each game (in game g, bot i sits at seat
   (i + g) mod n) so every bot deals first in turn.  A bot that is not there when a game starts
@@ -99,6 +101,11 @@ class Seating(Protocol):
         """The game at ``table`` ended (finished or aborted); its sessions are not ready until
         :meth:`ready` says so."""
 
+    def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
+                  now: float) -> list[SeatedTable]:
+        """``table`` did not start (a session it needed was gone: ``needs_everyone``); the
+        ``survivors`` are ready again, ahead of those that came after them."""
+
     def withdraw(self, token: str, now: float) -> list[SeatedTable]:
         """The bot with this token will not come (its process ended): stop waiting for it."""
 
@@ -111,6 +118,10 @@ class Seating(Protocol):
     def statistics(self) -> SeatingStatistics: ...
 
 
+#: Seconds a newcomer to arrival seating waits before it may be seated.
+NEWCOMER_SETTLE = 0.05
+
+
 class ArrivalSeating:
     """First come, first seated, ``players`` to a table; tables start as soon as they fill.
 
@@ -119,9 +130,15 @@ class ArrivalSeating:
     second connection for a connected player is refused (``token_in_use``).  So one player
     never sits twice at a table; the seating keeps that rule for sessions it was not asked to
     admit.  Seats rotate: table k's seat order is its arrival order rotated by k - 1, so the
-    first to arrive does not deal first every game."""
+    first to arrive does not deal first every game.
 
-    def __init__(self, players: int, registry: Mapping[str, str] | None = None) -> None:
+    Churn (clients that say hello and close at once) costs others no game: a newcomer waits
+    ``settle`` seconds before it joins the queue (one that is gone by then is never seated), a
+    session already leaving (its ``leaving`` is true) is dropped instead of seated, and the
+    survivors of a table that did not start go back to the front of the queue."""
+
+    def __init__(self, players: int, registry: Mapping[str, str] | None = None, *,
+                 settle: float = NEWCOMER_SETTLE) -> None:
         """``registry``: registered names (case-insensitive) and their secret tokens; with one,
         only registered players are admitted, each with its own token, under the name as
         registered."""
@@ -130,7 +147,11 @@ class ArrivalSeating:
                          if registry is not None else None)
         self.registered = {name.casefold(): name for name in (registry or ())}
         self.names = NameBook()
+        self.settle = settle
         self.waiting: deque[Hashable] = deque()
+        #: Newcomers waiting to join the queue, in arrival order, with the time they may.
+        self.newcomers: dict[Hashable, float] = {}
+        self.known: set[Hashable] = set()  # joined the queue once (until gone)
         self.started = 0
         self.running = 0
 
@@ -150,9 +171,42 @@ class ArrivalSeating:
         return Admission(name=self.names.held[session])
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
+        if session not in self.known:
+            self.newcomers.setdefault(session, now + self.settle)
+            return self.expire(now)
         if session not in self.waiting:  # a bot that came back may be waiting still
             self.waiting.append(session)
+        return self._fill()
+
+    def expire(self, now: float) -> list[SeatedTable]:
+        """Newcomers whose settling time is over join the queue."""
+        while self.newcomers:
+            session, due = next(iter(self.newcomers.items()))
+            if due > now:
+                break
+            del self.newcomers[session]
+            self.known.add(session)
+            if session not in self.waiting:
+                self.waiting.append(session)
+        return self._fill()
+
+    def next_deadline(self) -> float | None:
+        return next(iter(self.newcomers.values()), None)
+
+    def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
+                  now: float) -> list[SeatedTable]:
+        self.running -= 1
+        shift = (table.number - 1) % self.players
+        cut = len(table.sessions) - shift
+        arrival = table.sessions[cut:] + table.sessions[:cut]  # the order they came in
+        back = [s for s in arrival if s in survivors and s not in self.waiting]
+        self.waiting.extendleft(reversed(back))
+        return self._fill()
+
+    def _fill(self) -> list[SeatedTable]:
         tables: list[SeatedTable] = []
+        for leaving in [s for s in self.waiting if getattr(s, "leaving", False)]:
+            self.waiting.remove(leaving)  # closed: never seated (its gone() is on the way)
         while True:
             picked: list[Hashable] = []
             names: set[str] = set()
@@ -176,6 +230,8 @@ class ArrivalSeating:
 
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
         self.names.release(session)
+        self.newcomers.pop(session, None)
+        self.known.discard(session)
         try:
             self.waiting.remove(session)
         except ValueError:
@@ -189,12 +245,6 @@ class ArrivalSeating:
     def withdraw(self, token: str, now: float) -> list[SeatedTable]:
         return []
 
-    def expire(self, now: float) -> list[SeatedTable]:
-        return []
-
-    def next_deadline(self) -> float | None:
-        return None
-
     def statistics(self) -> SeatingStatistics:
         return SeatingStatistics(tables_started=self.started, tables_running=self.running,
                                  waiting=len(self.waiting))
@@ -202,6 +252,15 @@ class ArrivalSeating:
 
 def _name(session: Any) -> str:
     return str(getattr(session, "name", session))
+
+
+def _game_over_then_ready(policy: Seating, table: SeatedTable, survivors: Sequence[Hashable],
+                          now: float) -> list[SeatedTable]:
+    """A table that did not start, for a policy without a queue to put anyone in front of."""
+    tables = policy.game_over(table, now)
+    for session in survivors:
+        tables += policy.ready(session, now)
+    return tables
 
 
 @attrs.frozen
@@ -329,6 +388,10 @@ class RosterSeating:
         self.playing = False
         return self._next()
 
+    def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
+                  now: float) -> list[SeatedTable]:
+        return _game_over_then_ready(self, table, survivors, now)
+
     @property
     def done(self) -> bool:
         return self.games_started >= self.games and not self.playing
@@ -424,6 +487,10 @@ class ScheduledSeating:
     def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
         self.running -= 1
         return self._next()
+
+    def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
+                  now: float) -> list[SeatedTable]:
+        return _game_over_then_ready(self, table, survivors, now)
 
     @property
     def done(self) -> bool:

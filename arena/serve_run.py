@@ -4,7 +4,7 @@ one hurries the stop) or after ``--games N`` (:class:`GameLimit`), then print th
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import attrs
 import trio
@@ -17,7 +17,7 @@ from arena.server import ArenaServer
 class GameLimit:
     """A seating policy that starts no more tables once ``games`` have started (its own
     ``ready`` is held back from then on) and is done when those have ended.  A table that
-    does not start (a seat's connection was gone before its game began) counts as one; a
+    does not start (a seat's connection was gone before its game began) does not count; a
     ``ready`` that starts several tables at once may go past ``games`` (arrival seating starts
     one at a time, as its names are unique)."""
 
@@ -49,6 +49,14 @@ class GameLimit:
     def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
         self.running -= 1
         return self._count(self.inner.game_over(table, now))
+
+    def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
+                  now: float) -> list[SeatedTable]:
+        self.started -= 1  # it never began: the survivors may make it up
+        self.running -= 1
+        if self.started >= self.games:
+            return []
+        return self._count(self.inner.unstarted(table, survivors, now))
 
     def withdraw(self, token: str, now: float) -> list[SeatedTable]:
         return self._count(self.inner.withdraw(token, now))

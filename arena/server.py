@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.admission import HelloLimiter
 from arena.connections import close_gently, connection_limit, peer_address, refuse
 from arena.gamelog import GameLog, ensure_writable, sync_logs
 from arena.games.base import GameSpec
@@ -41,12 +42,13 @@ from arena.records import GameRecord
 from arena.seating import Admission, ArrivalSeating, SeatedTable, Seating, SeatingStatistics
 from arena.serve_report import Notes
 from arena.session import SEND_QUEUE_BYTES, Link, Session
+from arena.spectators import SpectatorDesk, SpectatorRules
 from arena.table import Answer, Away, BadLine, Gone, Rejoin, Table, TableInput
 from arena.transcript import Transcript
 from protocol.connection import ENDED, ServerConnection
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
-from protocol.messages import Action, Bye, Error, Hello, Tables, Watch, Welcome
+from protocol.messages import Action, Bye, Error, Hello, Watch, Welcome
 from protocol.ratelimit import TokenBucket
 
 log = logging.getLogger("arena.server")
@@ -74,8 +76,6 @@ SERVE_RECORDS_KEPT = 1000
 LOG_SYNC_SECONDS = 0.2
 #: Bytes written to a socket in one call at most when lines are queued for it.
 WRITE_BURST_BYTES = 256 * 1024
-#: Tables a ``tables`` answer lists at most (it must fit in one line).
-MAX_TABLES_LISTED = 200
 #: Seconds queues get to flush ``bye`` when the stop is hurried (a second Ctrl-C).
 HURRIED_FLUSH = 0.2
 #: What the refusals of a seating policy say.
@@ -125,6 +125,12 @@ class ServerConfig:
     records_kept: int | None = None
     #: A folder for transcripts: every line each connection exchanged (None: none kept).
     transcript_dir: Path | None = None
+    #: Who may watch, and how many at once (``arena.spectators``).
+    spectators: SpectatorRules = SpectatorRules()
+    #: Connections (each says one hello) one address may open a second on average, twice as
+    #: many at once; more wait for their turn before ``welcome`` (``arena.admission``), or get
+    #: ``too_many_hellos`` when it is too far off (None: no limit).
+    max_hellos_per_second: float | None = None
 
 
 @attrs.frozen
@@ -193,6 +199,8 @@ class ArenaServer:
         self.per_address: dict[str, int] = {}
         #: Told of each connection, departure and table (``arena serve``'s operator report).
         self.notes: Notes | None = None
+        self.spectators = SpectatorDesk(config.spectators)
+        self.hellos = HelloLimiter(config.max_hellos_per_second)
 
     def statistics(self) -> ServerStatistics:
         return ServerStatistics(connections=len(self.sessions), tables_running=len(self.tables),
@@ -327,6 +335,8 @@ class ArenaServer:
                          f"this server holds {self.max_connections} connections at most, "
                          f"{self.config.max_connections_per_address} from one address")
             return
+        if bound_token is None and not await self._through_the_door(stream, address):
+            return
         session = Session(next(self._connections),
                           ServerConnection(game=self.spec.name, max_line=MAX_LINE_BYTES),
                           address=address, max_queued_bytes=self.config.max_queued_bytes,
@@ -379,6 +389,31 @@ class ArenaServer:
             except Exception:  # never let one connection's end take the server down
                 log.exception("cleaning up connection %s failed", session.name)
             await close_gently(stream)
+
+    async def _through_the_door(self, stream: trio.abc.Stream, address: str) -> bool:
+        """An address connecting (and saying hello) more often than ``max_hellos_per_second``
+        waits for its turn before its welcome, or is refused when that is too far off."""
+        wait = self.hellos.admit(address, trio.current_time())
+        if wait is None:
+            self.refusals[ErrorCode.TOO_MANY_HELLOS.value] += 1
+            await refuse(stream, ErrorCode.TOO_MANY_HELLOS, (
+                f"more than {self.config.max_hellos_per_second:g} hellos a second from your "
+                "address: wait a moment, then connect again"))
+            return False
+        if wait > 0:
+            self.per_address[address] = self.per_address.get(address, 0) + 1  # it is open
+            try:
+                await trio.sleep(wait)
+            finally:
+                left = self.per_address.get(address, 1) - 1
+                if left > 0:
+                    self.per_address[address] = left
+                else:
+                    self.per_address.pop(address, None)
+            if self._shutting_down:
+                await close_gently(stream, linger=0.2)
+                return False
+        return True
 
     def _connection_ended(self, session: Session, link: Link) -> None:
         owner = link.owner if link.owner is not None else session
@@ -515,7 +550,9 @@ class ArenaServer:
             elif isinstance(event, Action):
                 await self._action(session, event)
             elif isinstance(event, Watch):
-                self._watch(session, event)
+                if not self._watch(session, event, bucket):
+                    conn.close()
+                    return
             elif isinstance(event, Bye):
                 await self._settle(session)
                 return
@@ -573,6 +610,10 @@ class ArenaServer:
                                message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN]))
             return session
         if hello.role == "spectator":
+            refusal = self.spectators.admit(session, hello.name.strip(), hello.token)
+            if refusal is not None:
+                self._refuse(session, refusal)
+                return session
             session.name = hello.name.strip()
             session.admitted = session.spectator = True  # admitted to watch, never seated
             session.idle_since = trio.current_time()  # the idle limit holds while not watching
@@ -587,13 +628,9 @@ class ArenaServer:
             admission = self.seating.admit(session, hello.name.strip(), token)
         refusal = admission.refusal
         if refusal is not None:
-            self.refusals[refusal.value] += 1
-            log.warning("refused %r (%s): %s", hello.name.strip(), session.address,
-                        refusal.value)
-            session.send(Error(code=refusal.value, fatal=True,
-                               message=REFUSALS.get(refusal, "refused")))
-            session.conn.close()
-            session.finish()
+            self._refuse(session, Error(code=refusal.value, fatal=True,
+                                        message=REFUSALS.get(refusal, "refused")),
+                         said=hello.name.strip())
             return session
         session.name = admission.name or hello.name.strip()
         session.token = token if admission.token_checked else None
@@ -608,6 +645,16 @@ class ArenaServer:
         self._seat(self.seating.ready(session, trio.current_time()))
         return session
 
+    def _refuse(self, session: Session, error: Error, said: str | None = None) -> None:
+        """Refuse a hello (``said``: the name it said): the error, then the connection is
+        closed."""
+        self.refusals[error.code] += 1
+        log.warning("refused %r (%s): %s", session.name if said is None else said,
+                    session.address, error.code)
+        session.send(error)
+        session.conn.close()
+        session.finish()
+
     def _process_may_use(self, session: Session, token: str) -> bool:
         if self.binding is None or session.bound_token is not None:
             return True
@@ -620,41 +667,21 @@ class ArenaServer:
             return
         session.send(notice_for_closed(session.requests, action.id))
 
-    def _watch(self, session: Session, watch: Watch) -> None:
-        """A spectator asks which tables run, or starts watching one."""
+    def _watch(self, session: Session, watch: Watch, budget: TokenBucket) -> bool:
+        """A spectator asks which tables run, or starts watching one (False: it is over its
+        limits and was told so: close it)."""
         if not session.spectator:
             session.send(Error(code=ErrorCode.UNEXPECTED_MESSAGE.value,
                                message="watch is for spectators (hello with role spectator)"))
-            return
-        if watch.table is None:
-            watchable = sorted((t for t in self.tables if t.seated.seed is None),
-                               key=lambda t: t.number)
-            session.send(Tables(tables=[
-                {"table": t.number, "game_id": t.driver.game_id, "names": t.driver.players}
-                for t in watchable[:MAX_TABLES_LISTED]], more=len(watchable) > MAX_TABLES_LISTED))
-            return
-        table = next((t for t in self.tables if t.number == watch.table), None)
-        if table is None or table.driver.finished:
-            session.send(Error(code=ErrorCode.UNKNOWN_TABLE.value,
-                               message=f"no table {watch.table} is running; send watch "
-                                       "without a table for the list"))
-            return
-        if table.seated.seed is not None:  # a seed the policy chose: shared by a duplicate set
-            session.send(Error(code=ErrorCode.NOT_WATCHABLE.value,
-                               message=f"table {watch.table} plays a deal other tables play too "
-                                       "(a duplicate set): it cannot be watched"))
-            return
-        if session.watching is not None:
-            session.watching.unwatch(session)
-        session.watching = table
-        session.idle_since = None
-        table.watch(session)
+            return True
+        return self.spectators.watch(session, watch, self.tables, budget, trio.current_time())
 
     def _session_gone(self, session: Session) -> None:
         if session.watching is not None:
             session.watching.unwatch(session)
             session.watching = None
         if session.spectator:
+            self.spectators.gone(session)
             return
         if session.table is not None:
             self._put_for_table(session.table, Gone(session))
@@ -744,6 +771,10 @@ class ArenaServer:
         now = trio.current_time()
         for session in sessions:
             session.idle_since = now
+        if table.unstarted:  # the ones still here keep their place at the front
+            self._seat(self.seating.unstarted(table.seated,
+                                              [s for s in sessions if s.idle], now))
+            return
         tables = self.seating.game_over(table.seated, now)
         for session in sessions:
             if session.idle:

@@ -225,14 +225,24 @@ class Table:
         # due and waits again (moving a deadline costs more than that rare wake-up)
         return True
 
-    def watch(self, session: Session) -> None:
-        """A spectator starts watching: the game and its public events so far, then live."""
+    def watch(self, session: Session) -> int:
+        """A spectator starts watching: the game and its public events so far, then live.
+        Returns the bytes that cost (they count against its budget)."""
         if self.driver.finished:
-            return
+            return 0
         self.watchers.append(session)
         self.driver.watched = True
+        sent = 0
         for message in self.driver.public_view():
-            session.send(message)
+            try:
+                line = encode(message)
+            except ValueError:  # our bug (a line over the limit): skip it, log it
+                log.exception("could not send %s at table %s", message.TYPE, self.number)
+                continue
+            if session.queue(message, line):
+                sent += len(line)
+        session.link.push()
+        return sent
 
     def unwatch(self, session: Session) -> None:
         if session in self.watchers:

@@ -124,14 +124,18 @@ class SplitSeating:
         policy = self.policy_of_table.pop(table)
         return self._placed(policy, policy.game_over(table, now))
 
+    def unstarted(self, table: SeatedTable, survivors: Any, now: float) -> list[SeatedTable]:
+        policy = self.policy_of_table.pop(table)
+        return self._placed(policy, policy.unstarted(table, survivors, now))
+
     def withdraw(self, token: str, now: float) -> list[SeatedTable]:
         return []
 
     def expire(self, now: float) -> list[SeatedTable]:
-        return []
+        return self._placed(self.arrivals, self.arrivals.expire(now))
 
     def next_deadline(self) -> float | None:
-        return None
+        return self.arrivals.next_deadline()
 
     def statistics(self) -> SeatingStatistics:
         policies: list[Any] = [self.arrivals, *self.trios.values()]

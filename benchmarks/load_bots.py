@@ -38,6 +38,15 @@ At the end the server gets SIGINT and is waited for.  Exit status 1 when a table
 server died (or did not exit 0 on SIGINT), it closed connections during the run, or not every
 bot got in.  Linux only (``/proc``).  Diagnostics: ``--server-gc``, ``--profile-server FILE``,
 ``--server-arg=--hands=1`` (short games: game ends, logs and re-seating under load), ``--keep``.
+
+``--hostile-spectators N`` adds N spectators (from ``--spectator-address``, another loopback
+address, as one attacker would be) that ask for the table list (``{"type":"watch"}``) at
+``--spectator-rate`` lines a second each, read whatever comes and connect again whenever the
+server closes them; the report says how many lists and bytes they got and why they were closed.
+Compare the pauses and the p99 with and without them.  ``--spread-addresses``: each bot
+connects from a loopback address of its own (127.1.x.y), as bots of many machines would, so a
+server's per-address limits treat them as strangers.  ``--arena-path DIR`` runs the server from
+another checkout (``PYTHONPATH``), e.g. the code before a change.
 """
 
 from __future__ import annotations
@@ -176,6 +185,11 @@ class Run:
         self.lagged: list[tuple[float, float]] = []  # (from, to): the client's loop was late
         self.collections: list[float] = []  # the client's own collections of 1 ms or more
         self._collecting = 0.0
+        # hostile spectators (``--hostile-spectators``)
+        self.spectator_connects = 0
+        self.spectator_lists = 0
+        self.spectator_bytes = 0
+        self.spectator_closed: collections.Counter[str] = collections.Counter()
 
     def collected(self, phase: str, info: dict[str, int]) -> None:
         """``gc.callbacks``: the client's own garbage collections in the window."""
@@ -307,6 +321,8 @@ class Bot:
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.setblocking(False)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if run.args.spread_addresses:
+                sock.bind((f"127.1.{self.index // 250}.{self.index % 250 + 1}", 0))
             error = sock.connect_ex((host, port))
             if error == errno.EINPROGRESS:
                 await trio.lowlevel.wait_writable(sock)
@@ -474,6 +490,73 @@ class Bot:
                   % (request_id, json.dumps(action).encode()))
 
 
+WATCH_LINE = b'{"type":"watch"}\n'
+TABLES_PREFIX = b'{"type":"tables"'
+
+
+async def hostile_spectator(run: Run, host: str, port: int, index: int) -> None:
+    """A spectator that asks for the table list at ``--spectator-rate`` lines a second, reads
+    everything (so it is never a slow reader) and comes back whenever it is closed."""
+    args = run.args
+    hello = json.dumps({"type": "hello", "name": f"tv{index}", "role": "spectator",
+                        "protocol": 1, "game": args.game}).encode() + b"\n"
+    per_tick = max(1, round(args.spectator_rate * 0.05))
+    while not run.stopping:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            sock.bind((args.spectator_address, 0))
+            error = sock.connect_ex((host, port))
+            if error == errno.EINPROGRESS:
+                await trio.lowlevel.wait_writable(sock)
+                error = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if error:
+                run.spectator_closed["connect: " + errno.errorcode.get(error, str(error))] += 1
+                await trio.sleep(0.05)
+                continue
+            run.spectator_connects += 1
+            pending = hello
+            rest = b""
+            next_send = trio.current_time()
+            reason = "closed"
+            while not run.stopping:
+                now = trio.current_time()
+                if now >= next_send:
+                    if not pending:  # what the socket did not take goes first, nothing more
+                        pending = WATCH_LINE * per_tick
+                    next_send = now + 0.05
+                    try:
+                        sent = sock.send(pending)
+                        pending = pending[sent:]
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        break
+                with trio.move_on_at(next_send):
+                    await trio.lowlevel.wait_readable(sock)
+                    try:
+                        data = sock.recv(262144)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        data = b""
+                    if not data:
+                        break
+                    run.spectator_bytes += len(data)
+                    *lines, rest = (rest + data).split(b"\n")
+                    for line in lines:
+                        if line.startswith(TABLES_PREFIX):
+                            run.spectator_lists += 1
+                        elif line.startswith(b'{"type":"error"'):
+                            message = json.loads(line)
+                            if message.get("fatal"):
+                                reason = message.get("code", "?")
+            run.spectator_closed[reason] += 1
+        finally:
+            trio.lowlevel.notify_closing(sock)
+            sock.close()
+
+
 # -- the server process --
 
 
@@ -486,9 +569,15 @@ class Server:
         # the ``arena`` script of this interpreter's environment, else the one on PATH
         beside = Path(sys.executable).with_name("arena")
         script = str(beside) if beside.exists() else shutil.which("arena")
-        if script is None:
-            raise SystemExit("no `arena` command: install the project (pip install -e .)")
-        program = [script]
+        self.env = dict(os.environ, PYTHONUNBUFFERED="1")
+        if args.arena_path:  # another checkout's code first (its ``arena`` package)
+            self.env["PYTHONPATH"] = os.pathsep.join(
+                [str(Path(args.arena_path).resolve())]
+                + ([self.env["PYTHONPATH"]] if self.env.get("PYTHONPATH") else []))
+            script = None
+        program = [script] if script is not None else [sys.executable, "-m", "arena"]
+        if args.profile_server and script is None:
+            raise SystemExit("--profile-server needs the `arena` command (pip install -e .)")
         self.gc_log: Path | None = None
         if args.profile_server:
             program = [sys.executable, "-m", "cProfile", "-o", args.profile_server, script]
@@ -513,7 +602,10 @@ class Server:
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.process = subprocess.Popen(
                 self.command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+                env=self.env, start_new_session=True,
+                # python -m puts the working folder first on sys.path: run it in the other
+                # checkout, or this tree's arena would shadow it
+                cwd=self.args.arena_path or None)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             found = re.search(r"hosting .* on \S+:(\d+);", self.out_path.read_text())
@@ -643,6 +735,8 @@ async def drive(run: Run, server: Server) -> dict[str, Any]:
         async with trio.open_nursery() as players:
             for bot in bots:
                 players.start_soon(bot.play, "127.0.0.1", server.port, gate, admitted)
+            for index in range(args.hostile_spectators):
+                players.start_soon(hostile_spectator, run, "127.0.0.1", server.port, index)
             begin: float | None = None
             with run.phase:  # cancelled by the monitor if the server dies
                 await admitted.wait()
@@ -810,6 +904,13 @@ def report(run: Run, server: Server, marks: dict[str, Any],
                  f"({run.max_first_wait:.2f} s for the first seat)"))
     if run.cancels:
         rows.append(("cancels", ", ".join(f"{k} x{v}" for k, v in run.cancels.most_common())))
+    if args.hostile_spectators:
+        rows.append(("hostile spectators", f"{args.hostile_spectators} from "
+                     f"{args.spectator_address}, {args.spectator_rate:g} watch lines/s each: "
+                     f"{run.spectator_connects} connections, {run.spectator_lists:,} table lists, "
+                     f"{mib(run.spectator_bytes)} received"))
+        rows.append(("  spectators closed", ", ".join(
+            f"{k} x{v}" for k, v in run.spectator_closed.most_common()) or "never"))
     if run.errors:
         rows.append(("errors received", ", ".join(f"{k} x{v}"
                                                   for k, v in run.errors.most_common())))
@@ -1006,6 +1107,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "(--server-arg=--hands=1)")
     parser.add_argument("--timeline", action="store_true",
                         help="also print the window second by second")
+    parser.add_argument("--hostile-spectators", type=int, default=0, metavar="N",
+                        help="spectators asking for the table list at --spectator-rate")
+    parser.add_argument("--spectator-rate", type=float, default=190.0,
+                        help="watch lines a second each hostile spectator sends")
+    parser.add_argument("--spectator-address", default="127.0.0.2",
+                        help="the loopback address the hostile spectators connect from")
+    parser.add_argument("--spread-addresses", action="store_true",
+                        help="each bot connects from a loopback address of its own (127.1.x.y)")
+    parser.add_argument("--arena-path", metavar="DIR",
+                        help="run the server from this checkout (first on PYTHONPATH)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary folder (server output, game logs)")
     args = parser.parse_args(argv)
@@ -1019,7 +1130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="arena-load-"))
     server = Server(args, folder)
     run = Run(args)
-    version = code_version()
+    version = code_version() if not args.arena_path else f"from {args.arena_path}"
     try:
         server.start()
         time.sleep(0.5)

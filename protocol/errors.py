@@ -22,6 +22,7 @@ class ErrorCode(enum.StrEnum):
     TOKEN_IN_USE = "token_in_use"  # another live connection holds this token (fatal)
     BAD_TOKEN = "bad_token"  # the name is registered and this is not its token (fatal)
     TOKEN_NOT_YOURS = "token_not_yours"  # the token was given to another process (fatal)
+    TOO_MANY_HELLOS = "too_many_hellos"  # the address said hello too often (fatal)
     # the session
     RENAMED = "renamed"  # ``info``: the bot plays under another name than it said
     # answers to requests
@@ -31,6 +32,7 @@ class ErrorCode(enum.StrEnum):
     # spectators
     UNKNOWN_TABLE = "unknown_table"  # ``watch`` named no running table
     NOT_WATCHABLE = "not_watchable"  # a duplicate-set table: its deal is being played elsewhere
+    NO_SPECTATORS = "no_spectators"  # this server admits no spectators (fatal)
     # the server acting for a seat, or ending something
     TIMEOUT = "timeout"  # no legal answer in time: a default action was played
     TOO_MANY_TRIES = "too_many_tries"  # MAX_TRIES bad answers: a default action was played

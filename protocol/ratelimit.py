@@ -18,12 +18,37 @@ class TokenBucket:
         self._tokens = self.burst
         self._last: float | None = None
 
-    def allow(self, now: float) -> bool:
-        """Take one message's token at time ``now``; False when the peer is over its rate."""
+    def _refill(self, now: float) -> None:
         if self._last is not None:
             self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
         self._last = now
+
+    def allow(self, now: float) -> bool:
+        """Take one message's token at time ``now``; False when the peer is over its rate."""
+        self._refill(now)
         if self._tokens >= 1:
             self._tokens -= 1
             return True
         return False
+
+    def reserve(self, now: float, patience: float) -> float | None:
+        """Take a token at ``now`` or book the next free one: the seconds until it is there
+        (0: now); None, and nothing taken, when that is more than ``patience`` seconds away."""
+        self._refill(now)
+        wait = max(0.0, (1 - self._tokens) / self.rate)
+        if wait > patience:
+            return None
+        self._tokens -= 1
+        return wait
+
+    def charge(self, now: float, cost: float) -> None:
+        """Take ``cost`` tokens at time ``now`` whatever is left: a debt is paid back by the
+        refill before the next message is allowed (what the peer made us send, say)."""
+        self._refill(now)
+        self._tokens -= cost
+
+    def full(self, now: float) -> bool:
+        """The bucket is full again at ``now`` (it remembers nothing worth keeping)."""
+        if self._last is None:
+            return True
+        return self._tokens + (now - self._last) * self.rate >= self.burst

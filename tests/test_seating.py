@@ -16,7 +16,7 @@ from protocol.errors import ErrorCode
 
 
 def test_arrival_seats_the_first_comers_and_reseats_them_at_the_back():
-    seating = ArrivalSeating(3)
+    seating = ArrivalSeating(3, settle=0)
     assert seating.ready("a", 0) == [] and seating.ready("b", 0) == []
     seating.gone("b", 0)
     assert seating.ready("c", 0) == []
@@ -34,7 +34,7 @@ class Bot:
 
 
 def test_one_player_never_takes_two_seats_at_a_table():
-    seating = ArrivalSeating(2)
+    seating = ArrivalSeating(2, settle=0)
     first, second, other = Bot("Greedy"), Bot("greedy"), Bot("honest")
     assert seating.ready(first, 0) == [] and seating.ready(second, 0) == []  # same player
     (table,) = seating.ready(other, 0)
@@ -43,7 +43,7 @@ def test_one_player_never_takes_two_seats_at_a_table():
 
 
 def test_seats_rotate_so_the_first_to_arrive_does_not_always_deal_first():
-    seating = ArrivalSeating(3)
+    seating = ArrivalSeating(3, settle=0)
     firsts = []
     for game in range(6):
         tables = [t for name in "abc" for t in seating.ready(name, game)]
@@ -176,3 +176,66 @@ def test_registered_players_need_their_own_token():
     for bad in ("alice", "alice short", "a 0123456789abcdef\nA 0123456789abcdef"):
         with pytest.raises(ValueError):
             load_registry(bad)
+
+
+class Link:
+    """A session as arrival seating sees it: a name, and whether its connection is ending."""
+
+    def __init__(self, name, leaving=False):
+        self.name, self.leaving = name, leaving
+
+    def __repr__(self):
+        return self.name
+
+
+def test_a_newcomer_that_leaves_while_settling_is_never_seated():
+    seating = ArrivalSeating(3, settle=0.05)
+    assert seating.ready("a", 0.0) == [] and seating.ready("b", 0.0) == []
+    assert seating.next_deadline() == 0.05
+    assert seating.ready("churn", 0.01) == []  # would fill a table at once without settling
+    seating.gone("churn", 0.02)  # said hello and closed
+    assert seating.expire(0.05) == [] and list(seating.waiting) == ["a", "b"]
+    assert seating.ready("c", 0.1) == []
+    (table,) = seating.expire(0.2)
+    assert sorted(table.sessions) == ["a", "b", "c"]
+    assert seating.next_deadline() is None
+    # after a game, a known bot is ready again at once (no second settling)
+    seating.game_over(table, 1.0)
+    assert seating.ready("a", 1.0) + seating.ready("b", 1.0) == []
+    (again,) = seating.ready("c", 1.0)
+    assert sorted(again.sessions) == ["a", "b", "c"]
+
+
+def test_a_session_already_leaving_is_dropped_instead_of_seated():
+    seating = ArrivalSeating(2, settle=0)
+    closing = Link("closing")
+    assert seating.ready(closing, 0) == []
+    closing.leaving = True  # its connection ended; the server's gone() is on the way
+    assert seating.ready(Link("x"), 0) == []
+    assert [s.name for s in seating.waiting] == ["x"]
+
+
+def test_survivors_of_a_table_that_did_not_start_keep_their_place_at_the_front():
+    seating = ArrivalSeating(3, settle=0)
+    assert seating.ready("a", 0) + seating.ready("b", 0) == []
+    (table,) = seating.ready("x", 0)
+    assert table.sessions == ("a", "b", "x")
+    assert seating.ready("c", 0) + seating.ready("d", 0) == []
+    seating.gone("x", 0.01)  # before the table started
+    (next_table,) = seating.unstarted(table, ["b", "a"], 0.05)
+    assert sorted(next_table.sessions) == ["a", "b", "c"]  # a and b first, then c
+    assert list(seating.waiting) == ["d"]
+    assert seating.statistics().tables_running == 1
+
+
+def test_survivors_come_back_in_their_arrival_order_whatever_the_seat_rotation():
+    seating = ArrivalSeating(3, settle=0)
+    (first,) = [t for name in "abc" for t in seating.ready(name, 0)]
+    seating.game_over(first, 1)
+    (second,) = [t for name in "def" for t in seating.ready(name, 1)]
+    assert second.sessions == ("e", "f", "d")  # table 2: arrival d e f rotated by one
+    assert seating.ready("g", 1) + seating.ready("h", 1) == []
+    seating.gone("e", 1.01)
+    (third,) = seating.unstarted(second, ["f", "d"], 1.05)
+    assert third.sessions == ("g", "d", "f")  # arrival d f g, rotated by two
+    assert list(seating.waiting) == ["h"]
