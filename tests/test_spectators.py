@@ -3,6 +3,7 @@ private event) once the game is over; they never take a seat."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
