@@ -377,8 +377,8 @@ def test_wins_are_credited_to_the_seat_whoever_played_it_and_shared_wins_are_sai
     assert code == 1, out  # a bot never connected
     credited = {"dead": 0.0, "a": 0.0, "b": 0.0}
     shared = 0
-    for log in tmp_path.glob("*.jsonl"):
-        records = [json.loads(line) for line in log.read_text().splitlines()]
+    for log in log_files(tmp_path):
+        records = read_records(log)
         names, winners = records[0]["names"], records[-1]["winners"]
         shared += len(winners) > 1
         for seat in winners:

@@ -81,7 +81,7 @@ def test_the_tally_is_due_after_its_seconds_and_its_games_whichever_is_later():
 
 
 def test_a_game_limit_starts_no_more_tables_and_is_done_when_they_end():
-    seating = GameLimit(ArrivalSeating(2), 1)
+    seating = GameLimit(ArrivalSeating(2, settle=0), 1)
     assert seating.ready("a", 0) == []
     (table,) = seating.ready("b", 0)
     assert not seating.statistics().done
@@ -169,3 +169,15 @@ def test_games_n_stops_after_n_games_says_bye_and_exits_0(tmp_path: Path):
         assert out[-8] == "arena: 3 games played"  # the summary: 2 headers, 3 names, 3 results
         assert not any(line.startswith("table ") for line in out)  # --quiet
     assert len(log_files(tmp_path / "logs")) == 3
+
+
+def test_a_table_that_never_started_does_not_count_against_the_game_limit():
+    seating = GameLimit(ArrivalSeating(2, settle=0), 1)
+    seating.ready("a", 0)
+    (table,) = seating.ready("b", 0)
+    assert seating.unstarted(table, ["a"], 1) == []  # b was gone: a waits again
+    (again,) = seating.ready("c", 2)  # the one game the limit allows is still to come
+    assert set(again.sessions) == {"a", "c"}
+    assert seating.ready("d", 2) == [] and seating.ready("e", 2) == []  # held back
+    seating.game_over(again, 3)
+    assert seating.statistics().done
