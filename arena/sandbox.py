@@ -31,6 +31,7 @@ at all, also run the arena as a user of its own.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -41,7 +42,10 @@ import attrs
 
 #: What the sandbox runs before the bot, as process 1 of its PID namespace (its arguments: the
 #: process cap, 3 if file descriptor 3 is the lifeline or else -1, the count of folders to hide,
-#: those folders, then the bot's command line).  Every mount read-only; fresh empty tmpfs over /run
+#: the count of paths to keep, those folders, those paths, then the bot's command line).  The
+#: paths to keep (the bot's own program where it lies in a temp folder: :func:`kept_paths`)
+#: are bound aside before the folders are hidden and bound back, read-only, after.
+#: Every mount read-only; fresh empty tmpfs over /run
 #: and /var/run (the machine's UNIX sockets: D-Bus, docker, systemd), /dev/shm (the bot's
 #: scratch folder, TMPDIR) and every folder to hide (the temp folders, the log folder, the
 #: runner's private folders); back to the working folder through the new mounts (or /).  Then
@@ -51,16 +55,31 @@ import attrs
 #: when the bot's process ends, process 1 does, which ends every process in the namespace.
 SETUP = r"""
 [ "$$" -eq 1 ] || { echo "sandbox: not in a PID namespace of its own" >&2; exit 125; }
-cap=$1 life=$2 n=$3; shift 3
+cap=$1 life=$2 n=$3 k=$4; shift 4
 while read -r _ _ _ _ point _; do mount -o remount,bind,ro "$point" 2>/dev/null; done \
     < /proc/self/mountinfo
 for d in /run /var/run /dev/shm; do mount -t tmpfs -o size=64m tmpfs "$d" 2>/dev/null; done
+i=0
+while [ "$i" -lt "$k" ]; do  # the bot's own program, where it lies in a folder to hide
+    eval "kept=\${$((n + i + 1))}"
+    if [ -d "$kept" ]; then mkdir -p "/dev/shm/.kept/$i"; else touch "/dev/shm/.kept/$i"; fi
+    mount --bind "$kept" "/dev/shm/.kept/$i" && mount -o remount,bind,ro "/dev/shm/.kept/$i" \
+        || { echo "sandbox: cannot keep $kept" >&2; exit 125; }
+    i=$((i + 1))
+done
 while [ "$n" -gt 0 ]; do
     if [ -d "$1" ]; then
         mount -t tmpfs -o size=16m,mode=1777 tmpfs "$1" \
             || { echo "sandbox: cannot hide $1" >&2; exit 125; }
     fi
     shift; n=$((n - 1))
+done
+i=0
+while [ "$i" -lt "$k" ]; do
+    if [ -d "/dev/shm/.kept/$i" ]; then mkdir -p "$1"; else mkdir -p "${1%/*}"; touch "$1"; fi
+    mount --bind "/dev/shm/.kept/$i" "$1" && mount -o remount,bind,ro "$1" \
+        || { echo "sandbox: cannot keep $1" >&2; exit 125; }
+    shift; i=$((i + 1))
 done
 cd "$PWD" 2>/dev/null || cd /
 export TMPDIR=/dev/shm
@@ -72,6 +91,34 @@ if [ "$life" -eq 3 ]; then { cat >/dev/null; kill -s KILL "$bot"; } <&3 & fi
 exec 3<&-
 wait "$bot"
 """
+
+def kept_paths(argv: Sequence[str], temp: Sequence[str], private: Sequence[str]) -> list[str]:
+    """What of a temp folder the bot needs to run, kept (read-only) where the sandbox hides
+    the temp folders: the virtual environment its interpreter belongs to (a ``pyvenv.cfg``
+    above it: a venv made under /tmp, as CI makes one) and the folder of each script or file
+    its command line names (only that file when it lies in a temp folder itself).  Nothing
+    inside the log folder or the runner's private folders (``private``) is ever kept."""
+    def under(path: Path, folders: Sequence[str]) -> bool:
+        return any(path == Path(f) or Path(f) in path.parents for f in folders)
+
+    found: list[Path] = []
+    program = shutil.which(argv[0]) if argv else None
+    if program is not None:
+        for folder in Path(os.path.abspath(program)).parents:
+            if (folder / "pyvenv.cfg").is_file():
+                found.append(folder)
+                break
+    for argument in argv:
+        path = Path(argument)
+        if not path.is_absolute() or not path.exists():
+            continue
+        if path.is_file() and not any(path.parent == Path(f) for f in temp):
+            path = path.parent
+        found.append(path)
+    kept = [p for p in dict.fromkeys(found) if under(p, temp) and not under(p, private)
+            and not any(p == Path(f) for f in temp)]
+    return [str(p) for p in kept if not any(q in p.parents for q in kept)]
+
 
 class SandboxUnavailable(RuntimeError):
     """This machine cannot run the sandbox (no ``unshare``, or user namespaces are off)."""
@@ -95,12 +142,13 @@ class Sandbox:
         unshare = shutil.which("unshare")
         if unshare is None or shutil.which("prlimit") is None:
             raise SandboxUnavailable("the sandbox needs `unshare` and `prlimit` (util-linux)")
-        hidden = list(dict.fromkeys(
-            [tempfile.gettempdir(), "/tmp", "/var/tmp", *map(str, hide)]))
+        temp = list(dict.fromkeys([tempfile.gettempdir(), "/tmp", "/var/tmp"]))
+        hidden = list(dict.fromkeys([*temp, *map(str, hide)]))
+        kept = kept_paths(argv, temp, [str(folder) for folder in hide])
         return [unshare, "--user", "--map-root-user", "--mount", "--net", "--pid", "--fork",
                 "--mount-proc", "--kill-child", "sh", "-c", SETUP, "sandboxed-bot",
                 str(self.max_processes), "3" if lifeline else "-1",
-                str(len(hidden)), *hidden, *argv]
+                str(len(hidden)), str(len(kept)), *hidden, *kept, *argv]
 
     def limits(self) -> Callable[[], None]:
         """A ``preexec_fn`` setting the resource limits in the child before it starts."""

@@ -8,6 +8,7 @@ import contextlib
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -451,3 +452,37 @@ def test_no_sandboxed_bot_outlives_its_runner_killed_with_sigkill(tmp_path: Path
         mine = f"arena-bot-{arena.pid}-*"  # the killed runner's cgroups (under root)
         for cgroup in [*CGROUPS.glob(mine), *CGROUPS.glob(f"*/{mine}")]:
             cgroup.rmdir()
+
+
+#: A bot in a folder of its own under the temp folder, run by a virtual environment's Python
+#: that lies there too (CI makes its venv under /tmp): it says what it sees, then plays.
+KEPT_BOT = '''
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+secret = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "secret.txt")
+print("KEPT: secret", "seen" if os.path.exists(secret) else "hidden", file=sys.stderr, flush=True)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+
+async def test_a_sandboxed_bot_whose_program_lies_in_a_temp_folder_still_runs(tmp_path: Path):
+    """The temp folders are hidden, but not the bot's own program: a venv under /tmp (as CI
+    makes one) and the script's folder are kept, read-only; the rest of /tmp stays hidden."""
+    sandbox = _sandbox()
+    assert str(tmp_path).startswith(tempfile.gettempdir())  # what this test is about
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "bot.py").write_text(KEPT_BOT)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "reference_bots",
+                    folder / "reference_bots", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "secret.txt").write_text("another program's file")
+    bots = plan_bots(["random", "random", f"kept={venv}/bin/python {folder}/bot.py"])
+    with trio.fail_after(60):
+        report = await run_match(SPEC, OPTIONS, bots, games=1, seed="k", move_timeout=10,
+                                 log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox))
+    output = report.bots[2].output.read_text()
+    assert "KEPT: secret hidden" in output, output
+    assert report.ok, report.table() + output
