@@ -17,7 +17,7 @@ from pathlib import Path
 import trio
 
 from arena.games import get_game
-from arena.runner import BotSpec, plan_bots, run_match
+from arena.launch.runner import BotSpec, plan_bots, run_match
 
 
 async def measure(hands: int, random_rate: float, seed: str, log_dir: Path) -> None:

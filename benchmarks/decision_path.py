@@ -384,8 +384,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if min(args.seconds, args.window) <= 0 or args.warmup < 0 or args.record_games < 1:
         parser.error("need --seconds > 0, --window > 0, --warmup >= 0, --record-games >= 1")
     args.arena_path = args.arena_path.resolve()
-    if not (args.arena_path / "arena" / "cli.py").exists():
-        parser.error(f"no arena/cli.py under {args.arena_path}")
+    if not any((args.arena_path / "arena" / cli).exists() for cli in ("cli", "cli.py")):
+        parser.error(f"no arena/cli under {args.arena_path}")
     return args
 
 

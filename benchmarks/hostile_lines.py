@@ -39,9 +39,10 @@ from typing import Any
 import attrs
 import trio
 
-from arena.gamelog import read_log
+from arena.edge.server import ArenaServer, ServerConfig
+from arena.gameplay.gamelog import read_log
 from arena.games import get_game
-from arena.seating import (
+from arena.seating.policies import (
     Admission,
     ArrivalSeating,
     RosterEntry,
@@ -49,7 +50,6 @@ from arena.seating import (
     SeatedTable,
     SeatingStatistics,
 )
-from arena.server import ArenaServer, ServerConfig
 from protocol.limits import MAX_CONSECUTIVE_ERRORS
 from protocol.linebuffer import LineBuffer
 
@@ -953,7 +953,7 @@ def report(args: argparse.Namespace, server: ArenaServer, seen: dict[str, Any],
         ("honest games with an error, cancel, default or abort", len(honest)),
         ("games logged (all tables)", logs),
         ("connections the server dropped", dict(server_log.dropped) or 0),
-        ("server exceptions (arena.server ERROR records)", server_log.errors),
+        ("server exceptions (arena.edge.server ERROR records)", server_log.errors),
         ("games aborted with internal_error", internal),
         ("elapsed wall time", f"{elapsed:.1f} s"),
         ("server process CPU time", f"{cpu:.1f} s"),

@@ -10,7 +10,8 @@ one has (requests with their digests, every event with its audience, actions wit
 milliseconds).  Its lines are then written the way the server writes them (spooled to a
 ``.part`` file in batches of 64 lines, finished and renamed; ``sync=False``, as the server
 leaves syncing to its worker thread) three ways: plain, gzip level 1, and gzip at the level the
-server uses (``arena.gamelog.COMPRESS_LEVEL``).  Printed per game and format: the bytes of the
+server uses (``arena.gameplay.gamelog.COMPRESS_LEVEL``).  Printed per game and format: the bytes of
+the
 finished file (min / median / max over the games), the ratio to plain, and the process CPU
 microseconds that writing one game's log took (min / median / max; the compressed ones' extra
 over plain is what the event loop pays per game, as the batches are compressed where they are
@@ -30,10 +31,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import arena.gamelog as gamelog
-from arena.gamelog import GameLog
+import arena.gameplay.gamelog as gamelog
+from arena.gameplay.driver import MatchDriver
+from arena.gameplay.gamelog import GameLog
 from arena.games import GAMES, get_game
-from arena.match import MatchDriver
 from protocol.codec import to_json
 
 WRITERS = ("plain", "gzip-1", f"gzip-{gamelog.COMPRESS_LEVEL}")

@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import random
 
-from arena.leaderboard import leaderboard
-from arena.schedule import plan
-from arena.storage import StoredGame
+from arena.events.leaderboard import leaderboard
+from arena.events.schedule import plan
+from arena.events.storage import StoredGame
 
 TRUE_ELO = (1300.0, 1400.0, 1500.0, 1600.0, 1700.0)
 

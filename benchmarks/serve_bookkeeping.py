@@ -16,8 +16,8 @@ import statistics
 import time
 from collections.abc import Callable
 
-from arena.names import NameBook
-from arena.serve_report import Notes, status_line
+from arena.edge.serve_report import Notes, status_line
+from arena.seating.names import NameBook
 
 
 def per_connection(connections: int, same_name: bool) -> float:

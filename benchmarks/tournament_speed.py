@@ -61,11 +61,11 @@ from typing import Any
 import attrs
 import trio
 
-from arena.gamelog import log_lines
+from arena.events.storage import SqliteStorage
+from arena.gameplay.gamelog import log_lines
 from arena.games import get_game
-from arena.runner import BUILTIN_BOTS, BotSpec
-from arena.storage import SqliteStorage
-from arena.tournament import EventSettings, Tournament
+from arena.launch.runner import BUILTIN_BOTS, BotSpec
+from arena.launch.tournament import EventSettings, Tournament
 
 #: Lines a second each bot may send: as the runner allows now (the code before issue 9 kept the
 #: server's default of 200, which throws a fast bot out after its 2-second burst).
@@ -80,11 +80,11 @@ def workers_runner() -> Any:
     """The runner that spreads an event over worker processes, from the same code as the rest
     of ``arena`` (an editable install may offer a newer module to older code); None if none."""
     try:
-        module = importlib.import_module("arena.tournament_workers")
+        module = importlib.import_module("arena.launch.workers")
     except ImportError:
         return None
     same_code = Path(module.__file__ or "").parent == Path(
-        sys.modules["arena.tournament"].__file__ or "").parent
+        sys.modules["arena.launch.tournament"].__file__ or "").parent
     return module.TournamentWorkers if same_code else None
 
 
@@ -289,7 +289,7 @@ def main() -> None:
         layouts = [layout.with_bots_from(source) for layout in layouts
                    for source in args.bots_from]
     runnable = [layout for layout in layouts if supported(layout)]
-    tune = getattr(importlib.import_module("arena.server"), "tune_garbage_collector", None)
+    tune = getattr(importlib.import_module("arena.edge.server"), "tune_garbage_collector", None)
     if tune is not None:
         tune()  # as arena tournament does in its runner and in every worker
     print(f"{args.game}, bots {args.bots}, {sets} sets ({sets * 6} games) per run, "

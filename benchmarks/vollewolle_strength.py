@@ -18,7 +18,7 @@ import trio
 from strength_table import print_strength  # benchmarks/strength_table.py
 
 from arena.games import get_game
-from arena.runner import BUILTIN_BOTS, BotSpec, run_match
+from arena.launch.runner import BUILTIN_BOTS, BotSpec, run_match
 
 HEURISTIC = ("{python} -m reference_bots.vollewolle_heuristic --host {host} --port {port} "
              "--name {name} --token-file {token_file}")

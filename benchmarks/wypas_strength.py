@@ -20,9 +20,9 @@ from pathlib import Path
 import trio
 from strength_table import print_strength  # benchmarks/strength_table.py
 
-from arena.gamelog import log_lines
+from arena.gameplay.gamelog import log_lines
 from arena.games import get_game
-from arena.runner import BUILTIN_BOTS, BotSpec, run_match
+from arena.launch.runner import BUILTIN_BOTS, BotSpec, run_match
 
 HEURISTIC = ("{python} -m reference_bots.wypas_heuristic --host {host} --port {port} "
              "--name {name} --token-file {token_file}")

@@ -9,10 +9,10 @@ from typing import Any
 import trio
 import trio.testing
 
-from arena.gamelog import log_lines
+from arena.edge.server import ArenaServer, ServerConfig
+from arena.gameplay.gamelog import log_lines
 from arena.games import get_game
-from arena.seating import RosterSeating
-from arena.server import ArenaServer, ServerConfig
+from arena.seating.policies import RosterSeating
 from protocol.linebuffer import LineBuffer
 
 

@@ -15,9 +15,9 @@ import attrs
 import pytest
 import trio
 
-from arena.gamelog import log_lines
-from arena.records import GameRecord
-from arena.server import ArenaServer
+from arena.edge.server import ArenaServer
+from arena.gameplay.gamelog import log_lines
+from arena.gameplay.records import GameRecord
 from protocol.limits import MAX_LINE_BYTES
 from tests import adversarial
 from tests.adversarial import Adversary

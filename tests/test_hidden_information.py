@@ -19,9 +19,9 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
+from arena.gameplay.driver import MatchDriver
 from arena.games import GAMES
 from arena.games.chance import RelabelledChance, SeededChance
-from arena.match import MatchDriver
 from protocol.codec import encode
 from tests.games.test_conformance import small_options
 

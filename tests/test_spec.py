@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 from arena.games import GAMES, get_game
-from arena.runner import BUILTIN_BOTS, BotSpec, run_match
+from arena.launch.runner import BUILTIN_BOTS, BotSpec, run_match
 from protocol.codec import decode_client, decode_server
 from protocol.errors import ErrorCode, PeerError
 from protocol.messages import CLIENT_MESSAGES
@@ -94,7 +94,7 @@ def test_the_example_bot_passes_check_bot(tmp_path):
     """It answers an error reply again, so the checker's scripted refusal does not fail it."""
     from click.testing import CliRunner
 
-    from arena.check_bot import check_bot
+    from arena.kit.check_bot import check_bot
 
     (bot,) = [block for block in code_blocks("python") if "socket" in block]
     script = tmp_path / "tiny.py"

@@ -16,10 +16,10 @@ from pathlib import Path
 import click
 import pytest
 
-from arena.check_findings import Check
 from arena.cli import main
 from arena.games import GAMES
-from tests.test_check_bot import FAST, check
+from arena.kit.check_findings import Check
+from tests.kit.test_check_bot import FAST, check
 
 TUTORIAL = (Path(__file__).parent.parent / "TUTORIAL.md").read_text()
 

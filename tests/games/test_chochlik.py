@@ -282,7 +282,7 @@ def test_cards_and_coins_are_conserved_every_hand(seed, players):
 
 
 def test_requests_carry_only_the_seats_own_hand():
-    from arena.match import MatchDriver
+    from arena.gameplay.driver import MatchDriver
     from protocol.codec import encode
     from protocol.messages import Request
 

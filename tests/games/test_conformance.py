@@ -208,8 +208,9 @@ def imported_by(modules: str) -> set[str]:
 
 
 def test_games_and_protocol_import_no_io_libraries():
-    loaded = imported_by("arena.games, arena.match, arena.gamelog, arena.seating, "
-                         "arena.records, arena.replay, protocol.connection")
+    loaded = imported_by("arena.games, arena.gameplay.driver, arena.gameplay.gamelog, "
+                         "arena.seating.policies, "
+                         "arena.gameplay.records, arena.gameplay.replay, protocol.connection")
     assert not loaded & {"trio", "click", "socket", "asyncio"}
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
+from arena.gameplay.driver import MatchDriver
 from arena.games import chochlik, wypas
-from arena.match import MatchDriver
 from protocol.messages import GameStart
 from tests.games.chochlik_positions import position as chochlik_position
 from tests.games.vollewolle_positions import bid_all

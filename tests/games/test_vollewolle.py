@@ -8,6 +8,7 @@ import random
 import attrs
 import pytest
 
+from arena.gameplay.driver import MatchDriver
 from arena.games.base import IllegalAction, OptionsError
 from arena.games.vollewolle import (
     SPEC,
@@ -16,7 +17,6 @@ from arena.games.vollewolle import (
     VolleWolleState,
     parse_options,
 )
-from arena.match import MatchDriver
 from protocol.codec import to_json
 from tests.games.vollewolle_positions import bid_all, position
 

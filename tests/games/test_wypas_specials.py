@@ -3,8 +3,8 @@ dogs answering specials (and dogs), the thief, the wolf, the black sheep, and de
 
 from __future__ import annotations
 
+from arena.gameplay.driver import MatchDriver
 from arena.games.wypas import SPEC, parse_options
-from arena.match import MatchDriver
 from tests.games.wypas_positions import position
 
 RED_1_2 = [("sheep-red-1#0", "red", 1), ("sheep-red-2#0", "red", 2)]

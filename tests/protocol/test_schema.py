@@ -11,8 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from arena.gameplay.driver import MatchDriver
 from arena.games import GAMES
-from arena.match import MatchDriver
 from protocol.codec import encode
 from protocol.schema import game_protocol_schema, protocol_schema
 

@@ -20,14 +20,14 @@ import pytest
 import trio
 
 from protocol.limits import MAX_LINE_BYTES
+from tests.edge.test_reconnection import ROSTER, TOKENS, cutting_proxy, log_records
 from tests.helpers import connect_in_memory, make_server
-from tests.test_reconnection import ROSTER, TOKENS, cutting_proxy, log_records
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = ROOT / "reference_bots" / "starters"
 #: Short games: each game's options for a series that takes a second or so.
 GAMES = {"chochlik": ["--hands", "1"], "wypas": ["--turn-cap", "10"], "vollewolle": []}
-#: The columns of ``arena match``'s result table (arena.runner.MatchReport.table).
+#: The columns of ``arena match``'s result table (arena.launch.runner.MatchReport.table).
 COLUMNS = ("bot", "games", "wins", "win%", "avg score", "avg rank", "defaults", "errors",
            "status")
 SUBPROCESS_TIMEOUT = 120  # seconds: a build or a short series, on a busy machine

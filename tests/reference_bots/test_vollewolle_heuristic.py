@@ -11,7 +11,7 @@ import pytest
 
 from arena.games import get_game
 from arena.games.vollewolle import VolleWolleOptions, VolleWolleState, info
-from arena.runner import BotSpec, run_match
+from arena.launch.runner import BotSpec, run_match
 from protocol.codec import to_json
 from reference_bots.vollewolle_heuristic import RollPlan, VolleWolleHeuristic
 

@@ -1,0 +1,14 @@
+"""The command line: parses options and calls the packages; nothing else.
+
+``arena`` (the console command, ``arena.cli:main``) is :func:`arena.cli.commands.main`, looked
+up when asked for, so that importing :mod:`arena.cli.options` imports no command."""
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    if name == "main":
+        from arena.cli.commands import main
+
+        return main
+    raise AttributeError(f"module 'arena.cli' has no attribute {name!r}")

@@ -1,0 +1,336 @@
+"""The ``arena`` command: a thin click layer over the server, the match runner and replay.
+
+Exit codes are decided here: 0 ok, 1 failure (a replay that does not reproduce, a match with a
+crashed or missing bot), 2 usage (click's own), 130 a match stopped by Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+import click
+import outcome
+import trio
+
+from arena import __version__
+from arena.cli.errors import INTERRUPTED, SuggestingGroup, listen_failure, only
+from arena.cli.options import (
+    TRUSTED_BOTS_NOTE,
+    bot_launch,
+    bot_launch_options,
+    game_options,
+    parse_game_options,
+    plain_logs_option,
+    shown_default,
+    transcripts_option,
+)
+from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
+from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
+from arena.games import GAMES
+from arena.launch.runner import BUILTIN_BOTS
+
+
+@click.group(cls=SuggestingGroup)
+@click.version_option(__version__, prog_name="arena", message="%(prog)s %(version)s")
+@click.option("--verbose", "-v", is_flag=True, help="Log connections and tables to stderr.")
+def main(verbose: bool) -> None:
+    """arena: a game host for bot-programming competitions."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s: %(message)s")
+
+
+@main.command()
+@game_options
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=int, default=7777, show_default=True, help="Port (0: any free).")
+@click.option("--max-connections", type=click.IntRange(1), default=None,
+              help="Connections at once (default: the open-file limit less 128 for logs).")
+@click.option("--max-connections-per-address", type=click.IntRange(1), default=256,
+              show_default=True, help="Connections at once from one IP address.")
+@click.option("--hello-timeout", type=click.FloatRange(min=0.1), default=10.0,
+              show_default=True, help="Seconds a new connection has to send a valid hello.")
+@click.option("--max-queued-bytes", type=click.IntRange(1024), default=4 * 1024 * 1024,
+              show_default=True, help="Bytes queued for a bot that does not read before it "
+                                      "is dropped.")
+@click.option("--tokens", "tokens_file",
+              type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Registered players: a file of 'name token' lines. Only they are admitted, "
+                   "each with its token (default: open to anyone).")
+@click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="Seconds a bot may wait without a seat before it is disconnected.")
+@click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
+              show_default=True, help="Lines a connection may send per second (twice as many "
+                                      "in a burst) before it is closed.")
+@click.option("--reconnect-grace", type=click.FloatRange(min=0), default=30.0,
+              show_default=True,
+              help="Seconds a bot with a token whose connection was lost may take to come back "
+                   "to its seat (0: none).")
+@click.option("--max-hellos-per-second", type=click.FloatRange(min=0.1), default=20.0,
+              show_default=True, help="Connections (hellos) one IP address may open a second "
+                                      "(twice as many at once); more wait their turn, up to "
+                                      "2 s, or are refused.")
+@click.option("--spectators", "spectator_mode", type=click.Choice(SPECTATOR_MODES),
+              default=None, help="Who may watch: anyone, registered players (with their "
+                                 "tokens) or no one (default: registered with --tokens, "
+                                 "else open).")
+@click.option("--max-spectators", type=click.IntRange(0), default=MAX_SPECTATORS,
+              show_default=True, help="Spectator connections at once.")
+@transcripts_option("each connection")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Stop after this many games: start no more, finish the running ones, say "
+                   "bye to every bot, print the summary (default: serve until Ctrl-C).")
+@click.option("--quiet", is_flag=True,
+              help="No line per game and no running tally (the summary at the end stays).")
+@click.option("--tally-every", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Seconds at least between two running tallies (games, wins and mean score "
+                   "per name, the last results).")
+@click.option("--tally-games", type=click.IntRange(min=1), default=10, show_default=True,
+              help="New games at least between two running tallies.")
+@plain_logs_option
+def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
+          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
+          host: str, port: int, max_connections: int | None, max_connections_per_address: int,
+          hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
+          idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
+          transcript_dir: Path | None, max_hellos_per_second: float,
+          spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
+          tally_every: float, tally_games: int, plain_logs: bool, **flags: Any) -> None:
+    """Host tables of a game: bots are seated in arrival order, a game starts when a table is
+    full, and a bot stays seated for game after game.  Connections, seatings and open seats
+    are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
+    stops cleanly and prints a summary."""
+    from arena.edge.serve_report import Tally
+    from arena.edge.serve_run import GameLimit, run_serve
+    from arena.edge.server import (
+        SERVE_RECORDS_KEPT,
+        ArenaServer,
+        ServerConfig,
+        tune_garbage_collector,
+    )
+    from arena.seating.policies import ArrivalSeating, Seating, load_registry
+
+    spec, options = parse_game_options(game_name, players, extra, flags)
+    config = ServerConfig(spec=spec, options=options, host=host, port=port,
+                          move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+                          log_dir=log_dir, seed=seed, max_connections=max_connections,
+                          max_connections_per_address=max_connections_per_address,
+                          hello_timeout=hello_timeout, max_queued_bytes=max_queued_bytes,
+                          max_messages_per_second=max_messages_per_second,
+                          idle_timeout=idle_timeout, reconnect_grace=reconnect_grace,
+                          time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
+                          transcript_dir=transcript_dir, compress_logs=not plain_logs,
+                          max_hellos_per_second=max_hellos_per_second)
+
+    tally = Tally()
+
+    def game_over(record: Any) -> None:
+        tally.add(record)
+        if quiet:
+            return
+        outcome = record.aborted or " ".join(
+            f"{name}={score}" for name, score in zip(record.names, record.scores))
+        click.echo(f"table {record.game_id}: {outcome}  [{record.log_path}]")
+
+    registry = None
+    if tokens_file is not None:
+        try:
+            registry = load_registry(tokens_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"{tokens_file}: {exc}") from None
+    if spectator_mode == "registered" and registry is None:
+        raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
+                               "players)")
+    config = attrs.evolve(config, spectators=SpectatorRules(
+        spectator_mode or ("registered" if registry is not None else "open"),
+        max_spectators, registry))
+
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the server's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
+    listening = False
+
+    def banner(port: int) -> str:
+        nonlocal listening
+        listening = True
+        return (f"arena: hosting {spec.name} ({options.players} players) on {host}:{port}; "
+                f"logs in {log_dir}/; Ctrl-C stops")
+
+    async def run() -> None:
+        seating: Seating = ArrivalSeating(options.players, registry)
+        if games is not None:
+            seating = GameLimit(seating, games)
+        server = ArenaServer(config, on_game_over=game_over, seating=seating)
+        tune_garbage_collector()
+        await run_serve(server, games=games, tally=tally,
+                        tally_every=None if quiet else (tally_every, tally_games),
+                        banner=banner,
+                        out=click.echo, err=lambda line: click.echo(line, err=True))
+        if server.unwritten_logs:
+            raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
+                                       f"written to {log_dir} (is the disk full?)")
+
+    try:
+        trio.run(run)
+    except (OSError, LogDirectoryError, BaseExceptionGroup) as exc:
+        unwritable = only(exc, LogDirectoryError)
+        if unwritable is not None:
+            raise click.ClickException(str(unwritable)) from None
+        problem = None if listening else listen_failure(exc, host, port)
+        if problem is not None:
+            raise problem from None
+        failed = only(exc, OSError)
+        if failed is None:
+            raise
+        raise click.ClickException(f"cannot serve on {host}:{port}: {failed}") from None
+
+
+@main.command()
+@game_options(players_help="Seats per table: one per --bot (a --players that differs is "
+                           "refused).")
+@click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
+              help="A bot command (one per seat), or a built-in bot: "
+                   f"{', '.join(BUILTIN_BOTS)}.  {{host}} {{port}} {{name}} {{token_file}} are "
+                   "replaced.")
+@click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games to play with the same bots (seats rotate each game).")
+@click.option("--connect-timeout", type=float, default=10.0, show_default=True,
+              help="Seconds to wait for every bot to connect.")
+@transcripts_option("each bot")
+@plain_logs_option
+@bot_launch_options
+def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
+          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
+          bot_commands: tuple[str, ...], games: int, connect_timeout: float,
+          transcript_dir: Path | None, plain_logs: bool, stdio: bool, sandbox: bool,
+          sandbox_memory: int, sandbox_cpu: int | None, **flags: Any) -> None:
+    """Play a series of GAMES games between bot programs and print a result table.
+
+    Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
+    from arena.launch.runner import Interrupt, plan_bots, run_match
+
+    if players is not None and players != len(bot_commands):
+        raise click.UsageError(f"--players {players} contradicts the {len(bot_commands)} --bot "
+                               "given: a match has one seat per --bot (add --bot, or leave "
+                               "--players out)")
+    spec, options = parse_game_options(game_name, len(bot_commands), extra, flags)
+    try:
+        bots = plan_bots(list(bot_commands))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    if launch.sandbox is None:
+        click.echo(TRUSTED_BOTS_NOTE, err=True)
+
+    def game_over(record: Any) -> None:
+        if record.aborted:
+            click.echo(f"game {record.number + 1}/{games}: aborted ({record.aborted})")
+            return
+        scores = ", ".join(f"{name} {score}" for name, score in zip(record.names, record.scores))
+        click.echo(f"game {record.number + 1}/{games}: {scores}  "
+                   f"({record.rounds} {spec.round_name}s, {record.seconds:.1f} s)")
+
+    interrupt = Interrupt()
+
+    async def run() -> Any:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_press_on_signals, interrupt)
+            # its errors are raised as they are, outside the nursery (never in a group)
+            report = await outcome.acapture(functools.partial(
+                run_match, spec, options, bots, games=games, seed=seed,
+                move_timeout=move_timeout, reaction_timeout=reaction_timeout, log_dir=log_dir,
+                connect_timeout=connect_timeout, on_game_over=game_over, launch=launch,
+                time_bank=time_bank, transcript_dir=transcript_dir,
+                compress_logs=not plain_logs, interrupt=interrupt))
+            nursery.cancel_scope.cancel()
+        return report
+
+    try:
+        report = trio.run(run).unwrap()
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo()
+    click.echo(report.table())
+    for bot_run in report.bots:
+        if bot_run.failed:
+            click.echo("\n".join(bot_run.failure_lines()), err=True)
+    for bot_run, row in report.stuck():
+        click.echo(f"{bot_run.spec.name}: timed out {row['timeouts']} of its "
+                   f"{row['decisions']} decisions "
+                   "(stuck, stopped, or too slow for --move-timeout); its output is in "
+                   f"{bot_run.output}", err=True)
+    sys.exit(INTERRUPTED if report.interrupted else 0 if report.ok else 1)
+
+
+async def _press_on_signals(interrupt: Any) -> None:
+    """Ctrl-C (or SIGTERM) stops the series: once to log the running game as aborted and print
+    the table of the games played, twice to stop at once."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            click.echo("\narena: " + ("stopping now" if interrupt.requested.is_set() else
+                                      "stopping (the running game is logged as aborted; "
+                                      "Ctrl-C again stops at once)"), err=True)
+            interrupt.press()
+
+
+@main.command()
+@click.argument("log_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--show", is_flag=True, help="Print the game step by step for a person.")
+@click.option("--seat", type=int, default=None,
+              help="With --show: only what this seat saw (events addressed to it).")
+def replay(log_file: Path, show: bool, seat: int | None) -> None:
+    """Re-simulate a logged game from its log alone and check it reproduces the result."""
+    from arena.gameplay.replay import ReplayError, replay_log
+
+    try:
+        outcome = replay_log(log_file, show=click.echo if show else None, seat=seat)
+    except ReplayError as exc:
+        click.echo(f"replay: {log_file}: does NOT reproduce: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"replay: {log_file}: reproduces ({outcome})")
+
+
+@main.command(name="games")
+def list_games() -> None:
+    """List the games this arena hosts, each with its options (flags or -o NAME=VALUE)."""
+    for name, spec in sorted(GAMES.items()):
+        click.echo(f"{name:12} {spec.title} ({spec.min_players}-{spec.max_players} players)")
+        for field in spec.option_fields():
+            click.echo(f"    --{field.name.replace('_', '-'):<10} {field.metadata['help']} "
+                       f"[default: {shown_default(field)}]")
+
+
+@main.command(name="schema")
+@click.option("--game", "game_name", type=click.Choice(sorted(GAMES)), default=None,
+              help="With this game's observation in requests (default: observations are any "
+                   "JSON object).")
+def schema(game_name: str | None) -> None:
+    """Print the JSON Schema of every protocol message (draft 2020-12), made from the
+    protocol's own definitions."""
+    import json
+
+    from protocol.schema import game_protocol_schema, protocol_schema
+
+    if game_name is None:
+        document = protocol_schema()
+    else:
+        document = game_protocol_schema(game_name, GAMES[game_name].observation_type)
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
+from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
+from arena.kit.play import play  # noqa: E402 - a person at the table
+
+for command in (tournament, ratings, sprt, play, check_bot):
+    main.add_command(command)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,457 @@
+"""The event commands: ``arena tournament``, ``arena sprt`` and ``arena ratings``, a thin click
+layer over ``arena.launch.tournament`` (the runner), ``arena.events.leaderboard`` and
+``arena.events.sprt``."""
+
+from __future__ import annotations
+
+import functools
+import secrets
+import signal
+import sys
+from pathlib import Path
+from time import monotonic as time_now
+from typing import Any
+
+import click
+import trio
+from click.core import ParameterSource
+
+from arena.cli.errors import listen_failure
+from arena.cli.options import (
+    TRUSTED_BOTS_NOTE,
+    bot_launch,
+    bot_launch_options,
+    game_options,
+    parse_game_options,
+    plain_logs_option,
+)
+from arena.events.schedule import Format
+from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
+from arena.games import get_game
+
+#: Seconds between the leaderboards (with intervals) printed while an event runs.
+LEADERBOARD_EVERY = 30.0
+#: Bootstrap resamples for those (the final one uses --resamples).
+LIVE_RESAMPLES = 100
+#: Options that may go with --resume (how to run, not what the event is).
+RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
+                          "connect_timeout", "resamples", "tokens_file", "host", "port", "stdio",
+                          "sandbox", "sandbox_memory", "sandbox_cpu", "plain_logs"})
+
+
+@click.command()
+@game_options(game_required=False)
+@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
+              help="An entrant: a bot command or a built-in bot, optionally named "
+                   "(NAME=CMD); at least two.  {host} {port} {name} {token} are replaced.")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Games to play (rounded up to whole duplicate sets).")
+@click.option("--sets", type=click.IntRange(min=1), default=None,
+              help="Duplicate sets to play (default: one round robin, at most 100).")
+@click.option("--format", "fmt",
+              type=click.Choice([f.value for f in Format if f is not Format.DUEL]),
+              default=Format.ROUND_ROBIN.value, show_default=True,
+              help="round-robin: everybody meets everybody; gauntlet: the first bot against "
+                   "the others.")
+@click.option("--duplicate/--no-duplicate", default=True, show_default=True,
+              help="Play each seed once per seating of its table (same cards and dice).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Tables played at once.")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Server processes the tables are spread over, each with its own bots "
+                   "(one process uses at most one core); at most --concurrency.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("arena-tournament.db"), show_default=True,
+              help="The event's SQLite database (results are written as games end).")
+@click.option("--resume", is_flag=True,
+              help="Continue the event stored in --db (its settings and bots are read from it).")
+@click.option("--connect-timeout", type=float, default=10.0, show_default=True,
+              help="Seconds to wait for every bot instance to connect.")
+@click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Bootstrap resamples for the final leaderboard's intervals.")
+@click.option("--tokens", "tokens_file",
+              type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Registered players ('name token' lines, as for serve): a --bot NAME=@remote "
+                   "is one of them, connecting by itself with its token.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address the event's server listens on (for @remote bots).")
+@click.option("--port", type=int, default=0, show_default=True,
+              help="Port the event's server listens on (0: any free one).")
+@plain_logs_option
+@bot_launch_options
+def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
+               seed: str | None, move_timeout: float, reaction_timeout: float,
+               time_bank: float, log_dir: Path, bot_commands: tuple[str, ...],
+               games: int | None, sets: int | None, fmt: str, duplicate: bool,
+               concurrency: int, workers: int, db: Path, resume: bool, connect_timeout: float,
+               resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
+               sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
+               plain_logs: bool, **flags: Any) -> None:
+    """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
+    leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
+    stops (resume with --resume); a second stops at once."""
+    from arena.events.storage import SqliteStorage
+    from arena.launch.runner import BotSpec, plan_bots
+    from arena.launch.tournament import EventSettings, plan_digest, sets_for
+
+    if workers > concurrency:
+        raise click.UsageError(f"--workers {workers} needs --concurrency {workers} or more (each "
+                               "worker plays at least one table at a time)")
+    storage = SqliteStorage(db)
+    if resume:
+        context = click.get_current_context()
+        ignored = [param.opts[0] for param in context.command.params
+                   if param.name not in RESUME_KEEPS and param.name is not None
+                   and context.get_parameter_source(param.name) is not ParameterSource.DEFAULT]
+        if ignored:
+            raise click.UsageError("--resume takes the event's settings from --db; it cannot "
+                                   "change " + ", ".join(ignored))
+        meta = storage.meta()
+        if not meta:
+            raise click.UsageError(f"{db} holds no event to resume")
+        if "sprt" in meta:
+            raise click.UsageError(f"{db} holds an SPRT run, not a tournament")
+        settings = EventSettings.from_meta(meta)
+        bots = [BotSpec(name, command) for name, command in storage.entrants()]
+        planned = settings.planned(len(bots))
+        if meta.get("plan") != plan_digest(planned):
+            raise click.UsageError(f"{db} was planned by another version of arena: its "
+                                   "schedule cannot be rebuilt exactly")
+        if log_dir.is_dir():  # the earlier run's unfinished logs: those games are played again
+            stale = remove_stale_parts(log_dir, settings.game, {t.seed for t in planned})
+            if stale:
+                click.echo(f"arena: removed {len(stale)} unfinished game log(s) (.part) an "
+                           f"earlier run of this event left in {log_dir}")
+    else:
+        if storage.meta():
+            raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
+                                   "another --db")
+        if game_name is None:
+            raise click.UsageError("Missing option '--game' (or --resume an event)")
+        if games is not None and sets is not None:
+            raise click.UsageError("give --games or --sets, not both")
+        try:
+            bots = plan_bots(list(bot_commands))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        if len(bots) < 2:
+            raise click.UsageError("a tournament needs at least two --bot")
+        spec, options = parse_game_options(game_name, players, extra, flags,
+                                           defaults=get_game(game_name).tournament_options)
+        table = options.players
+        settings = EventSettings(
+            game=spec.name, options=spec.options_to_dict(options), format=fmt,
+            duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
+                                               games=games, sets=sets),
+            seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout,
+            reaction_timeout=reaction_timeout, time_bank=time_bank)
+        try:
+            planned = settings.planned(len(bots))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        storage.write_event({**settings.to_meta(), "plan": plan_digest(planned)},
+                            [(b.name, b.command) for b in bots])
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    if launch.sandbox is None:
+        click.echo(TRUSTED_BOTS_NOTE, err=True)
+    registry = None
+    if tokens_file is not None:
+        from arena.seating.policies import load_registry
+
+        try:
+            registry = load_registry(tokens_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"{tokens_file}: {exc}") from None
+    run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
+              workers=workers, connect_timeout=connect_timeout, resamples=resamples,
+              launch=launch, registry=registry, host=host, port=port,
+              compress_logs=not plain_logs)
+
+
+def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
+              log_dir: Path, concurrency: int, connect_timeout: float, resamples: int,
+              workers: int = 1, launch: Any = None, registry: Any = None,
+              host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True) -> None:
+    from arena.events.leaderboard import format_table, leaderboard
+    from arena.events.progress import LiveView
+    from arena.events.ratings import TableResult
+    from arena.launch.tournament import Tournament
+
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
+    spec = get_game(settings.game)
+    options = spec.parse_options(settings.options)
+    names = [bot.name for bot in bots]
+    earlier = storage.games()
+    view = LiveView(names, len(planned), len(earlier), time_now(),
+                    [TableResult(g.entrants, g.ranks) for g in earlier if g.aborted is None])
+    on_terminal = sys.stdout.isatty()
+
+    def progress(game: Any) -> None:
+        """The live view after every game: in place on a terminal, a line each elsewhere."""
+        view.game_over(TableResult(game.entrants, game.ranks) if game.aborted is None else None)
+        click.echo(("\r\x1b[2K" if on_terminal else "") + view.line(time_now()),
+                   nl=not on_terminal)
+
+    async def live_leaderboard() -> None:
+        """Every LEADERBOARD_EVERY seconds, the leaderboard with its intervals so far, fitted
+        in a worker thread so that the tables' clocks never wait for it."""
+        while True:
+            await trio.sleep(LEADERBOARD_EVERY)
+            games = storage.games()
+            rows = await trio.to_thread.run_sync(functools.partial(
+                leaderboard, names, games, resamples=LIVE_RESAMPLES, seed=settings.seed))
+            click.echo(("\n" if on_terminal else "") + format_table(rows))
+
+    timing = dict(concurrency=concurrency, move_timeout=settings.move_timeout,
+                  compress_logs=compress_logs,
+                  reaction_timeout=settings.reaction_timeout, time_bank=settings.time_bank,
+                  connect_timeout=connect_timeout)
+    event: Any
+    try:
+        if workers > 1:
+            from arena.launch.workers import TournamentWorkers
+
+            event = TournamentWorkers(spec, options, bots, planned, storage, log_dir=log_dir,
+                                      workers=workers, on_game_over=progress, launch=launch,
+                                      **timing)
+        else:
+            event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
+                               on_game_over=progress, launch=launch, registry=registry,
+                               host=host, port=port, **timing)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
+               f"in {settings.sets} set(s) ({settings.format}"
+               f"{', duplicate' if settings.duplicate else ''}), {len(event.todo)} to play, "
+               f"{concurrency} at a time"
+               f"{f' over {workers} server processes' if workers > 1 else ''}; "
+               f"results in {storage.path}")
+
+    async def announce_address() -> None:
+        while event.server.port is None:
+            await trio.sleep(0.05)
+        click.echo(f"arena: @remote bots connect to {host}:{event.server.port} with their "
+                   "registered name and token")
+
+    async def run() -> Any:
+        from arena.edge.server import tune_garbage_collector
+
+        tune_garbage_collector()  # a long-running server (workers tune their own)
+        report = None
+        async with trio.open_nursery() as nursery:
+            async def on_signals() -> None:
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    count = 0
+                    async for _ in signals:
+                        count += 1
+                        if count == 1:
+                            click.echo("\narena: finishing the running games, then stopping "
+                                       "(Ctrl-C again stops at once)")
+                            event.drain()
+                        else:
+                            click.echo("arena: stopping now")
+                            nursery.cancel_scope.cancel()
+
+            nursery.start_soon(on_signals)
+            nursery.start_soon(live_leaderboard)
+            if any(bot.remote for bot in bots):
+                nursery.start_soon(announce_address)
+            report = await event.run()
+            nursery.cancel_scope.cancel()
+        return report
+
+    try:
+        report = trio.run(run)  # None when a second Ctrl-C stopped it at once
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
+    except (OSError, BaseExceptionGroup) as exc:
+        server = getattr(event, "server", None)
+        problem = (listen_failure(exc, host, port)
+                   if server is not None and server.port is None else None)
+        if problem is None:
+            raise
+        raise problem from None
+    stored = storage.games()
+    click.echo("\n" if on_terminal else "")
+    click.echo(format_table(leaderboard(names, stored, resamples=resamples,
+                                        seed=settings.seed)))
+    remaining = len(planned) - len(stored)
+    click.echo(f"{len(stored)} of {len(planned)} games stored in {storage.path}"
+               + (f"; {remaining} left: continue with --resume --db {storage.path}"
+                  if remaining else ""))
+    bot_runs = report.runs if report is not None else []
+    for bot_run in bot_runs:
+        if bot_run.failed:
+            click.echo("\n".join(bot_run.failure_lines()), err=True)
+    failures = report.failures if report is not None else []
+    for failure in failures:
+        click.echo(f"arena: {failure}", err=True)
+    stuck = stuck_notes(names, report.timeouts if report is not None else {})
+    for note in stuck:
+        click.echo(note)
+    failed = (remaining or report is None or failures or stuck
+              or any(r.failed for r in bot_runs))
+    sys.exit(1 if failed else 0)
+
+
+def stuck_notes(names: list[str], timeouts: dict[int, list[int]]) -> list[str]:
+    """A note line per bot whose decisions mostly timed out in this run (stuck, stopped, or
+    too slow): its leaderboard row alone would not show it."""
+    from arena.gameplay.records import timed_out_note
+
+    return [f"note: {names[entrant]} timed out {timed_out} of its {decisions} decisions in "
+            "this run (stuck, stopped, or too slow for --move-timeout)"
+            for entrant, (timed_out, decisions) in sorted(timeouts.items())
+            if timed_out_note(timed_out, decisions)]
+
+
+@click.command()
+@click.option("--db", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              required=True, help="An event's SQLite database.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True)
+@click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
+              help="Bootstrap resamples for the 95 % intervals (0: none).")
+@click.option("--los", is_flag=True,
+              help="Also print the likelihood-of-superiority matrix (table format).")
+@click.option("--anchor", default=None, metavar="NAME",
+              help="Fix this bot at 1500 (default: the pool's average is 1500).")
+def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -> None:
+    """Print the leaderboard of a stored event (also while it runs)."""
+    import csv
+    import io
+    import json
+
+    import attrs
+
+    from arena.events.leaderboard import format_los, format_table, leaderboard
+    from arena.events.storage import SqliteStorage
+
+    storage = SqliteStorage(db)
+    names = [name for name, _ in storage.entrants()]
+    if not names:
+        raise click.UsageError(f"{db} holds no event")
+    if anchor is not None and anchor not in names:
+        raise click.UsageError(f"no bot named {anchor!r}; the bots: {', '.join(names)}")
+    rows = leaderboard(names, storage.games(), resamples=resamples,
+                       seed=storage.meta().get("seed", 0),
+                       anchor=names.index(anchor) if anchor is not None else None)
+    if fmt == "table":
+        click.echo(format_table(rows))
+        if los:
+            click.echo()
+            click.echo(format_los(names, storage.games()))
+    elif fmt == "json":
+        click.echo(json.dumps([attrs.asdict(row) for row in rows], indent=2))
+    else:
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=[f.name for f in attrs.fields(type(rows[0]))])
+        writer.writeheader()
+        writer.writerows(attrs.asdict(row) for row in rows)
+        click.echo(out.getvalue().rstrip("\n"))
+
+
+@click.command()
+@game_options
+@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
+              help="Exactly two: A (tested) and B (the baseline).")
+@click.option("--field", "field_command", required=True, metavar="NAME=CMD",
+              help="The bot that fills the other seats (tables of 3 or more).")
+@click.option("--elo0", type=float, default=0.0, show_default=True,
+              help="H0: A is stronger than B by this many Elo (or less).")
+@click.option("--elo1", type=float, default=20.0, show_default=True,
+              help="H1: A is stronger than B by this many Elo.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Chance of accepting H1 when H0 holds.")
+@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="Chance of accepting H0 when H1 holds.")
+@click.option("--max-sets", type=click.IntRange(min=2), default=1000, show_default=True,
+              help="Stop undecided after this many duplicate sets.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("arena-sprt.db"), show_default=True)
+@bot_launch_options
+def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
+         move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
+         bot_commands: tuple[str, ...], field_command: str,
+         elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
+         db: Path, stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
+         **flags: Any) -> None:
+    """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
+    (A, B and the field at every table, every seating of one seed); stop as soon as the
+    evidence allows.  Exit status 0 when H1 is accepted, 1 otherwise."""
+    from arena.events.sprt import set_outcome, sprt_state
+    from arena.events.storage import SqliteStorage
+    from arena.launch.runner import plan_bots
+    from arena.launch.tournament import EventSettings, Tournament
+
+    if len(bot_commands) != 2:
+        raise click.UsageError("give exactly two --bot: A, then B")
+    storage = SqliteStorage(db)
+    if storage.meta():
+        raise click.UsageError(f"{db} already holds an event: choose another --db")
+    try:
+        bots = plan_bots([*bot_commands, field_command])
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    spec, options = parse_game_options(game_name, players, extra, flags,
+                                       defaults=get_game(game_name).tournament_options)
+    settings = EventSettings(
+        game=spec.name, options=spec.options_to_dict(options), format=Format.DUEL.value,
+        duplicate=True, sets=max_sets, seed=seed if seed is not None else secrets.token_hex(8),
+        move_timeout=move_timeout, reaction_timeout=reaction_timeout, time_bank=time_bank)
+    try:
+        planned = settings.planned(len(bots))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    storage.write_event({**settings.to_meta(), "sprt": [elo0, elo1, alpha, beta]},
+                        [(b.name, b.command) for b in bots])
+    per_set = len(planned) // max_sets
+    verdict: dict[str, Any] = {}
+
+    def progress(_game: Any) -> None:
+        if verdict.get("state") is not None and verdict["state"].decision:
+            return  # decided: the games still running finish, but the verdict stands
+        by_set: dict[int, list[tuple[Any, Any]]] = {}
+        for game in storage.games():
+            if game.aborted is None:
+                by_set.setdefault(game.set_index, []).append((game.entrants, game.ranks))
+        outcomes = [set_outcome(games) for games in by_set.values() if len(games) == per_set]
+        if not outcomes or len(outcomes) == verdict.get("sets"):
+            return  # report once per finished set
+        verdict["sets"] = len(outcomes)
+        state = sprt_state(outcomes, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+        verdict["state"] = state
+        click.echo(f"sets {state.sets}: {bots[0].name} scores {state.mean:.3f} against "
+                   f"{bots[1].name}; LLR {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})")
+        if state.decision:
+            event.drain()
+
+    try:
+        ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    if launch.sandbox is None:
+        click.echo(TRUSTED_BOTS_NOTE, err=True)
+    event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
+                       concurrency=concurrency, move_timeout=move_timeout,
+                       reaction_timeout=reaction_timeout, time_bank=time_bank,
+                       on_game_over=progress, launch=launch)
+    try:
+        trio.run(event.run)
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None
+    state = verdict.get("state")
+    if state is None or state.decision is None:
+        click.echo(f"undecided after {state.sets if state else 0} set(s)")
+        sys.exit(1)
+    if state.decision == "H1":
+        click.echo(f"H1 accepted: {bots[0].name} is stronger than {bots[1].name} "
+                   f"(by {elo1:g} Elo or more is likelier than {elo0:g})")
+        sys.exit(0)
+    click.echo(f"H0 accepted: {bots[0].name} is not shown to be stronger than {bots[1].name}")
+    sys.exit(1)

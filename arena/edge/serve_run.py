@@ -1,0 +1,123 @@
+"""``arena serve`` from start to stop: serve, report to the operator, stop at Ctrl-C (a second
+one hurries the stop) or after ``--games N`` (:class:`GameLimit`), then print the summary."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Hashable, Iterable, Sequence
+
+import attrs
+import trio
+
+from arena.edge.serve_report import Notes, Tally, TallyClock, report_loop
+from arena.edge.server import ArenaServer
+from arena.seating.policies import Admission, SeatedTable, Seating, SeatingStatistics
+
+
+class GameLimit:
+    """A seating policy that starts no more tables once ``games`` have started (its own
+    ``ready`` is held back from then on) and is done when those have ended.  A table that
+    does not start (a seat's connection was gone before its game began) does not count; a
+    ``ready`` that starts several tables at once may go past ``games`` (arrival seating starts
+    one at a time, as its names are unique)."""
+
+    def __init__(self, inner: Seating, games: int) -> None:
+        self.inner = inner
+        self.games = games
+        self.started = 0
+        self.running = 0
+
+    def _count(self, tables: list[SeatedTable]) -> list[SeatedTable]:
+        self.started += len(tables)
+        self.running += len(tables)
+        return tables
+
+    def start(self, now: float) -> list[SeatedTable]:
+        return self._count(self.inner.start(now))
+
+    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        return self.inner.admit(session, name, token)
+
+    def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
+        if self.started >= self.games:
+            return []
+        return self._count(self.inner.ready(session, now))
+
+    def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
+        return self._count(self.inner.gone(session, now))
+
+    def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
+        self.running -= 1
+        return self._count(self.inner.game_over(table, now))
+
+    def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
+                  now: float) -> list[SeatedTable]:
+        self.started -= 1  # it never began: the survivors may make it up
+        self.running -= 1
+        if self.started >= self.games:
+            return []
+        return self._count(self.inner.unstarted(table, survivors, now))
+
+    def withdraw(self, token: str, now: float) -> list[SeatedTable]:
+        return self._count(self.inner.withdraw(token, now))
+
+    def expire(self, now: float) -> list[SeatedTable]:
+        return self._count(self.inner.expire(now))
+
+    def next_deadline(self) -> float | None:
+        return self.inner.next_deadline()
+
+    def statistics(self) -> SeatingStatistics:
+        return attrs.evolve(self.inner.statistics(),
+                            done=self.started >= self.games and self.running == 0)
+
+
+async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
+                    tally_every: tuple[float, int] | None, banner: Callable[[int], str],
+                    out: Callable[[str], None], err: Callable[[str], None]) -> None:
+    """Serve until Ctrl-C (or SIGTERM), or until ``games`` games are over (the server's
+    seating is then a :class:`GameLimit`); then stop cleanly (running games logged as aborted,
+    ``bye`` to every bot) and print the tally.  ``tally_every``: (seconds, games) between
+    running tallies (None: none); ``banner(port)``: the first line."""
+    notes = server.notes = Notes()
+    lines: Callable[[Iterable[str]], None] = lambda lines: out("\n".join(lines))  # noqa: E731
+    async with trio.open_nursery() as nursery:
+        bound = await nursery.start(server.serve)
+        out(banner(bound))
+        clock = None if tally_every is None else TallyClock(*tally_every, trio.current_time())
+        reporting = trio.CancelScope()
+
+        async def report() -> None:
+            with reporting:
+                await report_loop(server, notes, server.players, err, tally, clock, lines)
+
+        nursery.start_soon(report)
+        # the receiver stays open while stopping: a second Ctrl-C hurries the stop
+        # (no grace periods) but still logs every running game and tells every bot bye
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as waiting:
+                async def on_signal() -> None:
+                    async for _ in signals:
+                        out("arena: stopping (running games are logged as aborted)")
+                        break
+                    waiting.cancel_scope.cancel()
+
+                async def on_games_done() -> None:
+                    await server.all_games_done.wait()
+                    out(f"arena: {games} games played: stopping")
+                    waiting.cancel_scope.cancel()
+
+                waiting.start_soon(on_signal)
+                if games is not None:
+                    waiting.start_soon(on_games_done)
+            async with trio.open_nursery() as stopping:
+                async def stop() -> None:
+                    await server.shutdown()
+                    stopping.cancel_scope.cancel()
+
+                stopping.start_soon(stop)
+                async for _ in signals:
+                    out("arena: stopping now")
+                    server.hurry()
+        reporting.cancel()
+    lines(tally.lines())

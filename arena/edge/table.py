@@ -1,0 +1,347 @@
+"""One table: one game's task, fed typed inputs, writing its log when the game ends.
+
+The table owns a :class:`~arena.gameplay.driver.MatchDriver` (pure) and the clock: it feeds it
+answers,
+bad lines and departures from its inbox, and deadlines from trio's clock, and sends what the
+driver returns to the sessions holding the seats.  A bug in a game or the driver costs this
+table only: it is logged as aborted (``internal_error``) and the others go on.  A table
+cancelled from outside (server shutdown) is logged as aborted too: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+
+import attrs
+import trio
+
+from arena.edge.session import Link, Session
+from arena.gameplay.driver import PUBLIC, MatchDriver, Outgoing, notice_for_closed
+from arena.gameplay.records import GameRecord
+from arena.seating.policies import SeatedTable
+from protocol.codec import encode
+from protocol.errors import ErrorCode, PeerError
+from protocol.messages import Action, Error
+
+log = logging.getLogger("arena.server")
+
+#: Seconds a table that needs everyone (arrival seating) waits before its game starts, so that
+#: a bot that said hello and closed at once is noticed and costs the others no game.
+SETTLE_SECONDS = 0.05
+#: Inputs queued for one table before readers wait (back-pressure on the sending bots only).
+TABLE_INBOX_LIMIT = 256
+
+
+@attrs.frozen
+class Answer:
+    """A session answered a request."""
+
+    session: Session
+    action: Action
+
+
+@attrs.frozen
+class BadLine:
+    """A session sent a line that is not a usable message (it may cost a try: only of a request
+    already sent when the line was read, ``newest_sent``)."""
+
+    session: Session
+    error: PeerError
+    newest_sent: int | None = None
+
+
+@attrs.frozen
+class Gone:
+    """A session's connection ended: the default policy plays its seat from now on."""
+
+    session: Session
+
+
+@attrs.frozen
+class Away:
+    """A session's connection was lost, and its bot may come back (a reconnection)."""
+
+    session: Session
+
+
+@attrs.frozen
+class Rejoin:
+    """A session's bot came back on a new connection: send it the game again."""
+
+    session: Session
+
+
+@attrs.frozen
+class Flush:
+    """A marker: ``done`` is set once the table has handled everything the session sent
+    before it (so its replies are queued before the connection closes)."""
+
+    session: Session
+    done: trio.Event
+
+
+TableInput = Answer | BadLine | Gone | Away | Rejoin | Flush
+
+
+class Table:
+    def __init__(self, seated: SeatedTable, driver: MatchDriver,
+                 sessions: Sequence[Session | None]) -> None:
+        self.seated = seated
+        self.number = driver.table
+        self.driver = driver
+        self.sessions: list[Session | None] = list(sessions)
+        self.inbox_send, self.inbox_receive = trio.open_memory_channel[TableInput](
+            TABLE_INBOX_LIMIT)
+        self.started = time.monotonic()
+        self.watchers: list[Session] = []  # spectators: the public view, then the full one
+        self.scope = trio.CancelScope()  # cancelled to abort the game (server shutdown)
+        self.abort_reason = ErrorCode.SERVER_SHUTDOWN
+        #: The table did not start: a session it needed was gone (``needs_everyone``).
+        self.unstarted = False
+        #: A bug in the game or the driver: the game is aborted (``internal_error``).
+        self.failed = False
+        #: The wait for the next input while the table is idle (see :meth:`_handled_now`).
+        self._waiting: trio.CancelScope | None = None
+        for seat, session in enumerate(self.sessions):
+            if session is not None:
+                session.table, session.seat = self, seat
+
+    async def put(self, item: TableInput) -> None:
+        """Hand an input to the table; an answer that arrives after the game ended gets its
+        ``stale_request`` notice here."""
+        if self._handled_now(item):
+            return
+        try:
+            await self.inbox_send.send(item)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            self._late(item)
+
+    async def settle(self, session: Session, patience: float = 1.0) -> None:
+        """Wait (at most ``patience`` seconds) until the table has answered every line
+        ``session`` sent so far."""
+        done = trio.Event()
+        with trio.move_on_after(patience):
+            await self.put(Flush(session, done))
+            await done.wait()
+
+    @staticmethod
+    def _late(item: TableInput) -> None:
+        """The reply to an input that came after the game ended: every line gets one."""
+        if isinstance(item, Flush):
+            item.done.set()
+        elif isinstance(item, Answer):
+            item.session.send(notice_for_closed(item.session.requests, item.action.id))
+        elif isinstance(item, BadLine):
+            item.session.send(Error(code=item.error.code.value, message=item.error.detail))
+
+    def put_nowait(self, item: TableInput) -> bool:
+        if self._handled_now(item):
+            return True
+        try:
+            self.inbox_send.send_nowait(item)
+            return True
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+
+    def _someone_gone(self) -> bool:
+        return any(s is not None and s.leaving and s.away_until is None
+                   for s in self.sessions)
+
+    async def run(self) -> None:
+        """Play the game to its end (or abort it); never raises for what a bot does."""
+        driver = self.driver
+        if self.seated.needs_everyone:
+            await trio.sleep(SETTLE_SECONDS)  # see connections that closed as they sat down
+            if self._someone_gone():
+                self.unstarted = True
+                self.inbox_send.close()
+                while True:
+                    try:
+                        self._late(self.inbox_receive.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        return
+        try:
+            with self.scope:
+                now = trio.current_time()
+                for seat, session in enumerate(self.sessions):
+                    if session is None or (not session.alive and session.away_until is None):
+                        driver.disconnect(seat, now)  # a table never waits for the gone
+                    elif not session.alive:
+                        driver.connection_lost(seat)  # it may come back
+                self._dispatch(driver.start(now))
+                while not driver.finished and not self.failed:
+                    deadline = driver.next_deadline()
+                    with trio.move_on_at(math.inf if deadline is None else deadline) as wait:
+                        self._waiting = wait
+                        try:
+                            item = await self.inbox_receive.receive()
+                        finally:
+                            self._waiting = None
+                        self._dispatch(self._feed(item))
+                        continue
+                    if not driver.finished and not self.failed:
+                        self._dispatch(driver.expire(trio.current_time()))
+        except Exception:  # a bug in a game or the driver costs this table only
+            log.exception("table %s failed", self.number)
+            self.failed = True
+        finally:  # also when cancelled from outside: the game is logged either way
+            if self.failed:
+                self._abort(ErrorCode.INTERNAL_ERROR)
+            if not driver.finished:
+                self._abort(self.abort_reason)
+            self.inbox_send.close()
+            self._release_watchers()
+            while True:  # lines queued as the game ended are answered too
+                try:
+                    self._late(self.inbox_receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+
+    def _handled_now(self, item: TableInput) -> bool:
+        """Handle ``item`` in the caller's task when the table is idle (waiting for its next
+        input, none queued): the game is pure and synchronous, so a bot's answer is played
+        and the replies are written without a switch to the table's task.  The table's wait
+        is then moved to the new next deadline (or ended, when the game is over)."""
+        wait = self._waiting
+        if wait is None or self.inbox_receive.statistics().current_buffer_used:
+            return False
+        self._waiting = None  # an input that comes meanwhile waits its turn in the inbox
+        try:
+            self._dispatch(self._feed(item))
+        except Exception:  # as in run: a bug costs this table only
+            log.exception("table %s failed", self.number)
+            self.failed = True
+        self._waiting = wait
+        driver = self.driver
+        if driver.finished or self.failed:
+            wait.cancel()
+            return True
+        deadline = driver.next_deadline()
+        if deadline is not None and deadline < wait.deadline:
+            wait.deadline = deadline
+        # a later deadline is left alone: the table wakes at the earlier one, finds nothing
+        # due and waits again (moving a deadline costs more than that rare wake-up)
+        return True
+
+    def watch(self, session: Session) -> int:
+        """A spectator starts watching: the game and its public events so far, then live.
+        Returns the bytes that cost (they count against its budget)."""
+        if self.driver.finished:
+            return 0
+        self.watchers.append(session)
+        self.driver.watched = True
+        sent = 0
+        for message in self.driver.public_view():
+            try:
+                line = encode(message)
+            except ValueError:  # our bug (a line over the limit): skip it, log it
+                log.exception("could not send %s at table %s", message.TYPE, self.number)
+                continue
+            if session.queue(message, line):
+                sent += len(line)
+        session.link.push()
+        return sent
+
+    def unwatch(self, session: Session) -> None:
+        if session in self.watchers:
+            self.watchers.remove(session)
+
+    def _release_watchers(self) -> None:
+        """The game is over: spectators get the full view (every private event) and go."""
+        if not self.watchers:
+            return
+        full = self.driver.full_view()
+        for session in self.watchers:
+            for message in full:
+                session.send(message)
+            if session.watching is self:
+                session.watching = None
+                session.idle_since = trio.current_time()
+        self.watchers = []
+
+    def release(self) -> list[Session]:
+        """The game is over: the sessions still seated here leave their seats."""
+        sessions = [s for s in self.sessions if s is not None]
+        for session in sessions:
+            session.table = session.seat = None
+        return sessions
+
+    def record(self, log_path: object) -> GameRecord:
+        driver, seated = self.driver, self.seated
+        result = driver.result
+        return GameRecord(
+            number=seated.number, game_id=driver.game_id, entrants=seated.entrants,
+            names=tuple(driver.players), seed=driver.seed,
+            scores=tuple(result.scores) if result else (),
+            ranks=tuple(result.ranks) if result else (),
+            winners=tuple(result.winners) if result else (),
+            aborted=driver.aborted,
+            defaults=tuple(sum(s.defaults.values()) for s in driver.stats),
+            errors=tuple(s.errors for s in driver.stats),
+            rounds=result.rounds if result else None,
+            log_path=log_path,  # type: ignore[arg-type]
+            seconds=time.monotonic() - self.started, tag=seated.tag,
+            timeouts=tuple(s.defaults.get(ErrorCode.TIMEOUT.value, 0) for s in driver.stats),
+            decisions=tuple(s.decisions for s in driver.stats))
+
+    def _abort(self, reason: ErrorCode) -> None:
+        try:
+            self._dispatch(self.driver.abort(reason.value, trio.current_time()))
+        except Exception:
+            log.exception("table %s could not be aborted cleanly", self.number)
+
+    def _feed(self, item: TableInput) -> list[Outgoing]:
+        if isinstance(item, Flush):
+            item.done.set()
+            return []
+        session = item.session
+        if session.table is not self or session.seat is None:
+            return []
+        seat, now, driver = session.seat, trio.current_time(), self.driver
+        if isinstance(item, Answer):
+            return driver.answer(seat, item.action.id, item.action.action, now)
+        if isinstance(item, BadLine):
+            return driver.bad_input(seat, item.error, now, item.newest_sent)
+        if isinstance(item, Away):
+            driver.connection_lost(seat)
+            return []
+        if isinstance(item, Rejoin):
+            return driver.resync(seat, now)
+        self.sessions[seat] = None
+        session.table = session.seat = None
+        return driver.disconnect(seat, now)
+
+    def _dispatch(self, outgoing: list[Outgoing]) -> None:
+        """Send what the driver returned: each message encoded once (whatever number of seats
+        see it), each connection written once."""
+        touched: dict[int, Link] = {}
+        urgent: set[int] = set()  # links to write now (the others only got events they hold)
+        lines: dict[int, bytes] = {}  # id(message) -> its line
+        for item in outgoing:
+            message = item.message
+            line = item.line
+            if line is None:
+                line = lines.get(id(message))
+                if line is None:
+                    try:
+                        line = lines[id(message)] = encode(message)
+                    except ValueError:  # our bug (a line over the limit): skip it, log it
+                        log.exception("could not send %s at table %s", message.TYPE,
+                                      self.number)
+                        continue
+            if item.seat == PUBLIC:
+                targets: Sequence[Session | None] = self.watchers
+            else:
+                targets = (self.sessions[item.seat],)
+            for session in targets:
+                if session is not None and session.queue(message, line):
+                    link = session.link
+                    touched[id(link)] = link
+                    if message.TYPE != "event" or not session.events_with_requests:
+                        urgent.add(id(link))
+        for key, link in touched.items():
+            if key in urgent:
+                link.push()

@@ -1,0 +1,1 @@
+"""Events: schedules, settings, storage, ratings, leaderboards, SPRT, live progress."""

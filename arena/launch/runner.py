@@ -1,0 +1,499 @@
+"""``arena match``: a server on a free port, bots as subprocesses, N games, a result table.
+
+Each bot gets a fresh token; the server seats connections by token (never by arrival order),
+so every result is attributed to the bot that earned it.  The token is never on a command line
+or in the environment (other processes can read both): it is in a private file named by
+``ARENA_TOKEN_FILE`` (``{token_file}`` in a command), and it is bound to the process it was given
+to (its PID and start time) while it runs: a connection from any other process, or after it
+ended, is refused (``token_not_yours``, see :mod:`arena.edge.peer_process`) and fails the run.
+In every bot command ``{host}``, ``{port}``, ``{name}`` and ``{token_file}`` are replaced
+(``{token}`` too, for old bots, though it shows the token to other users' processes), and
+ARENA_HOST, ARENA_PORT, ARENA_NAME and ARENA_TOKEN_FILE are set.  A command may also be the
+name of a built-in bot (:data:`BUILTIN_BOTS`).
+
+With ``stdio`` a bot speaks the protocol on its standard input and output, bridged by the
+runner (``ARENA_TRANSPORT=stdio``); it needs no socket and no token.  With a
+:class:`~arena.launch.sandbox.Sandbox` it also runs isolated, without a network.
+
+A bot that never connects (within ``connect_timeout``) or crashes is reported, not waited on:
+the default policy plays its seat.  Each bot's standard output and error go to a file in
+``<log_dir>/bots/`` (with ``stdio``, its standard error only).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import secrets
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from arena.edge.peer_process import ProcessBinding
+from arena.edge.server import ArenaServer, ServerConfig
+from arena.gameplay.gamelog import ensure_writable
+from arena.gameplay.records import GameRecord, timed_out_note
+from arena.games.base import GameSpec
+from arena.launch.sandbox import Sandbox
+from arena.launch.sandbox_run import SandboxRun
+from arena.seating.policies import RosterEntry, RosterSeating
+from protocol.errors import ErrorCode
+
+#: Short names for the reference bots, usable wherever a bot command is expected (they read
+#: where to connect, their name and their token file from the ARENA_* variables).
+BUILTIN_BOTS = {
+    "random": "{python} -m reference_bots.random",
+    "chochlik-heuristic": "{python} -m reference_bots.chochlik_heuristic",
+    "vollewolle-heuristic": "{python} -m reference_bots.vollewolle_heuristic",
+    "wypas-heuristic": "{python} -m reference_bots.wypas_heuristic",
+}
+#: Seconds bots get to exit after the match before they are killed.
+EXIT_GRACE = 5.0
+
+
+#: The command of a bot the runner does not launch: a registered bot that connects by itself
+#: (``arena tournament --tokens FILE --bot NAME=@remote``).
+REMOTE = "@remote"
+
+
+@attrs.frozen
+class BotSpec:
+    name: str
+    command: str  # a template with {host} {port} {name} {token_file}, or REMOTE
+
+    @property
+    def remote(self) -> bool:
+        return self.command == REMOTE
+
+
+@attrs.frozen
+class BotLaunch:
+    """How the runner starts bots: over TCP (default) or stdin/stdout (``stdio``), and in a
+    :class:`~arena.launch.sandbox.Sandbox` or not (a sandboxed bot always uses stdio)."""
+
+    stdio: bool = False
+    sandbox: Sandbox | None = None
+
+    @property
+    def uses_stdio(self) -> bool:
+        return self.stdio or self.sandbox is not None
+
+
+#: Programs that run a script: a bot run by one is named after its script, not after them.
+INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "php", "java",
+                "dotnet", "Rscript", "julia", "lua", "bash", "sh", "{python}")
+_NAMED_COMMAND = re.compile(r"^([A-Za-z0-9_.-]{1,40})=(\S.*)$", re.DOTALL)
+#: Interpreter options whose value is the next word (a class path, a module to preload), so
+#: that ``java -cp out Bot`` is named ``Bot``, not ``out``.
+#: Only options that take a value in every interpreter that has them (Python's ``-I`` and
+#: Perl's ``-W`` are flags).
+_OPTIONS_WITH_A_VALUE = frozenset({"-cp", "-classpath", "--class-path", "--module-path",
+                                   "-r", "--require", "-X", "--import"})
+
+
+def _default_name(command: str) -> str:
+    words = shlex.split(command)
+    if not words:
+        raise ValueError("a bot command is empty")
+    program = Path(words[0]).name
+    if not program.startswith(INTERPRETERS):
+        return Path(program).stem or "bot"
+    rest = iter(words[1:])
+    for word in rest:
+        if word == "-m":  # python -m package.module
+            return next(rest, program).rsplit(".", 1)[-1]
+        if word in ("-c", "-e", "--eval"):
+            break
+        if word in _OPTIONS_WITH_A_VALUE:
+            next(rest, None)
+            continue
+        if not word.startswith("-") and not word.startswith("{"):
+            return Path(word).stem or program
+    return Path(program).stem
+
+
+def plan_bots(commands: list[str]) -> list[BotSpec]:
+    """One BotSpec per ``--bot``.  ``NAME=CMD`` names the bot; otherwise it is named after the
+    built-in bot, or its script (``node bot.js`` is ``bot``), or its program.  Repeated names
+    get -1, -2, ..."""
+    bases, templates = [], []
+    for command in commands:
+        named = _NAMED_COMMAND.match(command)
+        if named:
+            base, command = named.groups()
+        elif command in BUILTIN_BOTS:
+            base = command
+        else:
+            base = _default_name(command)
+        bases.append(base)
+        templates.append(BUILTIN_BOTS.get(command, command))
+    names = [f"{base}-{bases[:i].count(base) + 1}" if bases.count(base) > 1 else base
+             for i, base in enumerate(bases)]
+    return [BotSpec(name, template) for name, template in zip(names, templates)]
+
+
+def bot_argv(template: str, *, host: str, port: int, name: str, token: str,
+             token_file: str = "") -> list[str]:
+    values = {"{host}": host, "{port}": str(port), "{name}": name, "{token}": token,
+              "{token_file}": token_file, "{python}": sys.executable}
+    argv = []
+    for word in shlex.split(template):
+        for placeholder, value in values.items():
+            word = word.replace(placeholder, value)
+        argv.append(word)
+    return argv
+
+
+@attrs.define
+class BotRun:
+    spec: BotSpec
+    token: str
+    output: Path
+    exit_code: int | None = None
+    connected: bool = False
+    left_early: bool = False
+    #: It had not connected yet, within its connect timeout, when the event ended (drained
+    #: before its first table): nothing went wrong with it.
+    not_needed: bool = False
+    #: Why its command could not be started ("command not found: X"), if it could not.
+    start_error: str | None = None
+
+    @property
+    def status(self) -> str:
+        exit_note = (f" ({self.start_error})" if self.start_error
+                     else f" (exit {self.exit_code})" if self.exit_code else "")
+        if not self.connected:
+            return "not needed" if self.not_needed else "never connected" + exit_note
+        if self.left_early:
+            return "left early" + exit_note
+        return "ok"
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in ("ok", "not needed")
+
+    def failure_lines(self, count: int = 5) -> list[str]:
+        """For a person: what went wrong with it, where its output is, and, for a bot that
+        ended before it connected, its last ``count`` lines of output (its error, usually)."""
+        lines = [f"{self.spec.name}: {self.status}; its output is in {self.output}"]
+        if self.connected or self.exit_code is None or self.start_error:
+            return lines
+        try:
+            with open(self.output, "rb") as file:
+                file.seek(max(0, file.seek(0, os.SEEK_END) - 4096))
+                text = file.read().decode(errors="replace")
+        except OSError:
+            return lines
+        last = [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
+        return lines + [f"  | {line}" for line in last] if last else lines
+
+
+#: Under the result table, when a tie was shared or a bot's seat was played by defaults.
+SEAT_NOTE = ("wins: a game won by k bots together (a tie) counts 1/k for each; the seat of a "
+             "bot played by defaults is credited to that bot (see defaults and status)")
+
+
+@attrs.define
+class Interrupt:
+    """Ctrl-C for a running series, pressed from outside (the CLI's signal handler): the
+    first :meth:`press` stops it (the running game is logged as aborted, no other starts), a
+    second one stops it at once (no grace for games, queues or bots)."""
+
+    requested: trio.Event = attrs.Factory(trio.Event)
+    hurried: trio.Event = attrs.Factory(trio.Event)
+
+    def press(self) -> None:
+        (self.hurried if self.requested.is_set() else self.requested).set()
+
+
+@attrs.define
+class MatchReport:
+    game: str
+    round_name: str
+    bots: list[BotRun]
+    records: list[GameRecord]
+    seconds: float
+    log_dir: Path
+    unwritten_logs: int = 0  # finished games whose log could not be written (a full disk)
+    refusals: dict[str, int] = attrs.Factory(dict)  # refused hellos by reason (a token thief)
+    games: int = 0  # games asked for
+    interrupted: bool = False  # stopped by Ctrl-C before they were all played
+
+    @property
+    def ok(self) -> bool:
+        return not any(b.failed for b in self.bots) and not any(
+            r.aborted for r in self.records) and not self.unwritten_logs and not (
+            self.refusals) and not self.stuck()
+
+    def stuck(self) -> list[tuple[BotRun, dict[str, Any]]]:
+        """The bots whose decisions mostly timed out (see :func:`timed_out_note`): stuck,
+        stopped, or too slow; each with its row."""
+        return [(bot, row) for bot, row in zip(self.bots, self.rows())
+                if row["status"].startswith("timed out")]
+
+    def rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for index, bot in enumerate(self.bots):
+            games = scores = ranks = defaults = errors = timeouts = decisions = 0
+            wins = 0.0
+            for record in self.records:
+                if record.aborted or index not in record.bots:
+                    continue
+                seat = record.bots.index(index)
+                games += 1
+                scores += record.scores[seat]
+                ranks += record.ranks[seat]
+                defaults += record.defaults[seat]
+                errors += record.errors[seat]
+                if record.decisions:
+                    timeouts += record.timeouts[seat]
+                    decisions += record.decisions[seat]
+                if seat in record.winners:  # the seat's result, whoever played it
+                    wins += 1 / len(record.winners)
+            rows.append({
+                "bot": bot.spec.name, "games": games, "wins": wins,
+                "win%": 100 * wins / games if games else 0.0,
+                "avg score": scores / games if games else 0.0,
+                "avg rank": ranks / games if games else 0.0,
+                "defaults": defaults, "errors": errors,
+                "status": (bot.status == "ok" and timed_out_note(timeouts, decisions)
+                           or bot.status),
+                "timeouts": timeouts, "decisions": decisions,
+            })
+        return rows
+
+    def table(self) -> str:
+        rows = self.rows()
+        width = max([len("bot")] + [len(r["bot"]) for r in rows])
+        lines = [f"{'bot':<{width}}  games   wins   win%  avg score  avg rank  defaults  errors"
+                 "  status"]
+        for r in rows:
+            lines.append(
+                f"{r['bot']:<{width}}  {r['games']:>5}  {r['wins']:>5.1f}  {r['win%']:>5.1f}"
+                f"  {r['avg score']:>9.1f}  {r['avg rank']:>8.2f}  {r['defaults']:>8}"
+                f"  {r['errors']:>6}  {r['status']}")
+        finished = [r for r in self.records if not r.aborted]
+        rounds = sum(r.rounds or 0 for r in finished)
+        lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
+                     f"{self.seconds:.1f} s; "
+                     f"logs in {self.log_dir}")
+        if (any(len(r.winners) > 1 for r in finished) or any(r.failed for r in self.bots)
+                or self.stuck()):
+            lines.append(SEAT_NOTE)
+        if self.interrupted:
+            aborted = sum(1 for r in self.records if r.aborted)
+            lines.append(f"interrupted after {len(finished)} of {self.games} games"
+                         + (" (the game under way is logged as aborted)" if aborted else ""))
+        if self.unwritten_logs:
+            lines.append(f"ERROR: {self.unwritten_logs} game log(s) could not be written to "
+                         f"{self.log_dir} (is the disk full?)")
+        for code, count in sorted(self.refusals.items()):
+            lines.append(f"ERROR: {count} connection(s) refused with {code}"
+                         + (" (a process used a token given to another bot)"
+                            if code == ErrorCode.TOKEN_NOT_YOURS else "")
+                         + ("; or a bot detached itself from the process the runner started "
+                            "(setsid): run it in the foreground"
+                            if code == ErrorCode.TOKEN_NOT_YOURS else ""))
+        return "\n".join(lines)
+
+
+async def run_match(
+    spec: GameSpec,
+    options: Any,
+    bots: list[BotSpec],
+    *,
+    games: int,
+    seed: str | None,
+    move_timeout: float,
+    log_dir: Path,
+    reaction_timeout: float = 1.0,
+    connect_timeout: float = 10.0,
+    on_game_over: Callable[[GameRecord], None] | None = None,
+    launch: BotLaunch | None = None,
+    time_bank: float = 0.0,
+    transcript_dir: Path | None = None,
+    compress_logs: bool = True,
+    interrupt: Interrupt | None = None,
+) -> MatchReport:
+    """Play the series; ``interrupt``: a Ctrl-C from outside stops it early (the report then
+    has ``interrupted`` and the games played)."""
+    started = time.monotonic()
+    tokens = [secrets.token_hex(12) for _ in bots]
+    roster = tuple(RosterEntry(bot.name, token) for bot, token in zip(bots, tokens))
+    config = ServerConfig(spec=spec, options=options, host="127.0.0.1", port=0,
+                          move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+                          log_dir=log_dir, seed=seed, time_bank=time_bank,
+                          transcript_dir=transcript_dir, compress_logs=compress_logs,
+                          idle_timeout=None)  # its own bots wait for one another
+    seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
+    server = ArenaServer(config, seating=seating, on_game_over=on_game_over)
+    ensure_writable(log_dir)  # never play games whose logs would be lost
+    output_dir = log_dir / "bots"
+    output_dir.mkdir(parents=True, exist_ok=True)
+    runs = [BotRun(bot, token, output_dir / f"{server.run_id}-{bot.name}.txt")
+            for bot, token in zip(bots, tokens)]
+
+    await serve_with_bots(server, runs, ErrorCode.SERIES_OVER, launch or BotLaunch(),
+                          interrupt=interrupt)
+    records = sorted(server.records, key=lambda r: r.number)
+    return MatchReport(spec.name, spec.round_name, runs, records, time.monotonic() - started,
+                       log_dir, unwritten_logs=len(server.unwritten_logs),
+                       refusals=dict(server.refusals), games=games,
+                       interrupted=interrupt is not None and interrupt.requested.is_set()
+                       and not server.all_games_done.is_set())
+
+
+async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode,
+                          how: BotLaunch | None = None, *,
+                          interrupt: Interrupt | None = None) -> None:
+    """Serve, launch every bot, wait until the server's seating is done (or ``interrupt`` is
+    pressed: the running games are aborted and logged, no other starts), then say ``bye``
+    (``ending``, or ``server_shutdown`` when interrupted) and stop the bots: the ones that
+    never connected at once, the others after :data:`EXIT_GRACE` seconds (at once on a second
+    press).  Whatever happens (Ctrl-C included), no bot outlives it, and its token file is
+    removed."""
+    interrupt = interrupt if interrupt is not None else Interrupt()
+    processes: list[trio.Process] = []
+    how = how if how is not None else BotLaunch()
+    if server.binding is None:
+        server.binding = ProcessBinding()
+    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
+    private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
+    confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
+        private, server.config.log_dir, *(run.output.parent for run in runs),
+        *([server.config.transcript_dir] if server.config.transcript_dir else [])])
+    try:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(server.serve)
+            for run in runs:
+                if run.spec.remote:  # it connects by itself, with its registered token
+                    continue
+                processes.append(await launch(run, port, how, private, confined))
+                if how.uses_stdio:
+                    process = processes[-1]
+                    assert process.stdin is not None and process.stdout is not None
+                    nursery.start_soon(functools.partial(
+                        server.handle_stream, trio.StapledStream(process.stdin, process.stdout),
+                        bound_token=run.token))
+                else:
+                    server.binding.bind(run.token, processes[-1].pid)
+                nursery.start_soon(watch, server, run, processes[-1])
+            async with trio.open_nursery() as waiting:  # the games end, or a Ctrl-C
+                waiting.start_soon(_cancel_when, server.all_games_done, waiting.cancel_scope)
+                waiting.start_soon(_cancel_when, interrupt.requested, waiting.cancel_scope)
+            if not server.all_games_done.is_set():
+                ending = ErrorCode.SERVER_SHUTDOWN
+                nursery.start_soon(_hurry_when, interrupt.hurried, server)
+            seated = server.statistics().seating
+            for run in runs:
+                run.connected = run.token in seated.ever_connected
+                run.left_early = run.token in seated.left_early
+                run.not_needed = not run.connected and run.token not in seated.given_up
+            await server.shutdown(ending)
+            for run, process in zip([r for r in runs if not r.spec.remote], processes):
+                if not run.connected and process.returncode is None:
+                    process.kill()  # it was never told anything: it will not leave by itself
+            with trio.move_on_after(0 if interrupt.hurried.is_set() else EXIT_GRACE):
+                for process in processes:  # the others were told bye
+                    await process.wait()
+            nursery.cancel_scope.cancel()
+    finally:
+        for process in processes:
+            if process.returncode is None:
+                process.kill()
+        if confined is not None:
+            confined.close()
+        private.chmod(0o700)
+        shutil.rmtree(private, ignore_errors=True)
+
+
+async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+async def _hurry_when(event: trio.Event, server: ArenaServer) -> None:
+    await event.wait()
+    server.hurry()
+
+
+async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
+                 confined: SandboxRun | None = None) -> trio.Process:
+    """Start the bot's process, its output going to ``run.output``; a command that cannot be
+    started becomes a process that exits with 127 (reported, never raised).  Its token goes in
+    a folder of its own (a random name, mode 0700) in the private folder ``private``.  A
+    sandboxed bot (``how.sandbox``) is confined as ``confined`` says (made here if not given:
+    the lifeline then ends with this process)."""
+    token_file = private / secrets.token_hex(16) / "token"
+    if not how.uses_stdio:  # a stdio bot's pipe is its identity: its token never leaves here
+        token_file.parent.mkdir(mode=0o700)
+        descriptor = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(run.token)
+    argv = bot_argv(run.spec.command, host="127.0.0.1", port=port, name=run.spec.name,
+                    token=run.token, token_file=str(token_file))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    run.start_error = unstartable(argv[0] if argv else "", env.get("PATH"))
+    env.update(ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_NAME=run.spec.name)
+    if how.uses_stdio:
+        env["ARENA_TRANSPORT"] = "stdio"
+    else:
+        env["ARENA_TOKEN_FILE"] = str(token_file)
+    extra: dict[str, Any] = {}
+    if how.sandbox is not None and run.start_error is None:
+        confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
+        argv, extra = confined.command(argv)
+    output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
+    try:
+        if run.start_error is not None:
+            raise OSError(run.start_error)
+        # a session of its own: a Ctrl-C at the terminal reaches the arena, which stops the bots
+        # itself, and not the bots (whose seats would be played by default in stored games)
+        if how.uses_stdio:
+            return await trio.lowlevel.open_process(
+                argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=output,
+                start_new_session=True, **extra)
+        return await trio.lowlevel.open_process(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True, **extra)
+    except OSError as exc:
+        if run.start_error is None:
+            run.start_error = f"cannot start {argv[0]}: {exc.strerror or exc}"
+        output.write(f"arena: {run.start_error}\n".encode())
+        pipe = subprocess.PIPE if how.uses_stdio else subprocess.DEVNULL
+        return await trio.lowlevel.open_process(
+            [sys.executable, "-c", "raise SystemExit(127)"], stdin=pipe, stdout=pipe)
+    finally:
+        output.close()
+
+
+def unstartable(program: str, path: str | None) -> str | None:
+    """Why ``program`` cannot be started (looked up in ``path`` when it names no folder), or
+    None if it can."""
+    if not program:
+        return "the bot's command is empty"
+    if shutil.which(program, path=path) is not None:
+        return None
+    if "/" in program and Path(program).exists():
+        return f"not an executable file: {program}"
+    return f"command not found: {program}"
+
+
+async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None:
+    """Note a bot that ends before the server is done with it, and stop waiting for it."""
+    code = await process.wait()
+    if server.binding is not None:
+        server.binding.release(run.token)  # no other process may use its token now
+    if not server.all_games_done.is_set():  # it ended on its own, before the games did
+        run.exit_code = code
+        server.withdraw(run.token)

@@ -1,0 +1,66 @@
+"""What one runner gives the sandboxed bots it launches (see :mod:`arena.launch.sandbox`).
+
+- The folders they must not see: the log folder (other bots' output, game logs), the
+  transcripts, the runner's private folders; the temp folders are always hidden.
+- A lifeline: a pipe whose write end only the runner holds (it is close-on-exec, and no bot is
+  given it).  However the runner ends, ``kill -9`` included, the kernel closes it, every
+  sandbox sees the pipe's end and stops its bot: no bot outlives the runner.
+- Under root, a ``pids`` cgroup per bot (:mod:`arena.launch.pids_cgroup`), removed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from arena.launch import pids_cgroup
+from arena.launch.sandbox import Sandbox
+
+
+class SandboxRun:
+    def __init__(self, sandbox: Sandbox, hide: Iterable[Path]) -> None:
+        self.sandbox = sandbox
+        self.hide = list(dict.fromkeys(str(path.absolute()) for path in hide))
+        self.read_end, self.write_end = os.pipe()
+        self.cgroups: list[pids_cgroup.PidsCgroup] = []
+
+    def command(self, argv: list[str]) -> tuple[list[str], dict[str, Any]]:
+        """The command line running ``argv`` sandboxed, and what to add to its ``Popen``."""
+        limits = self.sandbox.limits()
+        cgroup = pids_cgroup.create(self.sandbox.max_processes)
+        join: Callable[[], None] | None = None
+        if cgroup is not None:
+            self.cgroups.append(cgroup)
+            join = cgroup.join()
+
+        lifeline = self.read_end
+
+        def before_exec() -> None:
+            if join is not None:
+                join()
+            limits()
+            # the lifeline as descriptor 3 (the sandbox's shell cannot name two-digit ones),
+            # and no other descriptor but 0, 1 and 2 (the others are close-on-exec)
+            os.dup2(lifeline, 3)
+            for name in os.listdir("/proc/self/fd"):
+                if int(name) > 3:
+                    try:
+                        if os.get_inheritable(int(name)):
+                            os.close(int(name))
+                    except OSError:
+                        pass
+
+        wrapped = self.sandbox.wrap(argv, self.hide, lifeline=True)
+        return wrapped, {"preexec_fn": before_exec, "close_fds": False}
+
+    def close(self) -> None:
+        """End the lifeline (every sandbox stops its bot) and remove the cgroups."""
+        for end in (self.write_end, self.read_end):
+            try:
+                os.close(end)
+            except OSError:
+                pass
+        for cgroup in self.cgroups:
+            cgroup.remove()

@@ -1,0 +1,115 @@
+"""Churn (issue 17, item 4): a client looping ``connect, hello, close`` costs honest bots no
+games.  A newcomer settles before it is seated, survivors of a table that did not start keep
+their place, and an address that says hello too often is refused (``too_many_hellos``)."""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+import pytest
+import trio
+
+from arena.edge.server import ArenaServer
+from tests.helpers import LineClient, connect_in_memory, connect_tcp, make_server
+
+
+async def churn_once(port: int) -> None:
+    """Connect, say hello, close at once (the hello and the end of the stream go together)."""
+    ghost = await connect_tcp(port)
+    await ghost.until("welcome")
+    await ghost.stream.send_all(b'{"type":"hello","name":"ghost"}\n')
+    await ghost.stream.send_eof()
+    await ghost.stream.aclose()
+
+
+async def play_all(clients: list[LineClient]) -> list[dict]:
+    ends: list[dict] = []
+    async with trio.open_nursery() as table:
+        async def play(client: LineClient, i: int) -> None:
+            ends.append(await client.play_randomly(random.Random(i)))
+
+        for i, client in enumerate(clients):
+            table.start_soon(play, client, i)
+    return ends
+
+
+async def test_a_client_that_says_hello_and_closes_is_never_seated(nursery, tmp_path):
+    server = make_server(tmp_path)
+    port = await nursery.start(server.serve)
+    honest = [await connect_tcp(port) for _ in range(2)]
+    for i, client in enumerate(honest):
+        await client.hello(f"honest{i}")
+    for _ in range(5):  # without settling, each would fill a table with the two honest bots
+        await churn_once(port)
+    late = await connect_tcp(port)
+    await late.hello("honest2")
+    ends = await play_all([*honest, late])
+    assert len(ends) == 3 and not ends[0].get("aborted")
+    starts = [m for m in honest[0].seen if m["type"] == "game_start"]
+    assert starts[0]["table"] == 1  # no table was ever made with a ghost
+    assert sorted(starts[0]["names"]) == ["honest0", "honest1", "honest2"]
+    await server.shutdown()
+
+
+async def test_survivors_of_a_table_that_did_not_start_are_seated_before_later_bots(
+        nursery, tmp_path, autojump_clock):
+    """A seated bot that leaves while its table settles: the two others go back to the front
+    of the queue, ahead of a bot that came after them."""
+    server = make_server(tmp_path)
+    await nursery.start(server.serve, False)
+    first = [await connect_in_memory(nursery, server) for _ in range(2)]
+    for i, client in enumerate(first):
+        await client.hello(f"first{i}")
+    leaver = await connect_in_memory(nursery, server)
+    await leaver.hello("leaver")
+    while not server.tables:  # seated after settling (virtual time)
+        await trio.sleep(0.001)
+    await leaver.stream.aclose()  # gone before the table's game starts
+    later = [await connect_in_memory(nursery, server) for _ in range(3)]
+    for i, client in enumerate(later):
+        await client.hello(f"later{i}")
+    starts = [await client.until("game_start") for client in first]
+    assert starts[0]["table"] == 2  # table 1 never started
+    assert sorted(starts[0]["names"]) == ["first0", "first1", "later0"]
+    other = await later[1].until("game_start")
+    assert other["table"] != 2
+    await server.shutdown()
+
+
+async def test_an_address_that_says_hello_too_often_waits_its_turn_then_is_refused(
+        nursery, tmp_path, autojump_clock):
+    """4 hellos a second from one address on average, twice as many at once: later
+    connections are welcomed when their turn comes (a quarter second apart), and one whose
+    turn is more than 2 s off is refused with ``too_many_hellos``.  In-memory connections all
+    come from one address, ``local``; the clock is virtual."""
+    base = make_server(tmp_path)
+    server = ArenaServer(attrs.evolve(base.config, max_hellos_per_second=4.0))
+    await nursery.start(server.serve, False)
+    began = trio.current_time()
+    clients = [await connect_in_memory(nursery, server) for _ in range(17)]  # all at once
+    firsts: list[tuple[float, dict]] = []  # each one's first message, and when it came
+
+    async def first(client: LineClient) -> None:
+        message = await client.receive()
+        firsts.append((trio.current_time() - began, message))
+        if message["type"] == "error":
+            assert await client.receive() is None  # closed
+        else:
+            await client.send({"type": "hello", "name": "tv", "role": "spectator"})
+
+    async with trio.open_nursery() as waiting:
+        for client in clients:
+            waiting.start_soon(first, client)
+    [error] = [m for _, m in firsts if m["type"] == "error"]  # no welcome: refused at the door
+    assert error["code"] == "too_many_hellos" and error["fatal"]
+    assert "hellos a second" in error["message"]
+    welcomed = sorted(at for at, m in firsts if m["type"] == "welcome")
+    assert welcomed[:8] == [0.0] * 8  # the burst
+    assert welcomed[8:] == pytest.approx([0.25 * k for k in range(1, 9)])  # then 4 a second
+    assert server.refusals["too_many_hellos"] == 1
+    last = max(firsts, key=lambda f: f[0])[1]
+    [latest] = [c for c in clients if c.seen and c.seen[0] is last]
+    await latest.send({"type": "watch"})  # the last one in is served as any other
+    assert (await latest.until("tables"))["tables"] == []
+    await server.shutdown()
