@@ -19,10 +19,11 @@ from pathlib import Path
 import trio
 
 from arena.events.leaderboard import leaderboard
+from arena.events.settings import EventSettings
 from arena.events.storage import SqliteStorage
 from arena.games import get_game
 from arena.launch.runner import BotSpec
-from arena.launch.tournament import EventSettings, Tournament
+from arena.launch.tournament import Tournament
 
 RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
 COMMAND = ("{python} -m reference_bots.chochlik_heuristic --host {host} --port {port} "

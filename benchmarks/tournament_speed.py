@@ -61,11 +61,12 @@ from typing import Any
 import attrs
 import trio
 
+from arena.events.settings import EventSettings
 from arena.events.storage import SqliteStorage
 from arena.gameplay.gamelog import log_lines
 from arena.games import get_game
 from arena.launch.runner import BUILTIN_BOTS, BotSpec
-from arena.launch.tournament import EventSettings, Tournament
+from arena.launch.tournament import Tournament
 
 #: Lines a second each bot may send: as the runner allows now (the code before issue 9 kept the
 #: server's default of 200, which throws a fast bot out after its 2-second burst).

@@ -19,9 +19,9 @@ import trio
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.events.settings import EventSettings
 from arena.events.storage import SqliteStorage
 from arena.gameplay.gamelog import GameLog
-from arena.launch.tournament import EventSettings
 from tests.helpers import in_memory_clients, make_server
 
 ROOT = Path(__file__).resolve().parent.parent

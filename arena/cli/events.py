@@ -4,12 +4,9 @@ layer over ``arena.launch.tournament`` (the runner), ``arena.events.leaderboard`
 
 from __future__ import annotations
 
-import functools
 import secrets
-import signal
 import sys
 from pathlib import Path
-from time import monotonic as time_now
 from typing import Any
 
 import click
@@ -29,10 +26,6 @@ from arena.events.schedule import Format
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
 
-#: Seconds between the leaderboards (with intervals) printed while an event runs.
-LEADERBOARD_EVERY = 30.0
-#: Bootstrap resamples for those (the final one uses --resamples).
-LIVE_RESAMPLES = 100
 #: Options that may go with --resume (how to run, not what the event is).
 RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
                           "connect_timeout", "resamples", "tokens_file", "host", "port", "stdio",
@@ -90,9 +83,9 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
+    from arena.events.settings import EventSettings, plan_digest, sets_for
     from arena.events.storage import SqliteStorage
     from arena.launch.runner import BotSpec, plan_bots
-    from arena.launch.tournament import EventSettings, plan_digest, sets_for
 
     if workers > concurrency:
         raise click.UsageError(f"--workers {workers} needs --concurrency {workers} or more (each "
@@ -172,140 +165,35 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
               log_dir: Path, concurrency: int, connect_timeout: float, resamples: int,
               workers: int = 1, launch: Any = None, registry: Any = None,
               host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True) -> None:
-    from arena.events.leaderboard import format_table, leaderboard
-    from arena.events.progress import LiveView
-    from arena.events.ratings import TableResult
-    from arena.launch.tournament import Tournament
+    """Play the event (:class:`arena.launch.event_run.EventRun`) and exit with its status;
+    its failures as command-line errors."""
+    from arena.launch.event_run import EventRun
 
     try:
         ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
-    spec = get_game(settings.game)
-    options = spec.parse_options(settings.options)
-    names = [bot.name for bot in bots]
-    earlier = storage.games()
-    view = LiveView(names, len(planned), len(earlier), time_now(),
-                    [TableResult(g.entrants, g.ranks) for g in earlier if g.aborted is None])
-    on_terminal = sys.stdout.isatty()
-
-    def progress(game: Any) -> None:
-        """The live view after every game: in place on a terminal, a line each elsewhere."""
-        view.game_over(TableResult(game.entrants, game.ranks) if game.aborted is None else None)
-        click.echo(("\r\x1b[2K" if on_terminal else "") + view.line(time_now()),
-                   nl=not on_terminal)
-
-    async def live_leaderboard() -> None:
-        """Every LEADERBOARD_EVERY seconds, the leaderboard with its intervals so far, fitted
-        in a worker thread so that the tables' clocks never wait for it."""
-        while True:
-            await trio.sleep(LEADERBOARD_EVERY)
-            games = storage.games()
-            rows = await trio.to_thread.run_sync(functools.partial(
-                leaderboard, names, games, resamples=LIVE_RESAMPLES, seed=settings.seed))
-            click.echo(("\n" if on_terminal else "") + format_table(rows))
-
-    timing = dict(concurrency=concurrency, move_timeout=settings.move_timeout,
-                  compress_logs=compress_logs,
-                  reaction_timeout=settings.reaction_timeout, time_bank=settings.time_bank,
-                  connect_timeout=connect_timeout)
-    event: Any
     try:
-        if workers > 1:
-            from arena.launch.workers import TournamentWorkers
-
-            event = TournamentWorkers(spec, options, bots, planned, storage, log_dir=log_dir,
-                                      workers=workers, on_game_over=progress, launch=launch,
-                                      **timing)
-        else:
-            event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
-                               on_game_over=progress, launch=launch, registry=registry,
-                               host=host, port=port, **timing)
+        event = EventRun(settings, bots, planned, storage, log_dir=log_dir,
+                         concurrency=concurrency, connect_timeout=connect_timeout,
+                         echo=click.echo, on_terminal=sys.stdout.isatty(), workers=workers,
+                         launch=launch, registry=registry, host=host, port=port,
+                         compress_logs=compress_logs)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    click.echo(f"arena: {settings.game} tournament, {len(bots)} bots, {len(planned)} games "
-               f"in {settings.sets} set(s) ({settings.format}"
-               f"{', duplicate' if settings.duplicate else ''}), {len(event.todo)} to play, "
-               f"{concurrency} at a time"
-               f"{f' over {workers} server processes' if workers > 1 else ''}; "
-               f"results in {storage.path}")
-
-    async def announce_address() -> None:
-        while event.server.port is None:
-            await trio.sleep(0.05)
-        click.echo(f"arena: @remote bots connect to {host}:{event.server.port} with their "
-                   "registered name and token")
-
-    async def run() -> Any:
-        from arena.edge.server import tune_garbage_collector
-
-        tune_garbage_collector()  # a long-running server (workers tune their own)
-        report = None
-        async with trio.open_nursery() as nursery:
-            async def on_signals() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    count = 0
-                    async for _ in signals:
-                        count += 1
-                        if count == 1:
-                            click.echo("\narena: finishing the running games, then stopping "
-                                       "(Ctrl-C again stops at once)")
-                            event.drain()
-                        else:
-                            click.echo("arena: stopping now")
-                            nursery.cancel_scope.cancel()
-
-            nursery.start_soon(on_signals)
-            nursery.start_soon(live_leaderboard)
-            if any(bot.remote for bot in bots):
-                nursery.start_soon(announce_address)
-            report = await event.run()
-            nursery.cancel_scope.cancel()
-        return report
-
+    click.echo(event.banner())
     try:
-        report = trio.run(run)  # None when a second Ctrl-C stopped it at once
+        report = trio.run(event.run)  # None when a second Ctrl-C stopped it at once
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     except (OSError, BaseExceptionGroup) as exc:
-        server = getattr(event, "server", None)
+        server = event.server
         problem = (listen_failure(exc, host, port)
                    if server is not None and server.port is None else None)
         if problem is None:
             raise
         raise problem from None
-    stored = storage.games()
-    click.echo("\n" if on_terminal else "")
-    click.echo(format_table(leaderboard(names, stored, resamples=resamples,
-                                        seed=settings.seed)))
-    remaining = len(planned) - len(stored)
-    click.echo(f"{len(stored)} of {len(planned)} games stored in {storage.path}"
-               + (f"; {remaining} left: continue with --resume --db {storage.path}"
-                  if remaining else ""))
-    bot_runs = report.runs if report is not None else []
-    for bot_run in bot_runs:
-        if bot_run.failed:
-            click.echo("\n".join(bot_run.failure_lines()), err=True)
-    failures = report.failures if report is not None else []
-    for failure in failures:
-        click.echo(f"arena: {failure}", err=True)
-    stuck = stuck_notes(names, report.timeouts if report is not None else {})
-    for note in stuck:
-        click.echo(note)
-    failed = (remaining or report is None or failures or stuck
-              or any(r.failed for r in bot_runs))
-    sys.exit(1 if failed else 0)
-
-
-def stuck_notes(names: list[str], timeouts: dict[int, list[int]]) -> list[str]:
-    """A note line per bot whose decisions mostly timed out in this run (stuck, stopped, or
-    too slow): its leaderboard row alone would not show it."""
-    from arena.gameplay.records import timed_out_note
-
-    return [f"note: {names[entrant]} timed out {timed_out} of its {decisions} decisions in "
-            "this run (stuck, stopped, or too slow for --move-timeout)"
-            for entrant, (timed_out, decisions) in sorted(timeouts.items())
-            if timed_out_note(timed_out, decisions)]
+    sys.exit(event.finish(report, resamples))
 
 
 @click.command()
@@ -383,10 +271,11 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
     (A, B and the field at every table, every seating of one seed); stop as soon as the
     evidence allows.  Exit status 0 when H1 is accepted, 1 otherwise."""
+    from arena.events.settings import EventSettings
     from arena.events.sprt import set_outcome, sprt_state
     from arena.events.storage import SqliteStorage
     from arena.launch.runner import plan_bots
-    from arena.launch.tournament import EventSettings, Tournament
+    from arena.launch.tournament import Tournament
 
     if len(bot_commands) != 2:
         raise click.UsageError("give exactly two --bot: A, then B")

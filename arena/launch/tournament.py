@@ -14,19 +14,18 @@ second), and the games already finished are stored either way.
 
 from __future__ import annotations
 
-import hashlib
-import math
 import secrets
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
+import trio
 
 from arena.edge.server import ArenaServer, ServerConfig
-from arena.events.schedule import Format, PlannedTable, plan, set_size
+from arena.events.schedule import PlannedTable
+from arena.events.settings import REPLAYED_ABORTS, instances_needed, stored_game
 from arena.events.storage import Storage, StoredGame
 from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord
@@ -35,83 +34,29 @@ from arena.launch.runner import BotLaunch, BotRun, BotSpec, serve_with_bots
 from arena.seating.policies import Instance, ScheduledSeating
 from protocol.errors import ErrorCode
 
-#: Games aborted for these reasons are played again on resume (the others are stored): the
-#: server stopped, or no bot was left at the table (every one crashed, or the event was stopped
-#: at once and its bots went: the seating may still start a table then, with nobody to play).
-REPLAYED_ABORTS = frozenset({ErrorCode.SERVER_SHUTDOWN.value, ErrorCode.ALL_SEATS_GONE.value})
-#: Sets a round robin plays by default: every combination once, but no more than this.
-DEFAULT_MAX_SETS = 100
+
+class _Started:
+    """Passes a server's ``task_status.started`` on and sets ``listening``."""
+
+    def __init__(self, status: Any, listening: trio.Event) -> None:
+        self.status, self.listening = status, listening
+
+    def started(self, value: Any = None) -> None:
+        self.status.started(value)
+        self.listening.set()
 
 
-@attrs.frozen
-class EventSettings:
-    """What defines an event, stored in its database so that ``--resume`` needs nothing else:
-    the schedule is rebuilt from these exactly.  Fields added later have defaults, so an
-    event stored before them still resumes (``reaction_timeout``: the server's default)."""
+class EventServer(ArenaServer):
+    """An event's server: :attr:`listening` is set once it listens (its port is known), for
+    whoever tells the ``@remote`` bots where to connect."""
 
-    game: str
-    options: dict[str, Any]
-    format: str
-    duplicate: bool
-    sets: int
-    seed: str
-    move_timeout: float
-    reaction_timeout: float = 1.0
-    time_bank: float = 0.0
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.listening = trio.Event()
 
-    def to_meta(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_meta(cls, meta: dict[str, Any]) -> EventSettings:
-        return cls(**{field.name: meta[field.name] for field in attrs.fields(cls)
-                      if field.name in meta or field.default is attrs.NOTHING})
-
-    def planned(self, entrants: int) -> list[PlannedTable]:
-        return list(plan(entrants, self.options["players"], sets=self.sets,
-                         duplicate=self.duplicate, fmt=Format(self.format), seed=self.seed))
-
-
-def plan_digest(planned: Sequence[PlannedTable]) -> str:
-    """A fingerprint of a schedule: a resumed event checks that it rebuilds the same one."""
-    text = "\n".join(f"{t.index} {t.set_index} {t.rotation} {t.entrants} {t.seed}"
-                     for t in planned)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def sets_for(entrants: int, players: int, fmt: Format, duplicate: bool, *,
-             games: int | None = None, sets: int | None = None) -> int:
-    """How many sets an event plays: as asked (``games`` rounds up to whole sets), else one
-    round robin (every combination once; the gauntlet: every field once), at most
-    :data:`DEFAULT_MAX_SETS`."""
-    if sets is not None:
-        return sets
-    if games is not None:
-        return max(1, math.ceil(games / set_size(players, duplicate)))
-    pool = entrants - 1 if fmt is Format.GAUNTLET else entrants
-    seats = players - 1 if fmt is Format.GAUNTLET else players
-    return max(1, min(DEFAULT_MAX_SETS, math.comb(pool, seats) if pool >= seats else 1))
-
-
-def instances_needed(planned: Sequence[PlannedTable], entrants: int,
-                     concurrency: int) -> list[int]:
-    """Bot processes per entrant: enough for ``concurrency`` tables at once."""
-    most = [0] * entrants
-    for table in planned:
-        for entrant, count in Counter(table.entrants).items():
-            most[entrant] = max(most[entrant], count)
-    tables_with = Counter(e for table in planned for e in set(table.entrants))
-    return [min(concurrency, tables_with[e]) * most[e] for e in range(entrants)]
-
-
-def stored_game(record: GameRecord) -> StoredGame:
-    planned: PlannedTable = record.tag
-    return StoredGame(
-        planned=planned.index, set_index=planned.set_index, rotation=planned.rotation,
-        seed=record.seed, entrants=planned.entrants, scores=record.scores, ranks=record.ranks,
-        aborted=record.aborted, defaults=record.defaults, errors=record.errors,
-        rounds=record.rounds, game_id=record.game_id,
-        log_path=str(record.log_path) if record.log_path else None, seconds=record.seconds)
+    async def serve(self, listen: bool = True, *,
+                    task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        await super().serve(listen, task_status=_Started(task_status, self.listening))
 
 
 @attrs.define
@@ -172,7 +117,7 @@ class Tournament:
                               time_bank=time_bank, log_dir=log_dir,
                               compress_logs=compress_logs,
                               idle_timeout=None)  # instances wait for their scheduled tables
-        self.server = ArenaServer(config, seating=self.seating, on_game_over=self._game_over)
+        self.server = EventServer(config, seating=self.seating, on_game_over=self._game_over)
         self.played = 0
         self.timeouts: dict[int, list[int]] = {}  # see TournamentReport.timeouts
 

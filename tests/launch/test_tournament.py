@@ -15,10 +15,11 @@ import trio
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.events.settings import EventSettings, instances_needed
 from arena.events.storage import SqliteStorage
 from arena.games import get_game
 from arena.launch.runner import BotSpec
-from arena.launch.tournament import EventSettings, Tournament, instances_needed
+from arena.launch.tournament import Tournament
 
 #: A bot whose every answer depends only on the request: legal[(id * k) % len(legal)] would
 #: depend on numbering, so it picks by position in the legal list alone.
@@ -360,8 +361,8 @@ async def test_a_registered_bot_that_connects_by_itself_is_an_entrant(tmp_path):
     report = None
 
     async def remote_bot():
-        while tournament.server.port is None:
-            await trio.sleep(0.01)
+        with trio.fail_after(10):
+            await tournament.server.listening.wait()  # what the runner's announcement awaits
         client = await connect_tcp(tournament.server.port)
         await client.hello("remote", token=token)
         rng = random_module.Random(3)

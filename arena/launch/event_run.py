@@ -1,0 +1,172 @@
+"""An event played in this process as ``arena tournament`` shows it: the tournament (or its
+worker processes), the live view after every game, the leaderboard with its intervals every
+:data:`LEADERBOARD_EVERY` seconds, Ctrl-C (a first drains, a second stops at once), the address
+``@remote`` bots connect to, and the summary at the end.  What it prints goes through ``echo``
+(``click.echo`` from the command line), so the command only parses its options and calls."""
+
+from __future__ import annotations
+
+import functools
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from time import monotonic as time_now
+from typing import Any
+
+import trio
+
+from arena.edge.server import tune_garbage_collector
+from arena.events.leaderboard import format_table, leaderboard
+from arena.events.progress import LiveView
+from arena.events.ratings import TableResult
+from arena.events.schedule import PlannedTable
+from arena.events.settings import EventSettings
+from arena.events.storage import SqliteStorage, StoredGame
+from arena.gameplay.records import timed_out_note
+from arena.games import get_game
+from arena.launch.runner import BotLaunch, BotSpec
+from arena.launch.tournament import EventServer, Tournament, TournamentReport
+from arena.launch.workers import TournamentWorkers
+
+#: Seconds between the leaderboards (with intervals) printed while an event runs.
+LEADERBOARD_EVERY = 30.0
+#: Bootstrap resamples for those (the final one uses --resamples).
+LIVE_RESAMPLES = 100
+
+Echo = Callable[..., None]  # click.echo's: (message, *, nl=True, err=False)
+
+
+class EventRun:
+    """One run of a stored event.  Building it builds the tournament (a ValueError says what
+    is wrong with the bots); :meth:`run` plays it under ``trio.run``; :meth:`finish` prints the
+    summary and returns the exit status."""
+
+    def __init__(self, settings: EventSettings, bots: Sequence[BotSpec],
+                 planned: Sequence[PlannedTable], storage: SqliteStorage, *, log_dir: Path,
+                 concurrency: int, connect_timeout: float, echo: Echo, on_terminal: bool,
+                 workers: int = 1, launch: BotLaunch | None = None,
+                 registry: Mapping[str, str] | None = None, host: str = "127.0.0.1",
+                 port: int = 0, compress_logs: bool = True) -> None:
+        self.settings, self.bots, self.planned, self.storage = settings, bots, planned, storage
+        self.echo, self.on_terminal, self.host = echo, on_terminal, host
+        self.concurrency, self.workers = concurrency, workers
+        spec = get_game(settings.game)
+        options = spec.parse_options(settings.options)
+        self.names = [bot.name for bot in bots]
+        earlier = storage.games()
+        self.view = LiveView(self.names, len(planned), len(earlier), time_now(),
+                             [TableResult(g.entrants, g.ranks) for g in earlier
+                              if g.aborted is None])
+        timing: dict[str, Any] = dict(
+            concurrency=concurrency, move_timeout=settings.move_timeout,
+            compress_logs=compress_logs, reaction_timeout=settings.reaction_timeout,
+            time_bank=settings.time_bank, connect_timeout=connect_timeout)
+        self.event: Tournament | TournamentWorkers
+        if workers > 1:
+            self.event = TournamentWorkers(spec, options, bots, planned, storage,
+                                           log_dir=log_dir, workers=workers,
+                                           on_game_over=self.progress, launch=launch, **timing)
+        else:
+            self.event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
+                                    on_game_over=self.progress, launch=launch,
+                                    registry=registry, host=host, port=port, **timing)
+
+    @property
+    def server(self) -> EventServer | None:
+        """The event's one server (None with workers: each has its own)."""
+        return self.event.server if isinstance(self.event, Tournament) else None
+
+    def banner(self) -> str:
+        settings = self.settings
+        return (f"arena: {settings.game} tournament, {len(self.bots)} bots, "
+                f"{len(self.planned)} games in {settings.sets} set(s) ({settings.format}"
+                f"{', duplicate' if settings.duplicate else ''}), {len(self.event.todo)} to "
+                f"play, {self.concurrency} at a time"
+                f"{f' over {self.workers} server processes' if self.workers > 1 else ''}; "
+                f"results in {self.storage.path}")
+
+    def progress(self, game: StoredGame) -> None:
+        """The live view after every game: in place on a terminal, a line each elsewhere."""
+        self.view.game_over(TableResult(game.entrants, game.ranks)
+                            if game.aborted is None else None)
+        self.echo(("\r\x1b[2K" if self.on_terminal else "") + self.view.line(time_now()),
+                  nl=not self.on_terminal)
+
+    async def live_leaderboard(self) -> None:
+        """Every LEADERBOARD_EVERY seconds, the leaderboard with its intervals so far, fitted
+        in a worker thread so that the tables' clocks never wait for it."""
+        while True:
+            await trio.sleep(LEADERBOARD_EVERY)
+            games = self.storage.games()
+            rows = await trio.to_thread.run_sync(functools.partial(
+                leaderboard, self.names, games, resamples=LIVE_RESAMPLES,
+                seed=self.settings.seed))
+            self.echo(("\n" if self.on_terminal else "") + format_table(rows))
+
+    async def announce_address(self, server: EventServer) -> None:
+        """Where the ``@remote`` bots connect, once the server listens."""
+        await server.listening.wait()
+        self.echo(f"arena: @remote bots connect to {self.host}:{server.port} with their "
+                  "registered name and token")
+
+    async def on_signals(self, stop: trio.CancelScope) -> None:
+        """A first Ctrl-C (or SIGTERM) drains the event; a second stops it at once."""
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            count = 0
+            async for _ in signals:
+                count += 1
+                if count == 1:
+                    self.echo("\narena: finishing the running games, then stopping "
+                              "(Ctrl-C again stops at once)")
+                    self.event.drain()
+                else:
+                    self.echo("arena: stopping now")
+                    stop.cancel()
+
+    async def run(self) -> TournamentReport | None:
+        """Play the event; None when a second Ctrl-C stopped it at once."""
+        tune_garbage_collector()  # a long-running server (workers tune their own)
+        report = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.on_signals, nursery.cancel_scope)
+            nursery.start_soon(self.live_leaderboard)
+            server = self.server
+            if server is not None and any(bot.remote for bot in self.bots):
+                nursery.start_soon(self.announce_address, server)
+            report = await self.event.run()
+            nursery.cancel_scope.cancel()
+        return report
+
+    def finish(self, report: TournamentReport | None, resamples: int) -> int:
+        """Print the final leaderboard, what is left and what went wrong; the exit status."""
+        echo, storage, planned = self.echo, self.storage, self.planned
+        stored = storage.games()
+        echo("\n" if self.on_terminal else "")
+        echo(format_table(leaderboard(self.names, stored, resamples=resamples,
+                                      seed=self.settings.seed)))
+        remaining = len(planned) - len(stored)
+        echo(f"{len(stored)} of {len(planned)} games stored in {storage.path}"
+             + (f"; {remaining} left: continue with --resume --db {storage.path}"
+                if remaining else ""))
+        bot_runs = report.runs if report is not None else []
+        for bot_run in bot_runs:
+            if bot_run.failed:
+                echo("\n".join(bot_run.failure_lines()), err=True)
+        failures = report.failures if report is not None else []
+        for failure in failures:
+            echo(f"arena: {failure}", err=True)
+        stuck = stuck_notes(self.names, report.timeouts if report is not None else {})
+        for note in stuck:
+            echo(note)
+        failed = (remaining or report is None or failures or stuck
+                  or any(r.failed for r in bot_runs))
+        return 1 if failed else 0
+
+
+def stuck_notes(names: Sequence[str], timeouts: Mapping[int, list[int]]) -> list[str]:
+    """A note line per bot whose decisions mostly timed out in this run (stuck, stopped, or
+    too slow): its leaderboard row alone would not show it."""
+    return [f"note: {names[entrant]} timed out {timed_out} of its {decisions} decisions in "
+            "this run (stuck, stopped, or too slow for --move-timeout)"
+            for entrant, (timed_out, decisions) in sorted(timeouts.items())
+            if timed_out_note(timed_out, decisions)]
