@@ -25,8 +25,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-import attrs
-
+from arena.gameplay.records import PlannedTable
 from arena.games.chance import derive_seed, secret_seed
 
 #: More combinations than this are never listed (round robin then builds a balanced list).
@@ -37,19 +36,6 @@ class Format(enum.Enum):
     ROUND_ROBIN = "round-robin"
     GAUNTLET = "gauntlet"
     DUEL = "duel"  # entrants 0 and 1 at every table, entrant 2 (the field) in the other seats
-
-
-@attrs.frozen
-class PlannedTable:
-    """Table ``index`` of the schedule (unique: storage and resume key on it): duplicate set
-    ``set_index``, seating ``rotation`` within it, ``entrants[seat]`` at each seat, and the
-    game's seed (shared by the whole set)."""
-
-    index: int
-    set_index: int
-    rotation: int
-    entrants: tuple[int, ...]
-    seed: str
 
 
 def seatings(group: Sequence[int], duplicate: bool) -> list[tuple[int, ...]]:

@@ -88,7 +88,9 @@ def instances_needed(planned: Sequence[PlannedTable], entrants: int,
 
 
 def stored_game(record: GameRecord) -> StoredGame:
-    planned: PlannedTable = record.tag
+    planned = record.tag
+    if planned is None:
+        raise ValueError(f"game {record.game_id} was not planned by a schedule")
     return StoredGame(
         planned=planned.index, set_index=planned.set_index, rotation=planned.rotation,
         seed=record.seed, entrants=planned.entrants, scores=record.scores, ranks=record.ranks,

@@ -4,7 +4,6 @@ with no trio and no server behind it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import attrs
 
@@ -18,10 +17,24 @@ def timed_out_note(timeouts: int, decisions: int) -> str | None:
 
 
 @attrs.frozen
+class PlannedTable:
+    """Table ``index`` of an event's schedule (unique: storage and resume key on it): duplicate
+    set ``set_index``, seating ``rotation`` within it, ``entrants[seat]`` at each seat, and the
+    game's seed (shared by the whole set).  ``arena.events.schedule`` plans them; the key is
+    defined here, below the seating (which seats them) and the events (which store them)."""
+
+    index: int
+    set_index: int
+    rotation: int
+    entrants: tuple[int, ...]
+    seed: str
+
+
+@attrs.frozen
 class GameRecord:
     """One game.  ``number`` is the seating policy's game number; ``entrants[seat]`` is who sat
-    there in the policy's own list (``None`` without one); ``tag`` is the policy's note on the
-    table (a tournament's planned table)."""
+    there in the policy's own list (``None`` without one); ``tag`` is the planned table a
+    tournament's schedule seated (None for the other policies)."""
 
     number: int
     game_id: str
@@ -37,7 +50,7 @@ class GameRecord:
     rounds: int | None
     log_path: Path | None
     seconds: float
-    tag: Any = None
+    tag: PlannedTable | None = None
     #: Per seat: actions played by default because its time ran out, and its decisions (by
     #: its bot or by default): a seat whose decisions mostly timed out had a stuck bot.
     timeouts: tuple[int, ...] = ()

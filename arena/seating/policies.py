@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from arena.gameplay.records import PlannedTable
 from arena.seating.names import NameBook
 from protocol.errors import ErrorCode
 
@@ -47,7 +48,7 @@ class SeatedTable:
     entrants: tuple[int | None, ...]
     seed: str | None = None
     options: Any = None
-    tag: Any = None  # the policy's own note on the table (a schedule's planned table)
+    tag: PlannedTable | None = None  # the schedule's planned table (ScheduledSeating)
     #: Play only if every session is still connected when the table starts; otherwise the
     #: table does not start (no game, no log) and the others are ready again.  Arrival seating
     #: wants this (a bot that closed at once must not cost others a game); seating by token
@@ -430,12 +431,12 @@ class ScheduledSeating:
     expected: instances given up on (they left, their processes ended, or they had not connected
     ``connect_timeout`` seconds after :meth:`start`) leave their seats to the default policy."""
 
-    def __init__(self, planned: Sequence[Any], names: Sequence[str],
+    def __init__(self, planned: Sequence[PlannedTable], names: Sequence[str],
                  instances: Sequence[Instance], concurrency: int,
                  connect_timeout: float | None = None) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        self.pending: list[Any] = list(planned)
+        self.pending: list[PlannedTable] = list(planned)
         self.names = list(names)
         self.instances = list(instances)
         self.concurrency = concurrency
