@@ -300,12 +300,15 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
                         [(b.name, b.command) for b in bots])
     per_set = len(planned) // max_sets
     verdict: dict[str, Any] = {}
+    finished: list[Any] = []
 
-    def progress(_game: Any) -> None:
+    def progress(ended: Any) -> None:
+        """As each game ends (before it is stored, before the next table is seated)."""
+        finished.append(ended)
         if verdict.get("state") is not None and verdict["state"].decision:
             return  # decided: the games still running finish, but the verdict stands
         by_set: dict[int, list[tuple[Any, Any]]] = {}
-        for game in storage.games():
+        for game in sorted(finished, key=lambda g: g.planned):  # as storage.games() lists
             if game.aborted is None:
                 by_set.setdefault(game.set_index, []).append((game.entrants, game.ranks))
         outcomes = [set_outcome(games) for games in by_set.values() if len(games) == per_set]
@@ -329,7 +332,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                        concurrency=concurrency, move_timeout=move_timeout,
                        reaction_timeout=reaction_timeout, time_bank=time_bank,
-                       on_game_over=progress, launch=launch)
+                       on_game_finished=progress, launch=launch)
     try:
         trio.run(event.run)
     except LogDirectoryError as exc:

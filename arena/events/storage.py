@@ -50,6 +50,9 @@ class StoredGame:
 
 
 class Storage(Protocol):
+    #: Whether :meth:`add_game` waits for a disk (an event loop calls it in a worker thread).
+    blocks: bool
+
     def write_event(self, meta: Mapping[str, Any], entrants: Sequence[tuple[str, str]]) -> None:
         """Record what the event is (game, options, schedule settings) and its entrants."""
 
@@ -67,10 +70,15 @@ class Storage(Protocol):
 
 
 class SqliteStorage:
+    """Its commits wait for the disk (``blocks``): a runner writes games from a worker thread,
+    one at a time (the connection may be used from another thread than its creator's)."""
+
+    blocks = True
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=30)
+        self.db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")  # readers (arena ratings) never block it
         self.db.executescript(SCHEMA)
 

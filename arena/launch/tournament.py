@@ -14,6 +14,8 @@ second), and the games already finished are stored either way.
 
 from __future__ import annotations
 
+import logging
+import math
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,6 +35,8 @@ from arena.games.base import GameSpec
 from arena.launch.runner import BotLaunch, BotRun, BotSpec, serve_with_bots
 from arena.seating.policies import Instance, ScheduledSeating
 from protocol.errors import ErrorCode
+
+log = logging.getLogger("arena.server")
 
 
 class _Started:
@@ -86,9 +90,13 @@ class Tournament:
                  on_game_over: Callable[[StoredGame], None] | None = None,
                  launch: BotLaunch | None = None,
                  registry: Mapping[str, str] | None = None,
-                 host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True) -> None:
+                 host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True,
+                 on_game_finished: Callable[[StoredGame], None] | None = None) -> None:
         """``registry``: registered names and tokens, for the entrants that connect by
-        themselves (``NAME=@remote``) to ``host``:``port``; each plays one table at a time."""
+        themselves (``NAME=@remote``) to ``host``:``port``; each plays one table at a time.
+        ``on_game_over`` hears of each game once it is stored; ``on_game_finished`` as it ends,
+        before it is stored and before the next table is seated (a :meth:`drain` there starts
+        no other game)."""
         self.spec, self.options, self.bots = spec, options, list(bots)
         self.launch = launch if launch is not None else BotLaunch()
         self.storage = storage
@@ -96,6 +104,8 @@ class Tournament:
         done = {game.planned for game in storage.games()}
         self.todo = [table for table in planned if table.index not in done]
         self.on_game_over = on_game_over
+        self.on_game_finished = on_game_finished
+        self._finished: trio.MemorySendChannel[tuple[StoredGame, GameRecord]] | None = None
         counts = instances_needed(self.todo, len(self.bots), concurrency)
         tokens = {name.casefold(): token for name, token in (registry or {}).items()}
         self.instances = []
@@ -128,18 +138,42 @@ class Tournament:
             self.server.all_games_done.set()
 
     def _game_over(self, record: GameRecord) -> None:
+        """A game ended (in the event loop): queued for :meth:`_store`."""
         if record.aborted in REPLAYED_ABORTS:
             return
         game = stored_game(record)
-        if self.storage.add_game(game):
-            self.played += 1
-            for entrant, timeouts, decisions in zip(game.entrants, record.timeouts,
-                                                    record.decisions):
-                counts = self.timeouts.setdefault(entrant, [0, 0])
-                counts[0] += timeouts
-                counts[1] += decisions
-            if self.on_game_over is not None:
-                self.on_game_over(game)
+        if self.on_game_finished is not None:
+            self.on_game_finished(game)
+        assert self._finished is not None, "run() is not running"
+        self._finished.send_nowait((game, record))
+
+    async def _store(self, finished: trio.MemoryReceiveChannel[tuple[StoredGame, GameRecord]]
+                     ) -> None:
+        """Store the finished games in the order they ended, off the event loop when the
+        storage's writes wait for a disk (SQLite's commit: a worker thread, one game at a
+        time), so that no table's clock waits for them.  Shielded: every game queued is
+        stored, also when the event is stopped at once; it ends when the queue is closed."""
+        with trio.CancelScope(shield=True):
+            async for game, record in finished:
+                try:
+                    if self.storage.blocks:
+                        added = await trio.to_thread.run_sync(self.storage.add_game, game)
+                    else:
+                        added = self.storage.add_game(game)
+                    if added:
+                        self._stored(game, record)
+                except Exception:
+                    log.exception("on_game_over failed for table %s", record.number)
+
+    def _stored(self, game: StoredGame, record: GameRecord) -> None:
+        self.played += 1
+        for entrant, timeouts, decisions in zip(game.entrants, record.timeouts,
+                                                record.decisions):
+            counts = self.timeouts.setdefault(entrant, [0, 0])
+            counts[0] += timeouts
+            counts[1] += decisions
+        if self.on_game_over is not None:
+            self.on_game_over(game)
 
     async def run(self) -> TournamentReport:
         started = time.monotonic()
@@ -150,7 +184,12 @@ class Tournament:
                        output_dir / f"{self.server.run_id}-{self.bots[instance.entrant].name}"
                                     f"-{i}.txt")
                 for i, instance in enumerate(self.instances)]
-        await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
+        self._finished, finished = trio.open_memory_channel[tuple[StoredGame, GameRecord]](
+            math.inf)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._store, finished)
+            with self._finished:  # closed when the games are over: the last ones get stored
+                await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
         failures = []

@@ -217,6 +217,7 @@ class TournamentWorkers:
         started = time.monotonic()
         ensure_writable(self.log_dir)  # never play games whose logs would be lost
         self._drained = trio.Event()
+        self._writes = trio.CapacityLimiter(1)
         if self.draining:
             self._drained.set()
         reports: list[dict[str, Any] | None] = [None] * len(self.shares)
@@ -277,11 +278,19 @@ class TournamentWorkers:
             if "report" in message:
                 return message["report"]  # type: ignore[no-any-return]
             game = game_from(message["game"])
-            if self.storage.add_game(game):
+            if await self._add(game):
                 self.played += 1
                 if self.on_game_over is not None:
                     self.on_game_over(game)
         return None
+
+    async def _add(self, game: StoredGame) -> bool:
+        """Store a game off the event loop when the storage's writes wait for a disk (one at
+        a time: the workers' games share one connection); once begun, a write finishes."""
+        if not self.storage.blocks:
+            return self.storage.add_game(game)
+        return await trio.to_thread.run_sync(self.storage.add_game, game,
+                                             limiter=self._writes)
 
 
 # -- the worker's side --
@@ -290,6 +299,8 @@ class TournamentWorkers:
 class ReportingStorage:
     """A worker's storage, in memory: each game stored is also handed to ``report`` (which
     sends it to the runner)."""
+
+    blocks = False  # in memory; its report goes to a trio channel (in the event loop)
 
     def __init__(self, report: Callable[[StoredGame], None]) -> None:
         self.report = report

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -388,3 +389,68 @@ def test_a_remote_bot_without_a_registered_token_is_a_usage_error(tmp_path):
         "tournament", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
         "--bot", "c=@remote", "--db", str(tmp_path / "e.db"), "--log-dir", str(tmp_path)])
     assert result.exit_code == 2 and "no registered token" in result.output
+
+
+class HeldStorage(SqliteStorage):
+    """A storage whose writes wait (in their thread) until ``release`` is set: a disk that
+    stalls.  (Bounded, so that a runner writing in its event loop fails instead of hanging.)"""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.release = threading.Event()
+
+    def add_game(self, game) -> bool:
+        assert self.release.wait(timeout=20), "the event loop never released the write"
+        return super().add_game(game)
+
+
+def held_tournament(tmp_path: Path, name: str, on_finished) -> tuple[Tournament, HeldStorage]:
+    event = settings(sets=2)
+    spec = get_game(event.game)
+    storage = HeldStorage(tmp_path / f"{name}.db")
+    tournament = Tournament(spec, spec.parse_options(event.options), pickers(tmp_path),
+                            event.planned(4), storage, log_dir=tmp_path / name,
+                            concurrency=2, on_game_finished=on_finished)
+    return tournament, storage
+
+
+async def test_a_stalled_storage_write_does_not_stop_the_tables(tmp_path):
+    """SQLite's commit runs off the event loop: while the first write waits, the tables play
+    on (in the loop, a stalled write would stop every clock and table)."""
+    finished, stored_then = [], []
+
+    def on_finished(game):
+        finished.append(game)
+        if len(finished) == 4:  # three more games ended while the first write waited
+            stored_then.append(len(storage.games()))
+            storage.release.set()
+
+    tournament, storage = held_tournament(tmp_path, "held", on_finished)
+    with trio.fail_after(60):
+        report = await tournament.run()
+    assert stored_then == [0]
+    assert report.played == 12 and report.remaining == 0
+    assert sorted(g.planned for g in storage.games()) == sorted(g.planned for g in finished)
+
+
+@pytest.mark.parametrize("stop", ["drain", "cancel"])
+async def test_games_waiting_for_a_stalled_write_are_stored_at_a_drain_or_a_stop(tmp_path,
+                                                                                   stop):
+    """A drain (first Ctrl-C) or a stop at once (second Ctrl-C) while writes wait: every game
+    that ended is stored before the run returns."""
+    finished = []
+
+    def on_finished(game):
+        finished.append(game)
+        if len(finished) == 3:
+            if stop == "drain":
+                tournament.drain()
+            else:
+                scope.cancel()
+            storage.release.set()
+
+    tournament, storage = held_tournament(tmp_path, stop, on_finished)
+    with trio.fail_after(60), trio.CancelScope() as scope:
+        await tournament.run()
+    assert len(finished) >= 3 and tournament.played == len(finished)
+    assert sorted(g.planned for g in storage.games()) == sorted(g.planned for g in finished)
