@@ -113,7 +113,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         ServerConfig,
         tune_garbage_collector,
     )
-    from arena.seating.policies import ArrivalSeating, Seating, load_registry
+    from arena.seating.arrival import ArrivalSeating, load_registry
+    from arena.seating.interface import Seating
 
     spec, options = parse_game_options(game_name, players, extra, flags)
     config = ServerConfig(spec=spec, options=options, host=host, port=port,

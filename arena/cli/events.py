@@ -149,7 +149,7 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
         click.echo(TRUSTED_BOTS_NOTE, err=True)
     registry = None
     if tokens_file is not None:
-        from arena.seating.policies import load_registry
+        from arena.seating.arrival import load_registry
 
         try:
             registry = load_registry(tokens_file.read_text(encoding="utf-8"))

@@ -57,7 +57,7 @@ from arena.launch.runner import (
     plan_bots,
     serve_with_bots,
 )
-from arena.seating.policies import RosterEntry, RosterSeating
+from arena.seating.roster import RosterEntry, RosterSeating
 from protocol.errors import ErrorCode
 from protocol.linebuffer import LineBuffer
 

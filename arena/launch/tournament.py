@@ -33,7 +33,7 @@ from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord
 from arena.games.base import GameSpec
 from arena.launch.runner import BotLaunch, BotRun, BotSpec, serve_with_bots
-from arena.seating.policies import Instance, ScheduledSeating
+from arena.seating.scheduled import Instance, ScheduledSeating
 from protocol.errors import ErrorCode
 
 log = logging.getLogger("arena.server")

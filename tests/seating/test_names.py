@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.seating.arrival import ArrivalSeating
 from arena.seating.names import NameBook, numbered
-from arena.seating.policies import ArrivalSeating
 from protocol.errors import ErrorCode
 from protocol.limits import MAX_NAME_CHARS
 from tests.serve_harness import Served

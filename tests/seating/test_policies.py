@@ -5,13 +5,9 @@ from __future__ import annotations
 import pytest
 
 from arena.events.schedule import plan
-from arena.seating.policies import (
-    ArrivalSeating,
-    Instance,
-    RosterEntry,
-    RosterSeating,
-    ScheduledSeating,
-)
+from arena.seating.arrival import ArrivalSeating
+from arena.seating.roster import RosterEntry, RosterSeating
+from arena.seating.scheduled import Instance, ScheduledSeating
 from protocol.errors import ErrorCode
 
 
@@ -164,7 +160,7 @@ def test_a_table_needing_two_instances_of_a_bot_starts_with_the_one_left():
 
 
 def test_registered_players_need_their_own_token():
-    from arena.seating.policies import load_registry
+    from arena.seating.arrival import load_registry
 
     registry = load_registry("# players\nAlice alice-secret-token-1\n\nbob bob-secret-token-22")
     seating = ArrivalSeating(3, registry)

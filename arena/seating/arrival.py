@@ -1,0 +1,167 @@
+"""Arrival seating (``arena serve``): sessions wait in arrival order; whenever enough are
+waiting, the first ones make a table; and the registered players a server may admit alone."""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+from collections import deque
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from arena.seating.interface import Admission, SeatedTable, SeatingStatistics
+from arena.seating.names import NameBook
+from protocol.errors import ErrorCode
+
+#: Seconds a newcomer to arrival seating waits before it may be seated.
+NEWCOMER_SETTLE = 0.05
+
+
+class ArrivalSeating:
+    """First come, first seated, ``players`` to a table; tables start as soon as they fill.
+
+    Names are unique among the connected (:class:`~arena.seating.names.NameBook`): on an open server
+    same-named bots are told apart (``random``, ``random#2``); with registered players a
+    second connection for a connected player is refused (``token_in_use``).  So one player
+    never sits twice at a table; the seating keeps that rule for sessions it was not asked to
+    admit.  Seats rotate: table k's seat order is its arrival order rotated by k - 1, so the
+    first to arrive does not deal first every game.
+
+    Churn (clients that say hello and close at once) costs others no game: a newcomer waits
+    ``settle`` seconds before it joins the queue (one that is gone by then is never seated), a
+    session already leaving (its ``leaving`` is true) is dropped instead of seated, and the
+    survivors of a table that did not start go back to the front of the queue."""
+
+    def __init__(self, players: int, registry: Mapping[str, str] | None = None, *,
+                 settle: float = NEWCOMER_SETTLE) -> None:
+        """``registry``: registered names (case-insensitive) and their secret tokens; with one,
+        only registered players are admitted, each with its own token, under the name as
+        registered."""
+        self.players = players
+        self.registry = ({name.casefold(): token for name, token in registry.items()}
+                         if registry is not None else None)
+        self.registered = {name.casefold(): name for name in (registry or ())}
+        self.names = NameBook()
+        self.settle = settle
+        self.waiting: deque[Hashable] = deque()
+        #: Newcomers waiting to join the queue, in arrival order, with the time they may.
+        self.newcomers: dict[Hashable, float] = {}
+        self.known: set[Hashable] = set()  # joined the queue once (until gone)
+        self.started = 0
+        self.running = 0
+
+    def start(self, now: float) -> list[SeatedTable]:
+        return []
+
+    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        if self.registry is None:
+            return Admission(name=self.names.take_numbered(session, name), token_checked=False)
+        expected = self.registry.get(name.casefold())
+        if expected is None:
+            return Admission(refusal=ErrorCode.UNKNOWN_TOKEN)
+        if token is None or not hmac.compare_digest(token.encode(), expected.encode()):
+            return Admission(refusal=ErrorCode.BAD_TOKEN)
+        if not self.names.take(session, self.registered[name.casefold()]):
+            return Admission(refusal=ErrorCode.TOKEN_IN_USE)  # the first connection keeps it
+        return Admission(name=self.names.held[session])
+
+    def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
+        if session not in self.known:
+            self.newcomers.setdefault(session, now + self.settle)
+            return self.expire(now)
+        if session not in self.waiting:  # a bot that came back may be waiting still
+            self.waiting.append(session)
+        return self._fill()
+
+    def expire(self, now: float) -> list[SeatedTable]:
+        """Newcomers whose settling time is over join the queue."""
+        while self.newcomers:
+            session, due = next(iter(self.newcomers.items()))
+            if due > now:
+                break
+            del self.newcomers[session]
+            self.known.add(session)
+            if session not in self.waiting:
+                self.waiting.append(session)
+        return self._fill()
+
+    def next_deadline(self) -> float | None:
+        return next(iter(self.newcomers.values()), None)
+
+    def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
+                  now: float) -> list[SeatedTable]:
+        self.running -= 1
+        shift = (table.number - 1) % self.players
+        cut = len(table.sessions) - shift
+        arrival = table.sessions[cut:] + table.sessions[:cut]  # the order they came in
+        back = [s for s in arrival if s in survivors and s not in self.waiting]
+        self.waiting.extendleft(reversed(back))
+        return self._fill()
+
+    def _fill(self) -> list[SeatedTable]:
+        tables: list[SeatedTable] = []
+        for leaving in [s for s in self.waiting if getattr(s, "leaving", False)]:
+            self.waiting.remove(leaving)  # closed: never seated (its gone() is on the way)
+        while True:
+            picked: list[Hashable] = []
+            names: set[str] = set()
+            for waiting in self.waiting:
+                name = _name(waiting).casefold()
+                if name not in names:
+                    picked.append(waiting)
+                    names.add(name)
+                    if len(picked) == self.players:
+                        break
+            if len(picked) < self.players:
+                return tables
+            for chosen in picked:
+                self.waiting.remove(chosen)
+            self.started += 1
+            self.running += 1
+            shift = (self.started - 1) % self.players
+            sessions = tuple(picked[shift:] + picked[:shift])
+            tables.append(SeatedTable(self.started, sessions, tuple(map(_name, sessions)),
+                                      (None,) * self.players, needs_everyone=True))
+
+    def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
+        self.names.release(session)
+        self.newcomers.pop(session, None)
+        self.known.discard(session)
+        with contextlib.suppress(ValueError):  # it was not waiting
+            self.waiting.remove(session)
+        return []
+
+    def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
+        self.running -= 1
+        return []
+
+    def withdraw(self, token: str, now: float) -> list[SeatedTable]:
+        return []
+
+    def statistics(self) -> SeatingStatistics:
+        return SeatingStatistics(tables_started=self.started, tables_running=self.running,
+                                 waiting=len(self.waiting))
+
+
+def _name(session: Any) -> str:
+    return str(getattr(session, "name", session))
+
+
+def load_registry(text: str) -> dict[str, str]:
+    """Registered players from a tokens file: one ``name token`` per line (``#`` comments and
+    blank lines skipped).  Raises ValueError naming the line of anything wrong."""
+    registry: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"line {number}: expected 'name token'")
+        name, token = parts
+        if name.casefold() in {known.casefold() for known in registry}:
+            raise ValueError(f"line {number}: {name!r} is registered twice")
+        if len(token) < 16:
+            raise ValueError(f"line {number}: a token needs at least 16 characters")
+        registry[name] = token
+    return registry
