@@ -1,7 +1,7 @@
 """The command line: parses options and calls the packages; nothing else.
 
 ``arena`` (the console command, ``arena.cli:main``) is :func:`arena.cli.commands.main`, looked
-up when asked for, so that importing :mod:`arena.cli.options` imports no command."""
+up when asked for, so that importing a module of the package imports no command."""
 
 from typing import Any
 

@@ -19,8 +19,12 @@ import outcome
 import trio
 
 from arena import __version__
-from arena.cli.errors import INTERRUPTED, SuggestingGroup, listen_failure, only
-from arena.cli.options import (
+from arena.cli.errors import SuggestingGroup, listen_failure
+from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
+from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
+from arena.games import GAMES
+from arena.launch.errors import INTERRUPTED, only
+from arena.launch.options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
     bot_launch_options,
@@ -30,9 +34,6 @@ from arena.cli.options import (
     shown_default,
     transcripts_option,
 )
-from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
-from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
-from arena.games import GAMES
 from arena.launch.runner import BUILTIN_BOTS
 
 

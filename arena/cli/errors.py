@@ -6,28 +6,10 @@ from __future__ import annotations
 import difflib
 import errno
 import socket
-from collections.abc import Iterator
 
 import click
 
-#: The exit status of a command stopped by Ctrl-C (the shells' 128 + SIGINT).
-INTERRUPTED = 130
-
-
-def leaves(error: BaseException) -> Iterator[BaseException]:
-    """The exceptions in ``error``, groups (a nursery's) opened."""
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            yield from leaves(inner)
-    else:
-        yield error
-
-
-def only(error: BaseException, kind: type[BaseException]) -> BaseException | None:
-    """The first exception of ``kind`` in ``error`` when there is one and all the others are
-    of ``kind`` too (a group of one bug and one OSError is not an OSError: it is raised)."""
-    found = list(leaves(error))
-    return found[0] if found and all(isinstance(e, kind) for e in found) else None
+from arena.launch.errors import only
 
 
 def listen_problem(error: OSError, host: str, port: int) -> str:

@@ -14,7 +14,10 @@ import trio
 from click.core import ParameterSource
 
 from arena.cli.errors import listen_failure
-from arena.cli.options import (
+from arena.events.schedule import Format
+from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
+from arena.games import get_game
+from arena.launch.options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
     bot_launch_options,
@@ -22,9 +25,6 @@ from arena.cli.options import (
     parse_game_options,
     plain_logs_option,
 )
-from arena.events.schedule import Format
-from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
-from arena.games import get_game
 
 #: Options that may go with --resume (how to run, not what the event is).
 RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",

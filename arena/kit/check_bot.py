@@ -25,8 +25,6 @@ from typing import Any
 import click
 import trio
 
-from arena.cli.errors import INTERRUPTED, only
-from arena.cli.options import transcripts_option
 from arena.edge.peer_process import ProcessBinding
 from arena.edge.transcript import Transcript
 from arena.games import GAMES
@@ -35,6 +33,8 @@ from arena.kit.check_findings import CheckResult, Outcome, summary
 from arena.kit.check_link import Connected, Exited, Link
 from arena.kit.check_series import BOT_NAME, ScriptedSeries
 from arena.kit.check_setup import SeriesSettings
+from arena.launch.errors import INTERRUPTED, only
+from arena.launch.options import transcripts_option
 from arena.launch.runner import BUILTIN_BOTS, BotLaunch, BotRun, BotSpec, launch
 
 #: A new connection's transcript (given its address), or None when none is kept.

@@ -31,13 +31,6 @@ from typing import Any
 import click
 import trio
 
-from arena.cli.options import (
-    bot_launch,
-    bot_launch_options,
-    game_options,
-    parse_game_options,
-    transcripts_option,
-)
 from arena.edge.server import ArenaServer, ServerConfig
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
 from arena.games.base import GameSpec
@@ -47,6 +40,13 @@ from arena.kit.play_cards import label, labels, legend
 from arena.kit.play_style import paint, wants_colour
 from arena.kit.play_tables import describe
 from arena.kit.render import Table, describe_result, draw
+from arena.launch.options import (
+    bot_launch,
+    bot_launch_options,
+    game_options,
+    parse_game_options,
+    transcripts_option,
+)
 from arena.launch.runner import (
     BUILTIN_BOTS,
     REMOTE,

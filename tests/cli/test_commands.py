@@ -429,3 +429,15 @@ def test_a_tournament_notes_a_bot_whose_decisions_mostly_timed_out(tmp_path: Pat
     assert re.fullmatch(r"note: victim timed out (\d+) of its \1 decisions in this run \(stuck, "
                         r"stopped, or too slow for --move-timeout\)", notes[0]), notes
     assert code == 1
+
+
+def test_the_kit_imports_no_command_line_module():
+    """The layers point down: ``arena.kit`` (check-bot, play) is below ``arena.cli``."""
+    import subprocess
+    import sys
+
+    code = ("import sys, arena.kit.play, arena.kit.check_bot; "
+            "print(' '.join(m for m in sys.modules if m.startswith('arena.cli')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == []

@@ -1,6 +1,7 @@
-"""Options shared by the commands that start games, declared once: the game, its seats, each
-game's own options (as flags, refused for a game without them, or ``-o NAME=VALUE``), the seed,
-the move and reaction timeouts and the log folder."""
+"""Options shared by the commands that start games (``arena.cli``'s and ``arena.kit``'s),
+declared once: the game, its seats, each game's own options (as flags, refused for a game
+without them, or ``-o NAME=VALUE``), the seed, the move and reaction timeouts and the log
+folder; and how a runner launches its bots (``--stdio``, ``--sandbox``)."""
 
 from __future__ import annotations
 
