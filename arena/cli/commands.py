@@ -106,16 +106,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
     stops cleanly and prints a summary."""
-    from arena.edge.serve_report import Tally
-    from arena.edge.serve_run import GameLimit, run_serve
-    from arena.edge.server import (
-        SERVE_RECORDS_KEPT,
-        ArenaServer,
-        ServerConfig,
-        tune_garbage_collector,
-    )
-    from arena.seating.arrival import ArrivalSeating, load_registry
-    from arena.seating.interface import Seating
+    from arena.cli.events import load_tokens
+    from arena.edge.server import SERVE_RECORDS_KEPT, ServerConfig
 
     spec, options = parse_game_options(game_name, players, extra, flags)
     config = ServerConfig(spec=spec, options=options, host=host, port=port,
@@ -128,7 +120,29 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           time_bank=time_bank, records_kept=SERVE_RECORDS_KEPT,
                           transcript_dir=transcript_dir, compress_logs=not plain_logs,
                           max_hellos_per_second=max_hellos_per_second)
+    registry = load_tokens(tokens_file)
+    if spectator_mode == "registered" and registry is None:
+        raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
+                               "players)")
+    config = attrs.evolve(config, spectators=SpectatorRules(
+        spectator_mode or ("registered" if registry is not None else "open"),
+        max_spectators, registry))
+    host_games(config, registry, games=games, quiet=quiet,
+               tally_every=None if quiet else (tally_every, tally_games))
 
+
+def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
+               quiet: bool, tally_every: tuple[float, int] | None) -> None:
+    """Serve ``config``'s game with arrival seating (``games`` at most) until Ctrl-C: a line
+    per game unless ``quiet``, the running tallies, the summary; failures as one line."""
+    from arena.edge.serve_report import Tally
+    from arena.edge.serve_run import GameLimit, run_serve
+    from arena.edge.server import ArenaServer, tune_garbage_collector
+    from arena.seating.arrival import ArrivalSeating
+    from arena.seating.interface import Seating
+
+    spec, options, log_dir = config.spec, config.options, config.log_dir
+    host, port = config.host, config.port
     tally = Tally()
 
     def game_over(record: Any) -> None:
@@ -138,19 +152,6 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         outcome = record.aborted or " ".join(
             f"{name}={score}" for name, score in zip(record.names, record.scores))
         click.echo(f"table {record.game_id}: {outcome}  [{record.log_path}]")
-
-    registry = None
-    if tokens_file is not None:
-        try:
-            registry = load_registry(tokens_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise click.ClickException(f"{tokens_file}: {exc}") from None
-    if spectator_mode == "registered" and registry is None:
-        raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
-                               "players)")
-    config = attrs.evolve(config, spectators=SpectatorRules(
-        spectator_mode or ("registered" if registry is not None else "open"),
-        max_spectators, registry))
 
     try:
         ensure_writable(log_dir)  # a line, not a traceback out of the server's nursery
@@ -170,8 +171,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
         tune_garbage_collector()
-        await run_serve(server, games=games, tally=tally,
-                        tally_every=None if quiet else (tally_every, tally_games),
+        await run_serve(server, games=games, tally=tally, tally_every=tally_every,
                         banner=banner,
                         out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
@@ -181,16 +181,26 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     try:
         trio.run(run)
     except (OSError, LogDirectoryError, BaseExceptionGroup) as exc:
-        unwritable = only(exc, LogDirectoryError)
-        if unwritable is not None:
-            raise click.ClickException(str(unwritable)) from None
-        problem = None if listening else listen_failure(exc, host, port)
-        if problem is not None:
-            raise problem from None
-        failed = only(exc, OSError)
-        if failed is None:
+        problem = serve_failure(exc, host, port, listening)
+        if problem is None:
             raise
-        raise click.ClickException(f"cannot serve on {host}:{port}: {failed}") from None
+        raise problem from None
+
+
+def serve_failure(exc: BaseException, host: str, port: int,
+                  listening: bool) -> click.ClickException | None:
+    """What ``arena serve`` says of ``exc`` in one line when it is foreseeable (a log folder
+    it cannot write, a listener it could not open, a network failure); None: raise it."""
+    unwritable = only(exc, LogDirectoryError)
+    if unwritable is not None:
+        return click.ClickException(str(unwritable))
+    problem = None if listening else listen_failure(exc, host, port)
+    if problem is not None:
+        return problem
+    failed = only(exc, OSError)
+    if failed is None:
+        return None
+    return click.ClickException(f"cannot serve on {host}:{port}: {failed}")
 
 
 @main.command()
@@ -231,12 +241,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         click.echo(TRUSTED_BOTS_NOTE, err=True)
 
     def game_over(record: Any) -> None:
-        if record.aborted:
-            click.echo(f"game {record.number + 1}/{games}: aborted ({record.aborted})")
-            return
-        scores = ", ".join(f"{name} {score}" for name, score in zip(record.names, record.scores))
-        click.echo(f"game {record.number + 1}/{games}: {scores}  "
-                   f"({record.rounds} {spec.round_name}s, {record.seconds:.1f} s)")
+        click.echo(match_line(record, games, spec.round_name))
 
     interrupt = Interrupt()
 
@@ -268,6 +273,15 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                    "(stuck, stopped, or too slow for --move-timeout); its output is in "
                    f"{bot_run.output}", err=True)
     sys.exit(INTERRUPTED if report.interrupted else 0 if report.ok else 1)
+
+
+def match_line(record: Any, games: int, round_name: str) -> str:
+    """A match's line for a finished (or aborted) game."""
+    if record.aborted:
+        return f"game {record.number + 1}/{games}: aborted ({record.aborted})"
+    scores = ", ".join(f"{name} {score}" for name, score in zip(record.names, record.scores))
+    return (f"game {record.number + 1}/{games}: {scores}  "
+            f"({record.rounds} {round_name}s, {record.seconds:.1f} s)")
 
 
 async def _press_on_signals(interrupt: Any) -> None:

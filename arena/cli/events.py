@@ -83,82 +83,111 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
-    from arena.events.settings import EventSettings, plan_digest, sets_for
     from arena.events.storage import SqliteStorage
-    from arena.launch.runner import BotSpec, plan_bots
 
     if workers > concurrency:
         raise click.UsageError(f"--workers {workers} needs --concurrency {workers} or more (each "
                                "worker plays at least one table at a time)")
     storage = SqliteStorage(db)
     if resume:
-        context = click.get_current_context()
-        ignored = [param.opts[0] for param in context.command.params
-                   if param.name not in RESUME_KEEPS and param.name is not None
-                   and context.get_parameter_source(param.name) is not ParameterSource.DEFAULT]
-        if ignored:
-            raise click.UsageError("--resume takes the event's settings from --db; it cannot "
-                                   "change " + ", ".join(ignored))
-        meta = storage.meta()
-        if not meta:
-            raise click.UsageError(f"{db} holds no event to resume")
-        if "sprt" in meta:
-            raise click.UsageError(f"{db} holds an SPRT run, not a tournament")
-        settings = EventSettings.from_meta(meta)
-        bots = [BotSpec(name, command) for name, command in storage.entrants()]
-        planned = settings.planned(len(bots))
-        if meta.get("plan") != plan_digest(planned):
-            raise click.UsageError(f"{db} was planned by another version of arena: its "
-                                   "schedule cannot be rebuilt exactly")
-        if log_dir.is_dir():  # the earlier run's unfinished logs: those games are played again
-            stale = remove_stale_parts(log_dir, settings.game, {t.seed for t in planned})
-            if stale:
-                click.echo(f"arena: removed {len(stale)} unfinished game log(s) (.part) an "
-                           f"earlier run of this event left in {log_dir}")
+        settings, bots, planned = resumed_event(storage, db, log_dir)
     else:
-        if storage.meta():
-            raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
-                                   "another --db")
-        if game_name is None:
-            raise click.UsageError("Missing option '--game' (or --resume an event)")
-        if games is not None and sets is not None:
-            raise click.UsageError("give --games or --sets, not both")
-        try:
-            bots = plan_bots(list(bot_commands))
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        if len(bots) < 2:
-            raise click.UsageError("a tournament needs at least two --bot")
-        spec, options = parse_game_options(game_name, players, extra, flags,
-                                           defaults=get_game(game_name).tournament_options)
-        table = options.players
-        settings = EventSettings(
-            game=spec.name, options=spec.options_to_dict(options), format=fmt,
-            duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
-                                               games=games, sets=sets),
-            seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout,
+        settings, bots, planned = new_event(
+            storage, db, game_name, players, extra, flags, bot_commands, games=games, sets=sets,
+            fmt=fmt, duplicate=duplicate, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, time_bank=time_bank)
-        try:
-            planned = settings.planned(len(bots))
-        except ValueError as exc:
-            raise click.UsageError(str(exc)) from None
-        storage.write_event({**settings.to_meta(), "plan": plan_digest(planned)},
-                            [(b.name, b.command) for b in bots])
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
-    registry = None
-    if tokens_file is not None:
-        from arena.seating.arrival import load_registry
-
-        try:
-            registry = load_registry(tokens_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise click.ClickException(f"{tokens_file}: {exc}") from None
+    registry = load_tokens(tokens_file)
     run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
               workers=workers, connect_timeout=connect_timeout, resamples=resamples,
               launch=launch, registry=registry, host=host, port=port,
               compress_logs=not plain_logs)
+
+
+def resumed_event(storage: Any, db: Path, log_dir: Path) -> tuple[Any, list[Any], list[Any]]:
+    """The stored event's settings, bots and schedule, for --resume (a usage error when
+    --db holds none, or one this version cannot rebuild exactly)."""
+    from arena.events.settings import EventSettings, plan_digest
+    from arena.launch.runner import BotSpec
+
+    context = click.get_current_context()
+    ignored = [param.opts[0] for param in context.command.params
+               if param.name not in RESUME_KEEPS and param.name is not None
+               and context.get_parameter_source(param.name) is not ParameterSource.DEFAULT]
+    if ignored:
+        raise click.UsageError("--resume takes the event's settings from --db; it cannot "
+                               "change " + ", ".join(ignored))
+    meta = storage.meta()
+    if not meta:
+        raise click.UsageError(f"{db} holds no event to resume")
+    if "sprt" in meta:
+        raise click.UsageError(f"{db} holds an SPRT run, not a tournament")
+    settings = EventSettings.from_meta(meta)
+    bots = [BotSpec(name, command) for name, command in storage.entrants()]
+    planned = settings.planned(len(bots))
+    if meta.get("plan") != plan_digest(planned):
+        raise click.UsageError(f"{db} was planned by another version of arena: its "
+                               "schedule cannot be rebuilt exactly")
+    if log_dir.is_dir():  # the earlier run's unfinished logs: those games are played again
+        stale = remove_stale_parts(log_dir, settings.game, {t.seed for t in planned})
+        if stale:
+            click.echo(f"arena: removed {len(stale)} unfinished game log(s) (.part) an "
+                       f"earlier run of this event left in {log_dir}")
+    return settings, bots, planned
+
+
+def new_event(storage: Any, db: Path, game_name: str | None, players: int | None,
+              extra: tuple[str, ...], flags: dict[str, Any], bot_commands: tuple[str, ...], *,
+              games: int | None, sets: int | None, fmt: str, duplicate: bool, seed: str | None,
+              move_timeout: float, reaction_timeout: float, time_bank: float
+              ) -> tuple[Any, list[Any], list[Any]]:
+    """A new event's settings, bots and schedule, written to --db."""
+    from arena.events.settings import EventSettings, plan_digest, sets_for
+    from arena.launch.runner import plan_bots
+
+    if storage.meta():
+        raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
+                               "another --db")
+    if game_name is None:
+        raise click.UsageError("Missing option '--game' (or --resume an event)")
+    if games is not None and sets is not None:
+        raise click.UsageError("give --games or --sets, not both")
+    try:
+        bots = plan_bots(list(bot_commands))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    if len(bots) < 2:
+        raise click.UsageError("a tournament needs at least two --bot")
+    spec, options = parse_game_options(game_name, players, extra, flags,
+                                       defaults=get_game(game_name).tournament_options)
+    table = options.players
+    settings = EventSettings(
+        game=spec.name, options=spec.options_to_dict(options), format=fmt,
+        duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
+                                           games=games, sets=sets),
+        seed=seed if seed is not None else secrets.token_hex(8), move_timeout=move_timeout,
+        reaction_timeout=reaction_timeout, time_bank=time_bank)
+    try:
+        planned = settings.planned(len(bots))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    storage.write_event({**settings.to_meta(), "plan": plan_digest(planned)},
+                        [(b.name, b.command) for b in bots])
+    return settings, bots, planned
+
+
+def load_tokens(tokens_file: Path | None) -> dict[str, str] | None:
+    """The registered players of --tokens FILE (None without it)."""
+    if tokens_file is None:
+        return None
+    from arena.seating.arrival import load_registry
+
+    try:
+        return load_registry(tokens_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(f"{tokens_file}: {exc}") from None
 
 
 def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
@@ -272,7 +301,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     (A, B and the field at every table, every seating of one seed); stop as soon as the
     evidence allows.  Exit status 0 when H1 is accepted, 1 otherwise."""
     from arena.events.settings import EventSettings
-    from arena.events.sprt import set_outcome, sprt_state
+    from arena.events.sprt import SprtWatch
     from arena.events.storage import SqliteStorage
     from arena.launch.runner import plan_bots
     from arena.launch.tournament import Tournament
@@ -298,30 +327,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         raise click.UsageError(str(exc)) from None
     storage.write_event({**settings.to_meta(), "sprt": [elo0, elo1, alpha, beta]},
                         [(b.name, b.command) for b in bots])
-    per_set = len(planned) // max_sets
-    verdict: dict[str, Any] = {}
-    finished: list[Any] = []
-
-    def progress(ended: Any) -> None:
-        """As each game ends (before it is stored, before the next table is seated)."""
-        finished.append(ended)
-        if verdict.get("state") is not None and verdict["state"].decision:
-            return  # decided: the games still running finish, but the verdict stands
-        by_set: dict[int, list[tuple[Any, Any]]] = {}
-        for game in sorted(finished, key=lambda g: g.planned):  # as storage.games() lists
-            if game.aborted is None:
-                by_set.setdefault(game.set_index, []).append((game.entrants, game.ranks))
-        outcomes = [set_outcome(games) for games in by_set.values() if len(games) == per_set]
-        if not outcomes or len(outcomes) == verdict.get("sets"):
-            return  # report once per finished set
-        verdict["sets"] = len(outcomes)
-        state = sprt_state(outcomes, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
-        verdict["state"] = state
-        click.echo(f"sets {state.sets}: {bots[0].name} scores {state.mean:.3f} against "
-                   f"{bots[1].name}; LLR {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})")
-        if state.decision:
-            event.drain()
-
+    watch = SprtWatch(len(planned) // max_sets, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
     try:
         ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
     except LogDirectoryError as exc:
@@ -329,15 +335,11 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
-    event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
-                       concurrency=concurrency, move_timeout=move_timeout,
-                       reaction_timeout=reaction_timeout, time_bank=time_bank,
-                       on_game_finished=progress, launch=launch)
-    try:
-        trio.run(event.run)
-    except LogDirectoryError as exc:
-        raise click.ClickException(str(exc)) from None
-    state = verdict.get("state")
+    play_sprt(Tournament, dict(spec=spec, options=options, bots=bots, planned=planned,
+                               storage=storage, log_dir=log_dir, concurrency=concurrency,
+                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
+                               time_bank=time_bank, launch=launch), watch)
+    state = watch.state
     if state is None or state.decision is None:
         click.echo(f"undecided after {state.sets if state else 0} set(s)")
         sys.exit(1)
@@ -347,3 +349,25 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         sys.exit(0)
     click.echo(f"H0 accepted: {bots[0].name} is not shown to be stronger than {bots[1].name}")
     sys.exit(1)
+
+
+def play_sprt(tournament: Any, settings: dict[str, Any], watch: Any) -> None:
+    """Play the SPRT's duels (``tournament(**settings)``), a line per finished set, until the
+    test decides (then the running games finish) or the sets run out."""
+    bots = settings["bots"]
+
+    def progress(ended: Any) -> None:
+        """As each game ends (before it is stored, before the next table is seated)."""
+        state = watch.game_over(ended)
+        if state is None:
+            return
+        click.echo(f"sets {state.sets}: {bots[0].name} scores {state.mean:.3f} against "
+                   f"{bots[1].name}; LLR {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})")
+        if state.decision:
+            event.drain()
+
+    event = tournament(**settings, on_game_finished=progress)
+    try:
+        trio.run(event.run)
+    except LogDirectoryError as exc:
+        raise click.ClickException(str(exc)) from None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import attrs
 
@@ -75,3 +76,32 @@ def set_outcome(games: Iterable[tuple[Sequence[int], Sequence[int]]], a: int = 0
                for i, j, score in comparisons(TableResult(tuple(entrants), tuple(ranks)))
                if {i, j} == {a, b}]
     return sum(results) / len(results)
+
+
+class SprtWatch:
+    """The test as an event's games end: :meth:`game_over` takes each finished game (anything
+    with ``planned``, ``set_index``, ``entrants``, ``ranks`` and ``aborted``) and returns the new
+    state when one more set is complete (None otherwise, and once decided: the games still
+    running finish, but the verdict stands).  Sets are read in schedule order, as stored."""
+
+    def __init__(self, per_set: int, *, elo0: float, elo1: float, alpha: float,
+                 beta: float) -> None:
+        self.per_set = per_set
+        self.thresholds = dict(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+        self.finished: list[Any] = []
+        self.state: SprtState | None = None
+
+    def game_over(self, game: Any) -> SprtState | None:
+        self.finished.append(game)
+        if self.state is not None and self.state.decision:
+            return None
+        by_set: dict[int, list[tuple[Any, Any]]] = {}
+        for done in sorted(self.finished, key=lambda g: g.planned):
+            if done.aborted is None:
+                by_set.setdefault(done.set_index, []).append((done.entrants, done.ranks))
+        outcomes = [set_outcome(games) for games in by_set.values()
+                    if len(games) == self.per_set]
+        if not outcomes or (self.state is not None and len(outcomes) == self.state.sets):
+            return None  # report once per finished set
+        self.state = sprt_state(outcomes, **self.thresholds)
+        return self.state
