@@ -29,6 +29,7 @@ with their own tokens) for its share of the tables, writing its game logs to the
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import math
 import os
@@ -245,10 +246,9 @@ class TournamentWorkers:
         assert process.stdin is not None and process.stdout is not None
         lines = LineReceiver(process.stdout)
         try:
-            try:
+            # it may have ended at once: its standard error says why, and it sends no report
+            with contextlib.suppress(trio.BrokenResourceError):
                 await process.stdin.send_all(share.to_line())
-            except trio.BrokenResourceError:
-                pass  # it ended at once: its standard error says why, and it sends no report
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._forward_drain, process.stdin)
                 reports[number] = await self._take_games(lines)
@@ -266,10 +266,8 @@ class TournamentWorkers:
     async def _forward_drain(self, stdin: trio.abc.SendStream) -> None:
         assert self._drained is not None
         await self._drained.wait()
-        try:
-            await stdin.send_all(DRAIN + b"\n")
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass  # it has ended already
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await stdin.send_all(DRAIN + b"\n")  # unless it has ended already
 
     async def _take_games(self, lines: LineReceiver) -> dict[str, Any] | None:
         """Store every game a worker reports, up to its report (None if it ended without)."""
@@ -350,16 +348,15 @@ async def work(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> No
     tune_garbage_collector()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(send_lines, lines_out, stdout, nursery.cancel_scope)
-        async with outbox:
-            async with trio.open_nursery() as playing:
-                playing.start_soon(listen, commands, tournament, playing.cancel_scope)
-                report = await tournament.run()
-                outbox.send_nowait(json.dumps({"report": {
-                    "runs": [run_fields(run) for run in report.runs],
-                    "failures": report.failures,
-                    "timeouts": report.timeouts,
-                    "cpu": cpu_line()}}).encode() + b"\n")
-                playing.cancel_scope.cancel()
+        async with outbox, trio.open_nursery() as playing:
+            playing.start_soon(listen, commands, tournament, playing.cancel_scope)
+            report = await tournament.run()
+            outbox.send_nowait(json.dumps({"report": {
+                "runs": [run_fields(run) for run in report.runs],
+                "failures": report.failures,
+                "timeouts": report.timeouts,
+                "cpu": cpu_line()}}).encode() + b"\n")
+            playing.cancel_scope.cancel()
 
 
 async def listen(commands: LineReceiver, tournament: Tournament,

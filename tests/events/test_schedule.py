@@ -73,7 +73,7 @@ def test_a_gauntlet_puts_the_first_entrant_at_every_table():
     assert all(0 in t.entrants for t in tables)
     fields = {tuple(sorted(set(t.entrants) - {0})) for t in tables}
     assert fields == set(itertools.combinations(range(1, 6), 2))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs at least 3 entrants"):
         list(plan(2, 3, sets=1, fmt=Format.GAUNTLET))
 
 

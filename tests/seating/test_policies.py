@@ -169,8 +169,10 @@ def test_registered_players_need_their_own_token():
     assert seating.admit("s3", "bob", None).refusal is ErrorCode.BAD_TOKEN
     assert seating.admit("s4", "mallory", "x" * 20).refusal is ErrorCode.UNKNOWN_TOKEN
     assert ArrivalSeating(3).admit("s5", "anyone", None).name == "anyone"  # the open mode
-    for bad in ("alice", "alice short", "a 0123456789abcdef\nA 0123456789abcdef"):
-        with pytest.raises(ValueError):
+    for bad, why in (("alice", "line 1: expected 'name token'"),
+                     ("alice short", "line 1: a token needs at least 16 characters"),
+                     ("a 0123456789abcdef\nA 0123456789abcdef", "line 2: 'A' is registered")):
+        with pytest.raises(ValueError, match=why):
             load_registry(bad)
 
 
