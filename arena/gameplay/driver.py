@@ -42,34 +42,7 @@ from protocol.codec import encode, to_json
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
-
-
-class RequestCounter:
-    """Numbers the requests sent over one connection: 1, 2, 3, ...  An id from 1 to
-    ``newest`` was sent there; any other id never was."""
-
-    __slots__ = ("newest",)
-
-    def __init__(self) -> None:
-        self.newest = 0
-
-    def next_id(self) -> int:
-        self.newest += 1
-        return self.newest
-
-    def was_sent(self, request_id: int) -> bool:
-        return 1 <= request_id <= self.newest
-
-
-def notice_for_closed(counter: RequestCounter, request_id: int) -> Error:
-    """The answer to an action whose request is not open: ``stale_request`` (costs nothing)
-    if that id was sent over this connection, else ``wrong_request_id``."""
-    if counter.was_sent(request_id):
-        return Error(code=ErrorCode.STALE_REQUEST.value, id=request_id,
-                     message=f"request {request_id} is closed; the answer was ignored")
-    return Error(code=ErrorCode.WRONG_REQUEST_ID.value,
-                 message=f"request {request_id} was never sent to you; none is open")
-
+from protocol.requests import RequestCounter, notice_for_closed
 
 #: The seat number of the public view: what a spectator is sent (``Outgoing.seat``).
 PUBLIC = -1

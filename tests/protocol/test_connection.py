@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.connection import ENDED, LocalProtocolError, ServerConnection, State
+from protocol.connection import ENDED, NEED_DATA, LocalProtocolError, ServerConnection, State
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_CONSECUTIVE_ERRORS
 from protocol.messages import Action, Bye, Error, Event, Hello, Request, Welcome
@@ -21,7 +21,7 @@ def connected() -> ServerConnection:
 def feed(conn: ServerConnection, *lines: str) -> list:
     conn.receive_data("".join(line + "\n" for line in lines).encode())
     events = []
-    while (event := conn.next_event()) is not None and event is not ENDED:
+    while (event := conn.next_event()) is not NEED_DATA and event is not ENDED:
         events.append(event)
     return events
 
@@ -85,7 +85,7 @@ def test_a_too_long_line_is_an_error_and_the_connection_goes_on():
 def test_end_of_stream_ends_the_connection_dropping_a_partial_line():
     conn = connected()
     conn.receive_data(b'{"type":"hello","na')
-    assert conn.next_event() is None
+    assert conn.next_event() is NEED_DATA
     conn.receive_data(b"")
     assert conn.next_event() is ENDED and conn.state is State.CLOSED
 
