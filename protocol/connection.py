@@ -223,5 +223,18 @@ class ServerConnection:
             self.state = State.CLOSED
         return data
 
+    def offer(self, message: Any, line: bytes | None = None) -> bytes | None:
+        """As :meth:`send`, but None (nothing sent) when the state does not allow the message
+        now (a closing connection's last words only) instead of raising."""
+        kind = message.TYPE
+        if kind not in SERVER_ALLOWED[self.state]:
+            return None
+        data = codec.encode(message) if line is None else line
+        if kind == "welcome":
+            self.state = State.AWAIT_HELLO
+        elif kind == "bye":
+            self.state = State.CLOSED
+        return data
+
     def close(self) -> None:
         self.state = State.CLOSED

@@ -262,20 +262,20 @@ class Session:
         if self.queue(message):
             self.link.push()
 
-    def queue(self, message: Any, line: bytes | None = None) -> bool:
+    def queue(self, message: Any, line: bytes | None = None) -> int:
         """Queue a message for the next :meth:`Link.push` (``line``: its bytes, encoded
-        already); False if nothing was queued."""
+        already); returns the bytes queued (0: nothing was)."""
         link = self.link
         if not link.alive or link.closing:
-            return False
-        if not link.conn.may_send(message.TYPE):  # closing: only its last error or bye goes
-            return False
-        try:
-            data = link.conn.send(message, line)
+            return 0
+        try:  # closing: only its last error or bye goes
+            data = link.conn.offer(message, line)
         except Exception:  # our bug (a message too long to send, say): skip it, log it
             log.exception("could not send %s to %s", message.TYPE, self.name)
-            return False
-        return link.queue(data, self.name)
+            return 0
+        if data is None or not link.queue(data, self.name):
+            return 0
+        return len(data)
 
     def finish(self, last: Any = None) -> None:
         """Send ``last`` (if any), then close once the queue is flushed."""

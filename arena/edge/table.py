@@ -22,7 +22,6 @@ from arena.edge.session import Link, Seat, Session
 from arena.gameplay.driver import PUBLIC, MatchDriver, Outgoing
 from arena.gameplay.records import GameRecord
 from arena.seating.policies import SeatedTable
-from protocol.codec import encode
 from protocol.errors import ErrorCode, PeerError
 from protocol.messages import Action, Error
 from protocol.requests import notice_for_closed
@@ -242,13 +241,7 @@ class Table:
         self.driver.watched = True
         sent = 0
         for message in self.driver.public_view():
-            try:
-                line = encode(message)
-            except ValueError:  # our bug (a line over the limit): skip it, log it
-                log.exception("could not send %s at table %s", message.TYPE, self.number)
-                continue
-            if session.queue(message, line):
-                sent += len(line)
+            sent += session.queue(message)
         session.link.push()
         return sent
 
@@ -322,24 +315,18 @@ class Table:
         return driver.disconnect(seat, now)
 
     def _dispatch(self, outgoing: list[Outgoing]) -> None:
-        """Send what the driver returned: each message encoded once (whatever number of seats
-        see it), each connection written once."""
+        """Send what the driver returned (each message encoded once, by the driver, whatever
+        number of seats see it); each connection is written once."""
         seats = self.seats
         touched: dict[int, Link] = {}
         urgent: set[int] = set()  # links to write now (the others only got events they hold)
-        lines: dict[int, bytes] = {}  # id(message) -> its line
         for item in outgoing:
             message = item.message
             line = item.line
-            if line is None:
-                line = lines.get(id(message))
-                if line is None:
-                    try:
-                        line = lines[id(message)] = encode(message)
-                    except ValueError:  # our bug (a line over the limit): skip it, log it
-                        log.exception("could not send %s at table %s", message.TYPE,
-                                      self.number)
-                        continue
+            if line is None:  # our bug (a line over the limit): skip it, log it
+                log.error("could not send %s at table %s: its line is over the limit",
+                          message.TYPE, self.number)
+                continue
             if item.seat == PUBLIC:
                 targets: Sequence[Session | None] = self.watchers
             else:
