@@ -24,7 +24,6 @@ from arena.gameplay.records import GameRecord
 from arena.seating.policies import SeatedTable
 from protocol.errors import ErrorCode, PeerError
 from protocol.messages import Action, Error
-from protocol.requests import notice_for_closed
 
 log = logging.getLogger("arena.server")
 
@@ -139,7 +138,7 @@ class Table:
         if isinstance(item, Flush):
             item.done.set()
         elif isinstance(item, Answer):
-            item.session.send(notice_for_closed(item.session.requests, item.action.id))
+            item.session.send(item.session.conn.notice_for_closed(item.action.id))
         elif isinstance(item, BadLine):
             item.session.send(Error(code=item.error.code.value, message=item.error.detail))
 

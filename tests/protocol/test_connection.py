@@ -102,3 +102,48 @@ def test_the_server_may_not_send_out_of_turn():
     conn.send(Error(code="malformed", message="x"))
     conn.send(Bye(reason="server_shutdown"))
     assert conn.state is State.CLOSED
+
+
+def ready_connection() -> ServerConnection:
+    conn = ServerConnection(game="chochlik")
+    conn.send(Welcome(protocol=1, server="arena", game="chochlik", players=3, limits={}))
+    conn.receive_data(b'{"type":"hello","name":"bot"}\n')
+    assert isinstance(conn.next_event(), Hello)
+    return conn
+
+
+def test_the_connection_numbers_its_requests_and_answers_closed_ones():
+    conn = ready_connection()
+    assert [conn.requests.next_id(), conn.requests.next_id()] == [1, 2]
+    stale = conn.notice_for_closed(1)
+    assert (stale.code, stale.id) == ("stale_request", 1)
+    never = conn.notice_for_closed(3)
+    assert (never.code, never.id) == ("wrong_request_id", None)
+
+
+def test_only_the_first_answer_to_the_newest_request_is_spared_the_rate_limit():
+    conn = ready_connection()
+    conn.requests.next_id()
+    assert not conn.first_answer(Action(id=0, action="x"))
+    assert conn.first_answer(Action(id=1, action="x"))
+    assert not conn.first_answer(Action(id=1, action="x"))  # a second answer is rationed
+
+
+def test_a_new_connection_resumes_the_numbering_of_the_lost_one():
+    old = ready_connection()
+    old.requests.next_id()
+    assert old.first_answer(Action(id=1, action="x"))
+    new = ready_connection()
+    new.resume(old)
+    assert new.requests.next_id() == 2
+    assert not new.first_answer(Action(id=1, action="x"))
+    assert new.notice_for_closed(1).code == "stale_request"
+
+
+def test_offer_sends_nothing_a_closing_connection_may_not_send():
+    conn = ready_connection()
+    conn.close()
+    assert conn.offer(Welcome(protocol=1, server="arena", game="chochlik", players=3,
+                              limits={})) is None
+    bye = conn.offer(Bye(reason="server_shutdown"))
+    assert bye == b'{"type":"bye","reason":"server_shutdown"}\n'
