@@ -244,6 +244,12 @@ class ArenaServer:
             await self._handle(stream, bound_token)
         finally:
             self.open_streams -= 1
+            self.stage.poke()
+
+    async def wait_for_change(self) -> None:
+        """Wait until a table starts or ends, a connection ends, or the stop is hurried (for
+        code that waits on the server's state: a stop, tests)."""
+        await self.stage.next_change()
 
     async def _handle(self, stream: trio.abc.Stream, bound_token: str | None) -> None:
         address = peer_address(stream)

@@ -23,8 +23,8 @@ class Stage:
         self._changed = trio.Event()
 
     def poke(self) -> None:
-        """Something a stop waits on changed: a table or connection ended, or the stop was
-        hurried."""
+        """Something a stop (or a test) waits on changed: a table started or ended, a
+        connection ended, or the stop was hurried."""
         self._changed.set()
         self._changed = trio.Event()
 

@@ -101,6 +101,7 @@ class TableHall:
                 session.idle_since = None
         self.tables.add(table)
         stage.start_soon(self._run_table, table)
+        stage.poke()
 
     async def _run_table(self, table: Table) -> None:
         try:
