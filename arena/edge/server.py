@@ -70,6 +70,9 @@ GC_YOUNG_THRESHOLD = 50_000
 SERVE_RECORDS_KEPT = 1000
 #: Seconds queues get to flush ``bye`` when the stop is hurried (a second Ctrl-C).
 HURRIED_FLUSH = 0.2
+#: Seconds between looks at the tables and connections still open while stopping (the stop
+#: takes at least two: a second Ctrl-C a few milliseconds after the first still hurries it).
+STOP_TICK = 0.01
 
 
 @attrs.frozen
@@ -98,7 +101,6 @@ class ArenaServer:
                  binding: ProcessBinding | None = None) -> None:
         """``binding``: tokens bound to the processes a runner gave them to; a connection from
         any other process is refused (``token_not_yours``)."""
-        self.binding = binding
         self.spec = config.spec
         self.players: int = config.options.players
         self.run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
@@ -138,6 +140,16 @@ class ArenaServer:
     sessions = property(lambda self: self.reception.sessions)
     away = property(lambda self: self.reception.away)
     refusals = property(lambda self: self.reception.refusals)
+
+    @property
+    def binding(self) -> ProcessBinding | None:
+        """Tokens bound to the processes a runner gave them to (None: any process may use
+        any token); a runner may set it after the server is made."""
+        return self.reception.binding
+
+    @binding.setter
+    def binding(self, binding: ProcessBinding | None) -> None:
+        self.reception.binding = binding
 
     @property
     def games_finished(self) -> int:
@@ -208,15 +220,16 @@ class ArenaServer:
         stage.shutting_down = True
         self.hall.abort_all()
         with trio.move_on_after(SHUTDOWN_GRACE):
-            while self.tables and stage.hurried_at is None:
-                await stage.next_change()
+            while self.tables and stage.hurried_at is None:  # looked at every STOP_TICK
+                with trio.move_on_after(STOP_TICK):
+                    await stage.hurried.wait()  # a second Ctrl-C ends the wait at once
         for session in list(self.sessions):
             session.finish(Bye(reason=reason.value, message=BYE_MESSAGES.get(reason)))
-        with trio.move_on_after(FLUSH_GRACE) as flush:
-            while self.sessions:
-                if stage.hurried_at is not None:
-                    flush.deadline = min(flush.deadline, stage.hurried_at + HURRIED_FLUSH)
-                await stage.next_change()
+        deadline = trio.current_time() + FLUSH_GRACE
+        while self.sessions and trio.current_time() < deadline:
+            if stage.hurried_at is not None:
+                deadline = min(deadline, stage.hurried_at + HURRIED_FLUSH)
+            await trio.sleep(STOP_TICK)
         self.writer.last_try()
         if stage.nursery is not None:
             stage.nursery.cancel_scope.cancel()
@@ -226,6 +239,7 @@ class ArenaServer:
         are still logged as aborted and every bot is still sent ``bye``."""
         if self.stage.hurried_at is None:
             self.stage.hurried_at = trio.current_time()
+            self.stage.hurried.set()
             self.stage.poke()
 
     def withdraw(self, token: str) -> None:

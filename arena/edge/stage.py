@@ -18,6 +18,7 @@ class Stage:
         self.nursery: trio.Nursery | None = None
         self.shutting_down = False
         self.hurried_at: float | None = None  # when a second Ctrl-C asked to stop now
+        self.hurried = trio.Event()  # set then
         #: Told of each connection, departure and table (``arena serve``'s operator report).
         self.notes: Notes | None = None
         self._changed = trio.Event()
