@@ -2,7 +2,8 @@
 goal P1: arena decisions/s >= 0.8 x the fan-out echo).
 
     python benchmarks/decision_path.py [--seconds 30] [--bots 30] [--quick]
-                                       [--arena-path DIR] [--window 2] [--keep]
+                                       [--arena-path DIR] [--before-path DIR] [--window 2]
+                                       [--keep]
 
 What runs: three servers, each a subprocess on loopback, driven one at a time by the same
 client code in this process (``decision_client.py``: plain non-blocking sockets, one epoll per
@@ -53,7 +54,10 @@ min, median, max, target (0.8 for the goal's ratio, else null), unit and cpu_us_
 (arena's for the ratios).  Exit status 1 when a server died, closed a connection, sent an
 error, cancel or bye, or did not stop cleanly on SIGINT, when a window had no decision, or when
 the recording failed.  Before and after: ``--arena-path /tmp/base`` runs server A from another
-checkout (the echo servers then replay what that one sends).  Linux only (``/proc``, epoll).
+checkout (the echo servers then replay what that one sends); ``--before-path /tmp/base`` adds
+that checkout as a fourth server in the same run, **Z, arena before** (driven in turn with the
+others, its ratios to the fan-out echo and arena / arena before printed too): before and after
+side by side on the same machine.  Linux only (``/proc``, epoll).
 """
 
 from __future__ import annotations
@@ -97,8 +101,8 @@ PRESETS = {
 }
 #: A client above this share of a core may be what limits a server's rate.
 CLIENT_BOUND = 0.85
-SERVERS = ("A", "B", "C")
-NAMES = {"A": "arena", "B": "fan-out echo", "C": "plain echo"}
+SERVERS: tuple[str, ...] = ("A", "B", "C")  # with --before-path: ("A", "Z", "B", "C")
+NAMES = {"A": "arena", "Z": "arena before", "B": "fan-out echo", "C": "plain echo"}
 
 
 class ServerProcess:
@@ -215,10 +219,11 @@ class Bench:
         return window
 
 
-def arena_command(args: argparse.Namespace, folder: Path) -> list[str]:
+def arena_command(args: argparse.Namespace, folder: Path, logs: str = "logs") -> list[str]:
     limit = str(args.bots + 64)
+    (folder / logs).mkdir(exist_ok=True)
     return [sys.executable, "-c", ARENA_BOOTSTRAP, "serve", "--game", "chochlik",
-            "--players", str(PLAYERS), "--port", "0", "--log-dir", str(folder / "logs"),
+            "--players", str(PLAYERS), "--port", "0", "--log-dir", str(folder / logs),
             "--max-connections-per-address", limit, "--max-connections", limit,
             "--idle-timeout", "3600", "--move-timeout", "3600",
             "--max-messages-per-second", "1000000"]
@@ -316,8 +321,14 @@ def ratio_rows(bench: Bench) -> list[dict[str, Any]]:
     for name, bottom, measure, target in (
             ("arena / fan-out echo decisions/s", "B", by_rate, P1_TARGET),
             ("arena / plain echo decisions/s", "C", by_rate, None),
-            ("arena / fan-out echo by server CPU", "B", by_cpu, None)):
-        low, mid, high = spread(per_round(bench.windows, "A", bottom, measure))
+            ("arena / fan-out echo by server CPU", "B", by_cpu, None),
+            ("arena before / fan-out echo decisions/s", "B", by_rate, None),
+            ("arena before / fan-out echo by server CPU", "B", by_cpu, None),
+            ("arena / arena before by server CPU", "Z", by_cpu, None)):
+        top = "Z" if name.startswith("arena before") else "A"
+        if "Z" not in SERVERS and "Z" in (top, bottom):
+            continue
+        low, mid, high = spread(per_round(bench.windows, top, bottom, measure))
         verdict = "" if target is None else (
             f"   P1: >= {target:g} {'met' if mid >= target else 'MISSED'}")
         print(f"{name:<44} {low:>6.2f} {mid:>7.2f} {high:>6.2f}{verdict}")
@@ -373,6 +384,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--arena-path", type=Path, default=ROOT,
                         help="the checkout whose arena is server A (PYTHONPATH; default: this "
                              "one)")
+    parser.add_argument("--before-path", type=Path,
+                        help="another checkout run as a fourth server, 'arena before', in the "
+                             "same run (before and after side by side)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary folder (servers' output, script, game logs)")
     args = parser.parse_args(argv)
@@ -384,13 +398,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if min(args.seconds, args.window) <= 0 or args.warmup < 0 or args.record_games < 1:
         parser.error("need --seconds > 0, --window > 0, --warmup >= 0, --record-games >= 1")
     args.arena_path = args.arena_path.resolve()
-    if not any((args.arena_path / "arena" / cli).exists() for cli in ("cli", "cli.py")):
-        parser.error(f"no arena/cli under {args.arena_path}")
+    for path in (args.arena_path, args.before_path):
+        if path is not None and not any((path / "arena" / cli).exists()
+                                        for cli in ("cli", "cli.py")):
+            parser.error(f"no arena/cli under {path}")
+    if args.before_path is not None:
+        args.before_path = args.before_path.resolve()
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    global SERVERS
     args = parse_args(argv)
+    SERVERS = ("A", "Z", "B", "C") if args.before_path is not None else ("A", "B", "C")
     raise_file_limit()
     rounds = max(2, round(args.seconds / (len(SERVERS) * args.window)))
     folder = Path(tempfile.mkdtemp(prefix="arena-decision-path-"))
@@ -400,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                   {"PYTHONPATH": str(args.arena_path)}),
                "B": ServerProcess("B", echo_command("fanout", script_path), folder),
                "C": ServerProcess("C", echo_command("plain", script_path), folder)}
+    if args.before_path is not None:
+        servers["Z"] = ServerProcess("Z", arena_command(args, folder, "logs-before"), folder,
+                                     {"PYTHONPATH": str(args.before_path)})
     groups: dict[str, Group] = {}
     notes: list[str] = []
     try:
@@ -425,10 +448,14 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"bytes to the bots, {pattern['writes_per_decision']:.2f} send_all calls")
         print(f"C {NAMES['C']}: one of the {pattern['requests']:.0f} recorded requests back to "
               "the sender of each line", flush=True)
-        for key in ("B", "C"):
+        others = [key for key in SERVERS if key != "A"]
+        for key in others:
             servers[key].start()
-        for key in ("B", "C"):
+        for key in others:
             servers[key].wait_port()
+        if "Z" in servers:
+            print(f"Z {NAMES['Z']}: {args.before_path} ({describe_code(args.before_path)})",
+                  flush=True)
         for key in SERVERS:
             groups[key] = Group(NAMES[key], servers[key].port, args.bots, f"dp{key}")
             groups[key].connect()

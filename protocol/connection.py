@@ -15,12 +15,18 @@ Peer mistakes come out of :meth:`ServerConnection.next_event` as :class:`PeerErr
 exceptions; non-fatal ones leave the state as it was.  A fatal one (wrong protocol version,
 wrong game, too many bad lines in a row) moves to CLOSED, and a closed connection stays closed.
 Sending a message the state does not allow is *our* bug and raises :class:`LocalProtocolError`.
+
+The connection also keeps the protocol's request bookkeeping (as h11's ``Connection`` keeps
+its request/response cycle): it numbers the requests sent over it
+(:class:`~protocol.requests.RequestCounter`), says what an answer to a closed request gets
+(:meth:`ServerConnection.notice_for_closed`), and tells the first answer to the newest request
+from the other lines (:meth:`ServerConnection.first_answer`; the rate limit spares it).
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, Final, TypeAlias
 
 from protocol import codec
 from protocol.errors import ErrorCode, PeerError, quote
@@ -32,7 +38,8 @@ from protocol.limits import (
     PROTOCOL_VERSION,
 )
 from protocol.linebuffer import LineBuffer
-from protocol.messages import Hello
+from protocol.messages import Action, Bye, Error, Hello, Watch
+from protocol.requests import RequestCounter, notice_for_closed
 
 
 class State(enum.Enum):
@@ -51,8 +58,18 @@ class _Ended:
         return "ENDED"
 
 
+class _NeedData:
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
 #: From :meth:`ServerConnection.next_event`: the peer closed its side, or we closed.
-ENDED = _Ended()
+ENDED: Final = _Ended()
+#: From :meth:`ServerConnection.next_event`: no whole line yet; feed more bytes.
+NEED_DATA: Final = _NeedData()
+
+#: What :meth:`ServerConnection.next_event` returns.
+ServerEvent: TypeAlias = Hello | Action | Watch | Bye | PeerError | _NeedData | _Ended
 
 #: (state, message type the bot sent) -> next state.  Pairs not listed: ``unexpected_message``.
 CLIENT_TRANSITIONS: dict[tuple[State, str], State] = {
@@ -79,6 +96,10 @@ class ServerConnection:
 
     def __init__(self, *, game: str, max_line: int = MAX_LINE_BYTES) -> None:
         self.game = game
+        #: Numbers the requests sent over this connection (a bot that reconnects keeps its
+        #: numbering: :meth:`resume`).
+        self.requests = RequestCounter()
+        self._answered_id = 0  # the newest request id the bot answered
         self.state = State.START
         self._lines = LineBuffer(max_line)
         self._eof = False
@@ -95,8 +116,9 @@ class ServerConnection:
         else:
             self._eof = True
 
-    def next_event(self) -> Any:
-        """A message (Hello, Action, Bye), a PeerError, ``None`` (need more data) or ENDED."""
+    def next_event(self) -> ServerEvent:
+        """A message (Hello, Action, Watch, Bye), a PeerError, :data:`NEED_DATA` or
+        :data:`ENDED`."""
         if self.state is State.CLOSED:
             return ENDED
         line = self._lines.next_line()
@@ -105,7 +127,7 @@ class ServerConnection:
             if self._eof:
                 self.state = State.CLOSED
                 return ENDED
-            return None
+            return NEED_DATA
         if not isinstance(line, bytes):  # TOO_LONG
             return self._error(PeerError(
                 ErrorCode.LINE_TOO_LONG,
@@ -123,7 +145,7 @@ class ServerConnection:
                 return self._error(problem)
         self._errors_in_a_row = 0
         self.state = next_state
-        return message
+        return message  # type: ignore[no-any-return]
 
     def _unexpected_detail(self, kind: str) -> str:
         if self.state is State.AWAIT_HELLO:
@@ -163,6 +185,26 @@ class ServerConnection:
             self.state = State.CLOSED
         return error
 
+    # -- requests --
+
+    def resume(self, old: ServerConnection) -> None:
+        """The bot came back on this connection after ``old`` was lost: the request numbering
+        goes on where it was."""
+        self.requests = old.requests
+        self._answered_id = old._answered_id
+
+    def first_answer(self, action: Action) -> bool:
+        """``action`` is the first answer to the newest request sent here."""
+        if action.id != self.requests.newest or self._answered_id == action.id:
+            return False
+        self._answered_id = action.id
+        return True
+
+    def notice_for_closed(self, request_id: int) -> Error:
+        """What an answer to ``request_id`` gets when no request of that id is open:
+        ``stale_request`` if it was sent here, else ``wrong_request_id``."""
+        return notice_for_closed(self.requests, request_id)
+
     # -- output --
 
     def may_send(self, kind: str) -> bool:
@@ -178,6 +220,19 @@ class ServerConnection:
         if message.TYPE == "welcome":
             self.state = State.AWAIT_HELLO
         elif message.TYPE == "bye":
+            self.state = State.CLOSED
+        return data
+
+    def offer(self, message: Any, line: bytes | None = None) -> bytes | None:
+        """As :meth:`send`, but None (nothing sent) when the state does not allow the message
+        now (a closing connection's last words only) instead of raising."""
+        kind = message.TYPE
+        if kind not in SERVER_ALLOWED[self.state]:
+            return None
+        data = codec.encode(message) if line is None else line
+        if kind == "welcome":
+            self.state = State.AWAIT_HELLO
+        elif kind == "bye":
             self.state = State.CLOSED
         return data
 

@@ -3,6 +3,8 @@ a connection the server will not serve is refused."""
 
 from __future__ import annotations
 
+import contextlib
+
 import trio
 
 from protocol.codec import encode
@@ -64,8 +66,6 @@ async def close_gently(stream: trio.abc.Stream, linger: float = LINGER) -> None:
 async def refuse(stream: trio.abc.Stream, code: ErrorCode, message: str) -> None:
     """Tell a connection we will not serve it why, and close it (never waits long)."""
     with trio.move_on_after(1):
-        try:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await stream.send_all(encode(Error(code=code.value, fatal=True, message=message)))
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
     await close_gently(stream, linger=0.2)  # a short linger: refusals come in floods

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+import attrs
 import trio
 
 from arena.edge.peer_process import Address
 from arena.edge.transcript import Transcript
-from arena.gameplay.driver import RequestCounter
 from protocol.connection import ServerConnection
 from protocol.errors import ErrorCode
-
-if TYPE_CHECKING:
-    from arena.edge.table import Table
+from protocol.requests import RequestCounter
 
 log = logging.getLogger("arena.server")
 
@@ -32,6 +30,34 @@ log = logging.getLogger("arena.server")
 SEND_QUEUE_LIMIT = 4096
 #: Bytes queued for one connection before it counts as not reading (``slow_reader``).
 SEND_QUEUE_BYTES = 4 * 1024 * 1024
+
+
+class SeatHolder(Protocol):
+    """What a session needs of the table its seat is at (``arena.edge.table.Table``)."""
+
+    number: int
+
+    async def put(self, item: Any) -> None: ...
+
+    def put_nowait(self, item: Any) -> bool: ...
+
+    async def settle(self, session: Session) -> None: ...
+
+
+class Watched(Protocol):
+    """What a spectator needs of the table it watches."""
+
+    def unwatch(self, session: Session) -> None: ...
+
+
+@attrs.define(eq=False)
+class Seat:
+    """One seat at a table: the table owns it; ``session`` is the bot in it (None once that
+    bot is gone for good), and that session's ``seat`` points back here while it sits."""
+
+    table: SeatHolder
+    number: int
+    session: Session | None = None
 
 
 class Link:
@@ -181,12 +207,9 @@ class Session:
         self.name = f"conn{number}"
         self.token: str | None = None
         self.admitted = False
-        self.table: Table | None = None
-        self.seat: int | None = None
+        self.seat: Seat | None = None  # where it sits (its table's record)
         self.spectator = False  # said hello as a spectator: never seated
-        self.watching: Table | None = None  # the table it watches, as a spectator
-        self.requests = RequestCounter()
-        self.answered_id = 0  # the newest request id its bot answered (see the rate limit)
+        self.watching: Watched | None = None  # the table it watches, as a spectator
         #: Its events wait for its next other message (hello ``events: with_requests``).
         self.events_with_requests = False
 
@@ -194,6 +217,12 @@ class Session:
     @property
     def conn(self) -> ServerConnection:
         return self.link.conn
+
+    @property
+    def requests(self) -> RequestCounter:
+        """The numbering of the requests sent to its bot (its connection's; kept when the bot
+        reconnects)."""
+        return self.link.conn.requests
 
     @property
     def address(self) -> str:
@@ -222,6 +251,7 @@ class Session:
 
     def rebind(self, link: Link) -> None:
         """The bot came back on a new connection: speak through it from now on."""
+        link.conn.resume(self.link.conn)
         self.link = link
         link.owner = self
         self.away_until = None
@@ -232,20 +262,20 @@ class Session:
         if self.queue(message):
             self.link.push()
 
-    def queue(self, message: Any, line: bytes | None = None) -> bool:
+    def queue(self, message: Any, line: bytes | None = None) -> int:
         """Queue a message for the next :meth:`Link.push` (``line``: its bytes, encoded
-        already); False if nothing was queued."""
+        already); returns the bytes queued (0: nothing was)."""
         link = self.link
         if not link.alive or link.closing:
-            return False
-        if not link.conn.may_send(message.TYPE):  # closing: only its last error or bye goes
-            return False
-        try:
-            data = link.conn.send(message, line)
+            return 0
+        try:  # closing: only its last error or bye goes
+            data = link.conn.offer(message, line)
         except Exception:  # our bug (a message too long to send, say): skip it, log it
             log.exception("could not send %s to %s", message.TYPE, self.name)
-            return False
-        return link.queue(data, self.name)
+            return 0
+        if data is None or not link.queue(data, self.name):
+            return 0
+        return len(data)
 
     def finish(self, last: Any = None) -> None:
         """Send ``last`` (if any), then close once the queue is flushed."""
@@ -260,4 +290,4 @@ class Session:
     @property
     def idle(self) -> bool:
         """Connected, admitted, not leaving, and at no table."""
-        return self.alive and not self.closing and self.admitted and self.table is None
+        return self.alive and not self.closing and self.admitted and self.seat is None

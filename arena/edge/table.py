@@ -18,11 +18,10 @@ from collections.abc import Sequence
 import attrs
 import trio
 
-from arena.edge.session import Link, Session
-from arena.gameplay.driver import PUBLIC, MatchDriver, Outgoing, notice_for_closed
+from arena.edge.session import Link, Seat, Session
+from arena.gameplay.driver import PUBLIC, MatchDriver, Outgoing
 from arena.gameplay.records import GameRecord
 from arena.seating.policies import SeatedTable
-from protocol.codec import encode
 from protocol.errors import ErrorCode, PeerError
 from protocol.messages import Action, Error
 
@@ -92,7 +91,8 @@ class Table:
         self.seated = seated
         self.number = driver.table
         self.driver = driver
-        self.sessions: list[Session | None] = list(sessions)
+        #: The table's seats, by number: each names the session in it (None: gone).
+        self.seats = [Seat(self, number, session) for number, session in enumerate(sessions)]
         self.inbox_send, self.inbox_receive = trio.open_memory_channel[TableInput](
             TABLE_INBOX_LIMIT)
         self.started = time.monotonic()
@@ -105,9 +105,14 @@ class Table:
         self.failed = False
         #: The wait for the next input while the table is idle (see :meth:`_handled_now`).
         self._waiting: trio.CancelScope | None = None
-        for seat, session in enumerate(self.sessions):
-            if session is not None:
-                session.table, session.seat = self, seat
+        for seat in self.seats:
+            if seat.session is not None:
+                seat.session.seat = seat
+
+    @property
+    def sessions(self) -> list[Session | None]:
+        """The session in each seat (None: gone)."""
+        return [seat.session for seat in self.seats]
 
     async def put(self, item: TableInput) -> None:
         """Hand an input to the table; an answer that arrives after the game ended gets its
@@ -133,7 +138,7 @@ class Table:
         if isinstance(item, Flush):
             item.done.set()
         elif isinstance(item, Answer):
-            item.session.send(notice_for_closed(item.session.requests, item.action.id))
+            item.session.send(item.session.conn.notice_for_closed(item.action.id))
         elif isinstance(item, BadLine):
             item.session.send(Error(code=item.error.code.value, message=item.error.detail))
 
@@ -235,13 +240,7 @@ class Table:
         self.driver.watched = True
         sent = 0
         for message in self.driver.public_view():
-            try:
-                line = encode(message)
-            except ValueError:  # our bug (a line over the limit): skip it, log it
-                log.exception("could not send %s at table %s", message.TYPE, self.number)
-                continue
-            if session.queue(message, line):
-                sent += len(line)
+            sent += session.queue(message)
         session.link.push()
         return sent
 
@@ -266,7 +265,7 @@ class Table:
         """The game is over: the sessions still seated here leave their seats."""
         sessions = [s for s in self.sessions if s is not None]
         for session in sessions:
-            session.table = session.seat = None
+            session.seat = None
         return sessions
 
     def record(self, log_path: object) -> GameRecord:
@@ -298,9 +297,10 @@ class Table:
             item.done.set()
             return []
         session = item.session
-        if session.table is not self or session.seat is None:
+        place = session.seat
+        if place is None or place.table is not self:
             return []
-        seat, now, driver = session.seat, trio.current_time(), self.driver
+        seat, now, driver = place.number, trio.current_time(), self.driver
         if isinstance(item, Answer):
             return driver.answer(seat, item.action.id, item.action.action, now)
         if isinstance(item, BadLine):
@@ -310,32 +310,26 @@ class Table:
             return []
         if isinstance(item, Rejoin):
             return driver.resync(seat, now)
-        self.sessions[seat] = None
-        session.table = session.seat = None
+        place.session = session.seat = None
         return driver.disconnect(seat, now)
 
     def _dispatch(self, outgoing: list[Outgoing]) -> None:
-        """Send what the driver returned: each message encoded once (whatever number of seats
-        see it), each connection written once."""
+        """Send what the driver returned (each message encoded once, by the driver, whatever
+        number of seats see it); each connection is written once."""
+        seats = self.seats
         touched: dict[int, Link] = {}
         urgent: set[int] = set()  # links to write now (the others only got events they hold)
-        lines: dict[int, bytes] = {}  # id(message) -> its line
         for item in outgoing:
             message = item.message
             line = item.line
-            if line is None:
-                line = lines.get(id(message))
-                if line is None:
-                    try:
-                        line = lines[id(message)] = encode(message)
-                    except ValueError:  # our bug (a line over the limit): skip it, log it
-                        log.exception("could not send %s at table %s", message.TYPE,
-                                      self.number)
-                        continue
+            if line is None:  # our bug (a line over the limit): skip it, log it
+                log.error("could not send %s at table %s: its line is over the limit",
+                          message.TYPE, self.number)
+                continue
             if item.seat == PUBLIC:
                 targets: Sequence[Session | None] = self.watchers
             else:
-                targets = (self.sessions[item.seat],)
+                targets = (seats[item.seat].session,)
             for session in targets:
                 if session is not None and session.queue(message, line):
                     link = session.link

@@ -31,7 +31,8 @@ class Transcript:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{number}.txt"
         self.number = number
-        self._file: TextIO = open(self.path, "w", encoding="utf-8", buffering=1)
+        self._file: TextIO = open(  # noqa: SIM115 (kept open for the connection's life)
+            self.path, "w", encoding="utf-8", buffering=1)
         self._opened = time.monotonic()
         self._file.write(f"# arena transcript of connection {number} from {address}, opened "
                          f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n")

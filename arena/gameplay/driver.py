@@ -42,34 +42,7 @@ from protocol.codec import encode, to_json
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
-
-
-class RequestCounter:
-    """Numbers the requests sent over one connection: 1, 2, 3, ...  An id from 1 to
-    ``newest`` was sent there; any other id never was."""
-
-    __slots__ = ("newest",)
-
-    def __init__(self) -> None:
-        self.newest = 0
-
-    def next_id(self) -> int:
-        self.newest += 1
-        return self.newest
-
-    def was_sent(self, request_id: int) -> bool:
-        return 1 <= request_id <= self.newest
-
-
-def notice_for_closed(counter: RequestCounter, request_id: int) -> Error:
-    """The answer to an action whose request is not open: ``stale_request`` (costs nothing)
-    if that id was sent over this connection, else ``wrong_request_id``."""
-    if counter.was_sent(request_id):
-        return Error(code=ErrorCode.STALE_REQUEST.value, id=request_id,
-                     message=f"request {request_id} is closed; the answer was ignored")
-    return Error(code=ErrorCode.WRONG_REQUEST_ID.value,
-                 message=f"request {request_id} was never sent to you; none is open")
-
+from protocol.requests import RequestCounter, notice_for_closed
 
 #: The seat number of the public view: what a spectator is sent (``Outgoing.seat``).
 PUBLIC = -1
@@ -81,12 +54,25 @@ MAX_LOGGED_ERRORS = 100
 
 @attrs.frozen
 class Outgoing:
-    """A message for a seat; ``line``: its bytes, when the driver encoded it already (an event
-    shared by every seat, a request whose observation the log digests): sent as they are."""
+    """A message for a seat and ``line``, its bytes: every message is encoded once, here (an
+    event or the end shared by every seat once for all; a request's observation once for the
+    line and the log's digest).  None: it could not be encoded (a line over the protocol's
+    limit: our bug; the edge skips it and says so)."""
 
     seat: int
     message: Any
     line: bytes | None = None
+
+
+def _line(message: Any) -> bytes | None:
+    try:
+        return encode(message)
+    except ValueError:  # a line over the limit: our bug, reported by the edge
+        return None
+
+
+def _out(seat: int, message: Any) -> Outgoing:
+    return Outgoing(seat, message, _line(message))
 
 
 @attrs.define
@@ -190,7 +176,7 @@ class MatchDriver:
     def start(self, now: float) -> list[Outgoing]:
         if self.finished:  # every seat was gone before the game could start
             return []
-        out = [Outgoing(seat, self.game_start(seat)) for seat in range(len(self.players))]
+        out = [_out(seat, self.game_start(seat)) for seat in range(len(self.players))]
         self._advance(now, out)
         return out
 
@@ -209,10 +195,10 @@ class MatchDriver:
         if self.finished:
             return []
         self._note(seat, "reconnected")
-        out = [Outgoing(seat, self.game_start(seat, resumed=True))]
+        out = [_out(seat, self.game_start(seat, resumed=True))]
         request = self.open.get(seat)
         if request is not None:
-            out.append(Outgoing(seat, Request(
+            out.append(_out(seat, Request(
                 id=request.id, legal=list(request.legal),
                 time_left_ms=_ms(request.deadline - now), observation=self.state.observe(seat),
                 time_bank_ms=_ms(self.bank[seat]) if self.time_bank else None)))
@@ -242,12 +228,12 @@ class MatchDriver:
     def answer(self, seat: int, request_id: int, action: str, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
         if self.finished:
-            out.append(Outgoing(seat, notice_for_closed(self.counters[seat], request_id)))
+            out.append(_out(seat, notice_for_closed(self.counters[seat], request_id)))
             return out
         request = self.open.get(seat)
         if request is None or request.id != request_id:
             if self.counters[seat].was_sent(request_id):
-                out.append(Outgoing(seat, notice_for_closed(self.counters[seat], request_id)))
+                out.append(_out(seat, notice_for_closed(self.counters[seat], request_id)))
                 self._log_error(seat, ErrorCode.STALE_REQUEST, request_id, "late answer ignored")
                 return out
             detail = (f"request {request_id} is not open for you"
@@ -278,7 +264,7 @@ class MatchDriver:
         if self.finished or (request is not None and newest_sent is not None
                              and request.id > newest_sent):
             self.stats[seat].errors += not self.finished
-            out.append(Outgoing(seat, Error(code=error.code.value, message=error.detail)))
+            out.append(_out(seat, Error(code=error.code.value, message=error.detail)))
         else:
             self._wrong(seat, error.code, error.detail, now, out)
         return out
@@ -316,7 +302,7 @@ class MatchDriver:
         if self.finished:
             return out
         for seat, request in sorted(self.open.items()):
-            out.append(Outgoing(seat, Cancel(id=request.id, reason=reason)))
+            out.append(_out(seat, Cancel(id=request.id, reason=reason)))
         self.open.clear()
         self.finished = True
         self.aborted = reason
@@ -324,7 +310,8 @@ class MatchDriver:
         self.log.aborted(reason)
         end = GameEnd(game_id=self.game_id, scores=[], ranks=[], winners=[], reveal={},
                       aborted=reason)
-        out.extend(Outgoing(seat, end) for seat in self._everyone())
+        line = _line(end)  # once, for every seat
+        out.extend(Outgoing(seat, end, line) for seat in self._everyone())
         return out
 
     def _everyone(self) -> range:
@@ -371,10 +358,10 @@ class MatchDriver:
         request = self.open.get(seat)
         self._log_error(seat, code, request.id if request else None, detail)
         if request is None:
-            out.append(Outgoing(seat, Error(code=code.value, message=detail)))
+            out.append(_out(seat, Error(code=code.value, message=detail)))
             return
         request.tries_left -= 1
-        out.append(Outgoing(seat, Error(
+        out.append(_out(seat, Error(
             code=code.value, message=detail, id=request.id,
             legal=list(request.legal) if legal else None, tries_left=request.tries_left,
             time_left_ms=_ms(request.deadline - now))))
@@ -390,7 +377,7 @@ class MatchDriver:
             limit = "time_bank" if self.bank[seat] > 0 else request.limit_name
         self._charge(seat, request, now)
         action = self._apply_default(seat, request, reason.value, now, limit=limit)
-        out.append(Outgoing(seat, Cancel(id=request.id, reason=reason.value, played=action,
+        out.append(_out(seat, Cancel(id=request.id, reason=reason.value, played=action,
                                          limit=limit)))
 
     def _charge(self, seat: int, request: OpenRequest, now: float) -> None:
@@ -432,7 +419,7 @@ class MatchDriver:
                 if seat not in acting or tuple(state.legal_actions(seat)) != request.legal:
                     del self.open[seat]
                     self._charge(seat, request, now)  # time spent on it is time used
-                    out.append(Outgoing(seat, Cancel(id=request.id,
+                    out.append(_out(seat, Cancel(id=request.id,
                                                      reason=ErrorCode.SUPERSEDED.value)))
             for seat in acting:
                 if seat in self.open:
@@ -474,7 +461,7 @@ class MatchDriver:
 
     def _finish(self, out: list[Outgoing]) -> None:
         for seat, request in sorted(self.open.items()):
-            out.append(Outgoing(seat, Cancel(id=request.id, reason=ErrorCode.GAME_OVER.value)))
+            out.append(_out(seat, Cancel(id=request.id, reason=ErrorCode.GAME_OVER.value)))
         self.open.clear()
         self.finished = True
         result = self.state.result()
@@ -483,4 +470,5 @@ class MatchDriver:
         self.log.result(result)
         end = GameEnd(game_id=self.game_id, scores=list(result.scores), ranks=list(result.ranks),
                       winners=list(result.winners), reveal=dict(result.reveal))
-        out.extend(Outgoing(seat, end) for seat in self._everyone())
+        line = _line(end)  # once, for every seat
+        out.extend(Outgoing(seat, end, line) for seat in self._everyone())

@@ -14,7 +14,7 @@ import trio
 
 from arena.edge.peer_process import Address, socket_addresses
 from arena.edge.transcript import Transcript
-from protocol.connection import ENDED, ServerConnection
+from protocol.connection import ENDED, NEED_DATA, ServerConnection
 from protocol.limits import MAX_LINE_BYTES
 
 
@@ -62,7 +62,7 @@ class Link:
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     data = b""
                 self.connection.receive_data(data)
-                while (event := self.connection.next_event()) is not None:
+                while (event := self.connection.next_event()) is not NEED_DATA:
                     if self.transcript is not None and event is not ENDED:
                         self.transcript.received(self.connection.last_line, MAX_LINE_BYTES)
                     await inbox.send(Received(self, event, self.connection.last_line))

@@ -34,13 +34,14 @@ import attrs
 import trio
 
 from arena.edge.peer_process import ProcessBinding
-from arena.gameplay.driver import MatchDriver, Outgoing, RequestCounter
+from arena.gameplay.driver import MatchDriver, Outgoing
 from arena.kit.check_findings import Check, Findings
 from arena.kit.check_link import Connected, Exited, Link, Received
 from arena.kit.check_setup import SeriesSettings, hello_problem, pick_seed, welcome
 from protocol.connection import ENDED
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.messages import Action, Bye, Cancel, Error, GameEnd, Hello, Request
+from protocol.requests import RequestCounter
 
 #: The bot's name at the checker's tables; the other seats are ``checker-<seat>``.
 BOT_NAME = "bot"

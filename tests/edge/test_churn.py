@@ -64,7 +64,8 @@ async def test_survivors_of_a_table_that_did_not_start_are_seated_before_later_b
     leaver = await connect_in_memory(nursery, server)
     await leaver.hello("leaver")
     while not server.tables:  # seated after settling (virtual time)
-        await trio.sleep(0.001)
+        await server.wait_for_change()
+    await trio.sleep(0.001)  # the table's task is settling now (as when this test polled)
     await leaver.stream.aclose()  # gone before the table's game starts
     later = [await connect_in_memory(nursery, server) for _ in range(3)]
     for i, client in enumerate(later):

@@ -305,7 +305,7 @@ async def test_no_one_is_seated_once_the_server_is_stopping(nursery, tmp_path):
     await late.until("welcome")
     async with trio.open_nursery() as stopping:
         stopping.start_soon(server.shutdown)
-        await trio.sleep(0)
+        await trio.lowlevel.checkpoint()
         await late.send({"type": "hello", "name": "late"})
     assert (await late.until("bye"))["reason"] == "server_shutdown"
     assert not any(m["type"] == "game_start" for m in late.seen + early[0].seen)

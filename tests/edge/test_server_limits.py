@@ -36,7 +36,7 @@ async def test_connections_over_the_limit_are_refused_with_a_reason(nursery, tmp
     # a place frees up when a connection ends
     await first.stream.aclose()
     while server.open_streams > 1:  # its socket is closed, not only its session
-        await trio.sleep(0)
+        await server.wait_for_change()
     fourth = await connect_in_memory(nursery, server)
     assert (await fourth.receive())["type"] == "welcome"
 
@@ -192,7 +192,7 @@ async def test_a_table_never_starts_with_a_bot_already_gone(nursery, tmp_path):
         await ghost.stream.aclose()
     with trio.fail_after(5):  # a game started with a ghost would take minutes of timeouts
         while server.tables:
-            await trio.sleep(0.01)
+            await server.wait_for_change()
     assert server.records == [] and not log_files(tmp_path / "logs")
     late = await connect_in_memory(nursery, server)
     await late.hello("honest2")

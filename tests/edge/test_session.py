@@ -73,6 +73,6 @@ async def test_a_connection_that_ended_is_never_written_to_again(nursery, tmp_pa
     assert link.fd == ours.fileno()
     await peer.aclose()
     while server.sessions:
-        await trio.sleep(0.1)
+        await server.wait_for_change()
     assert link.fd is None and not link.alive  # its number may name another socket now
     assert not link.queue(b"late\n", "bot")

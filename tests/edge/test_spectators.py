@@ -108,7 +108,7 @@ async def test_a_spectator_that_leaves_does_not_disturb_the_table(nursery, tmp_p
         for i in range(3):
             table.start_soon(play, i)
         while not server.tables:  # newcomers settle before they are seated (virtual time)
-            await trio.sleep(0.01)
+            await server.wait_for_change()
         await watcher.send({"type": "watch", "table": 1})
         await watcher.until("event")
         await watcher.stream.aclose()
@@ -217,7 +217,7 @@ async def test_who_may_watch_and_how_many(nursery, tmp_path, autojump_clock):
     assert full["code"] == "too_many_connections" and "1 spectators at most" in full["message"]
     await alice.stream.aclose()  # its place is free again
     while registered.spectators.count:
-        await trio.sleep(0.01)
+        await registered.wait_for_change()
     third = await hello(registered, name="alice", token="a" * 16)
     await third.send({"type": "watch"})
     assert (await third.until("tables"))["type"] == "tables"

@@ -219,7 +219,7 @@ def test_records_written_as_text_read_back_as_the_values_given():
 
 async def test_every_finished_log_is_synced_to_disk_by_the_time_the_server_stops(tmp_path,
                                                                                  monkeypatch):
-    import arena.edge.server as server_module
+    import arena.edge.logwriter as server_module
 
     synced: list = []
     real = server_module.sync_logs

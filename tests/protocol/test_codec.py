@@ -125,7 +125,7 @@ def test_any_id_in_range_is_well_formed_even_negative_or_zero():
 
 
 def test_the_server_never_writes_a_line_over_the_limit():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="exceeds the line limit"):
         encode(Event(kind="x", data={"blob": "a" * MAX_LINE_BYTES}))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.connection import ENDED, LocalProtocolError, ServerConnection, State
+from protocol.connection import ENDED, NEED_DATA, LocalProtocolError, ServerConnection, State
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_CONSECUTIVE_ERRORS
 from protocol.messages import Action, Bye, Error, Event, Hello, Request, Welcome
@@ -21,7 +21,7 @@ def connected() -> ServerConnection:
 def feed(conn: ServerConnection, *lines: str) -> list:
     conn.receive_data("".join(line + "\n" for line in lines).encode())
     events = []
-    while (event := conn.next_event()) is not None and event is not ENDED:
+    while (event := conn.next_event()) is not NEED_DATA and event is not ENDED:
         events.append(event)
     return events
 
@@ -85,7 +85,7 @@ def test_a_too_long_line_is_an_error_and_the_connection_goes_on():
 def test_end_of_stream_ends_the_connection_dropping_a_partial_line():
     conn = connected()
     conn.receive_data(b'{"type":"hello","na')
-    assert conn.next_event() is None
+    assert conn.next_event() is NEED_DATA
     conn.receive_data(b"")
     assert conn.next_event() is ENDED and conn.state is State.CLOSED
 
@@ -102,3 +102,48 @@ def test_the_server_may_not_send_out_of_turn():
     conn.send(Error(code="malformed", message="x"))
     conn.send(Bye(reason="server_shutdown"))
     assert conn.state is State.CLOSED
+
+
+def ready_connection() -> ServerConnection:
+    conn = ServerConnection(game="chochlik")
+    conn.send(Welcome(protocol=1, server="arena", game="chochlik", players=3, limits={}))
+    conn.receive_data(b'{"type":"hello","name":"bot"}\n')
+    assert isinstance(conn.next_event(), Hello)
+    return conn
+
+
+def test_the_connection_numbers_its_requests_and_answers_closed_ones():
+    conn = ready_connection()
+    assert [conn.requests.next_id(), conn.requests.next_id()] == [1, 2]
+    stale = conn.notice_for_closed(1)
+    assert (stale.code, stale.id) == ("stale_request", 1)
+    never = conn.notice_for_closed(3)
+    assert (never.code, never.id) == ("wrong_request_id", None)
+
+
+def test_only_the_first_answer_to_the_newest_request_is_spared_the_rate_limit():
+    conn = ready_connection()
+    conn.requests.next_id()
+    assert not conn.first_answer(Action(id=0, action="x"))
+    assert conn.first_answer(Action(id=1, action="x"))
+    assert not conn.first_answer(Action(id=1, action="x"))  # a second answer is rationed
+
+
+def test_a_new_connection_resumes_the_numbering_of_the_lost_one():
+    old = ready_connection()
+    old.requests.next_id()
+    assert old.first_answer(Action(id=1, action="x"))
+    new = ready_connection()
+    new.resume(old)
+    assert new.requests.next_id() == 2
+    assert not new.first_answer(Action(id=1, action="x"))
+    assert new.notice_for_closed(1).code == "stale_request"
+
+
+def test_offer_sends_nothing_a_closing_connection_may_not_send():
+    conn = ready_connection()
+    conn.close()
+    assert conn.offer(Welcome(protocol=1, server="arena", game="chochlik", players=3,
+                              limits={})) is None
+    bye = conn.offer(Bye(reason="server_shutdown"))
+    assert bye == b'{"type":"bye","reason":"server_shutdown"}\n'

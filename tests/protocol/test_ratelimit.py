@@ -13,7 +13,7 @@ def test_a_burst_then_the_average_rate():
     # a peer that keeps to the rate is never refused
     assert all(bucket.allow(1.0 + i * 0.1) for i in range(100))
     assert TokenBucket(5).burst == 10
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="must be positive"):
         TokenBucket(0)
 
 

@@ -1,0 +1,58 @@
+"""What an :class:`~arena.edge.server.ArenaServer` is told to do: its game, limits and folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from arena.edge.session import SEND_QUEUE_BYTES
+from arena.edge.spectators import SpectatorRules
+from arena.games.base import GameSpec
+
+
+@attrs.frozen
+class ServerConfig:
+    spec: GameSpec
+    options: Any
+    host: str = "127.0.0.1"
+    port: int = 7777
+    move_timeout: float = 5.0
+    #: Seconds for a reaction-window decision (a special card or pass; ``is_reaction``).
+    reaction_timeout: float = 1.0
+    log_dir: Path = Path("arena-logs")
+    compress_logs: bool = True  # .jsonl.gz; False: plain .jsonl
+    seed: str | None = None
+    #: Connections open at once; more are refused (``too_many_connections``).  None: the
+    #: process's file limit less headroom for logs and listeners (:func:`connection_limit`).
+    max_connections: int | None = None
+    #: Connections open at once from one address (all of a laptop's bots share 127.0.0.1).
+    max_connections_per_address: int = 256
+    #: Seconds from ``welcome`` to a valid ``hello``; then ``hello_timeout`` and the end.
+    hello_timeout: float = 10.0
+    #: Bytes queued for a bot that does not read before it is dropped (``slow_reader``).
+    max_queued_bytes: int = SEND_QUEUE_BYTES
+    #: Lines a connection may send per second on average (twice as many in a burst); more
+    #: get ``too_fast`` and the connection is closed.
+    max_messages_per_second: float = 200.0
+    #: Seconds an admitted connection may wait without a seat; then ``idle_timeout`` and the
+    #: end (None: no limit).
+    idle_timeout: float | None = 600.0
+    #: Seconds a bot with a token whose connection was lost may take to come back (a new
+    #: connection, the same token) to its seat; meanwhile its requests time out as usual.
+    #: 0: no reconnection (its seat is played by the default policy at once).
+    reconnect_grace: float = 30.0
+    #: Seconds each seat may use beyond its decisions' limits over a game (0: no bank).
+    time_bank: float = 0.0
+    #: Finished games' records kept in memory, the newest (None: all, as a runner that reports
+    #: every game needs; ``arena serve`` keeps a bounded number, as it may run for months).
+    records_kept: int | None = None
+    #: A folder for transcripts: every line each connection exchanged (None: none kept).
+    transcript_dir: Path | None = None
+    #: Who may watch, and how many at once (``arena.edge.spectators``).
+    spectators: SpectatorRules = SpectatorRules()
+    #: Connections (each says one hello) one address may open a second on average, twice as
+    #: many at once; more wait for their turn before ``welcome`` (``arena.edge.admission``), or get
+    #: ``too_many_hellos`` when it is too far off (None: no limit).
+    max_hellos_per_second: float | None = None

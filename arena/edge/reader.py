@@ -1,0 +1,162 @@
+"""One connection's loops: its reader (bytes in, events to the reception, the table or the
+spectator desk) and its writer (what the link could not write at once).
+
+The reader reads a socket directly when data is there and asks trio only to wait for more;
+a line is decoded by the connection's protocol state machine, and an answer goes to the table
+of the seat, which plays it in the reader's own task when it is idle (``Table.put``).
+"""
+
+from __future__ import annotations
+
+import os
+
+import trio
+
+from arena.edge.config import ServerConfig
+from arena.edge.reception import Reception
+from arena.edge.session import Link, Session
+from arena.edge.table import Answer, BadLine
+from arena.edge.tables import TableHall
+from protocol.connection import ENDED, NEED_DATA, ServerEvent
+from protocol.errors import ErrorCode, PeerError
+from protocol.limits import MAX_LINE_BYTES
+from protocol.messages import Action, Bye, Error, Hello, Watch
+from protocol.ratelimit import TokenBucket
+
+#: Bytes read from a socket at a time.
+RECEIVE_CHUNK = 65536
+#: Reads a connection's reader makes without waiting before it gives way to other tasks.
+READS_BEFORE_YIELD = 8
+#: Bytes written to a socket in one call at most when lines are queued for it.
+WRITE_BURST_BYTES = 256 * 1024
+
+
+class ConnectionLoops:
+    def __init__(self, reception: Reception, hall: TableHall) -> None:
+        self.reception = reception
+        self.hall = hall
+        self.stage = reception.stage
+
+    @staticmethod
+    async def write_loop(link: Link, stream: trio.abc.Stream) -> None:
+        """Write what the link could not write at once, a burst at a time (see
+        :class:`~arena.edge.session.Link`); when it is finished and flushed, the connection
+        ends."""
+        await link.write_all(stream, WRITE_BURST_BYTES)
+        if link.cancel_scope is not None:
+            link.cancel_scope.cancel()
+
+    @property
+    def config(self) -> ServerConfig:
+        return self.stage.config
+
+    async def hello_deadline(self, link: Link) -> None:
+        """A connection that has not said a valid hello in time is closed."""
+        limit = self.config.hello_timeout
+        await trio.sleep(limit)
+        session = link.owner
+        if session is not None and not session.admitted and link.alive and not link.closing:
+            session.send(Error(code=ErrorCode.HELLO_TIMEOUT.value, fatal=True,
+                               message=f"no valid hello within {limit:g} s"))
+            link.conn.close()
+            link.finish()
+
+    async def read_loop(self, session: Session, stream: trio.abc.Stream) -> None:
+        link = session.link
+        conn = link.conn
+        bucket = TokenBucket(self.config.max_messages_per_second)
+        while link.alive:
+            event: ServerEvent = conn.next_event()
+            if event is NEED_DATA:
+                try:
+                    data = await self._receive(link, stream)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    data = b""
+                if not data:
+                    link.lost = True
+                conn.receive_data(data)
+                continue
+            if event is ENDED:
+                await self._settle(session)
+                return
+            if link.transcript is not None:
+                link.transcript.received(conn.last_line, MAX_LINE_BYTES)
+            if isinstance(event, Action) and conn.first_answer(event):
+                pass  # a bot answers as fast as it is asked: only other lines are rationed
+            elif not bucket.allow(trio.current_time()):
+                await self._settle(session)
+                session.send(Error(code=ErrorCode.TOO_FAST.value, fatal=True, message=(
+                    f"more than {self.config.max_messages_per_second:g} lines a second")))
+                conn.close()
+                return
+            if isinstance(event, PeerError):
+                if event.fatal:
+                    await self._settle(session)
+                await self._peer_error(session, event)
+                if event.fatal:
+                    return
+            elif isinstance(event, Hello):
+                session = self.reception.hello(session, event)
+                if link.transcript is not None and session.admitted:
+                    link.transcript.named(session.name)
+            elif isinstance(event, Action):
+                await self._action(session, event)
+            elif isinstance(event, Watch):
+                if not self._watch(session, event, bucket):
+                    conn.close()
+                    return
+            elif isinstance(event, Bye):
+                await self._settle(session)
+                return
+
+    @staticmethod
+    async def _receive(link: Link, stream: trio.abc.Stream) -> bytes:
+        """The next bytes from the peer (b"": it closed).  From a socket they are read
+        directly when they are there, and trio is asked only to wait for more (its
+        ``receive_some`` also gives way to other tasks after every read it makes); to stay
+        fair, a reader that keeps finding data gives way every :data:`READS_BEFORE_YIELD`."""
+        fd = link.fd
+        if fd is None:
+            return bytes(await stream.receive_some(RECEIVE_CHUNK))
+        link.reads_in_a_row += 1
+        if link.reads_in_a_row >= READS_BEFORE_YIELD:
+            link.reads_in_a_row = 0
+            await trio.lowlevel.checkpoint()
+        while True:
+            try:
+                return os.read(fd, RECEIVE_CHUNK)
+            except BlockingIOError:
+                link.reads_in_a_row = 0
+                await trio.lowlevel.wait_readable(fd)
+
+    @staticmethod
+    async def _settle(session: Session) -> None:
+        """Before a connection's last words: its table answers every line it sent first."""
+        session.link.ending = True
+        if session.seat is not None:
+            await session.seat.table.settle(session)
+
+    @staticmethod
+    async def _peer_error(session: Session, error: PeerError) -> None:
+        seat = session.seat
+        if seat is not None and not error.fatal:
+            await seat.table.put(BadLine(session, error, session.conn.requests.newest))
+        else:
+            session.send(Error(code=error.code.value, message=error.detail, fatal=error.fatal))
+
+    @staticmethod
+    async def _action(session: Session, action: Action) -> None:
+        if session.seat is not None:
+            await session.seat.table.put(Answer(session, action))
+            return
+        session.send(session.conn.notice_for_closed(action.id))
+
+    def _watch(self, session: Session, watch: Watch, budget: TokenBucket) -> bool:
+        """A spectator asks which tables run, or starts watching one (False: it is over its
+        limits and was told so: close it)."""
+        if not session.spectator:
+            session.send(Error(code=ErrorCode.UNEXPECTED_MESSAGE.value,
+                               message="watch is for spectators (hello with role spectator)"))
+            return True
+        return self.reception.spectators.watch(session, watch, self.hall.tables, budget,
+                                               trio.current_time())
