@@ -34,7 +34,7 @@ from arena.games.base import (
     Result,
 )
 from arena.games.chance import Chance, SeededChance
-from arena.games.vollewolle_cards import KIND_NAMES, Kind, load_deck, score_table
+from arena.games.vollewolle.cards import KIND_NAMES, Kind, load_deck, score_table
 
 CARDS = load_deck()
 CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)

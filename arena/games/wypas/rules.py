@@ -11,7 +11,7 @@ reaching 5 in one final shearing step +2), or at the turn cap.
 Every choice is a small decision (the tokens are in SPEC.md): ``hide <card>``; ``name <card>``
 / ``name hidden``; ``add <card>``, ``commit``, ``pass``; ``place <card> <pen>`` (a joker then
 ``as <colour>-<value>``), ``done``; ``shear <pen>``, ``done``.  Special cards are played in
-reaction windows (:mod:`arena.games.wypas_windows`).
+reaction windows (:mod:`arena.games.wypas.windows`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from arena.games.base import (
     Result,
 )
 from arena.games.chance import Chance, SeededChance
-from arena.games.wypas_cards import (
+from arena.games.wypas.cards import (
     CARD_IDS,
     CARDS,
     COLOURS,
@@ -50,7 +50,8 @@ from arena.games.wypas_cards import (
     fits,
     shear,
 )
-from arena.games.wypas_windows import (
+from arena.games.wypas.worlds import other_world as worlds
+from arena.games.wypas.windows import (
     Decision,
     Windows,
     kinds_with_a_pen_target,
@@ -402,7 +403,7 @@ class WypasState:
 
     def pen_kinds(self) -> frozenset[Kind]:
         """The special kinds with a pen to aim at now
-        (:func:`~arena.games.wypas_windows.kinds_with_a_pen_target`)."""
+        (:func:`~arena.games.wypas.windows.kinds_with_a_pen_target`)."""
         kinds = self._pen_kinds
         if kinds is None:
             kinds = self._pen_kinds = kinds_with_a_pen_target(self)
@@ -410,7 +411,7 @@ class WypasState:
 
     def playable(self) -> Mapping[int, tuple[int, ...]]:
         """Each seat that could play a special card in a window now, with those cards
-        (:func:`~arena.games.wypas_windows.playable_specials`); the same value until a hand
+        (:func:`~arena.games.wypas.windows.playable_specials`); the same value until a hand
         changes or the pens offer other targets, so do not change it."""
         kinds = self.pen_kinds()
         found = self._playable
@@ -1204,8 +1205,6 @@ def info(_options: WypasOptions) -> dict[str, Any]:
 
 def other_world(state: WypasState, seat: int, actions: Sequence[tuple[int, str]],
                 rng: Any) -> OtherWorld:
-    from arena.games.wypas_worlds import other_world as worlds
-
     return worlds(state, seat, actions, rng)
 
 
