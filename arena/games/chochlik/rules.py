@@ -23,14 +23,15 @@ import attrs
 from arena.games.base import (
     EventLog,
     EventSpec,
-    GameEvent,
     GameSpec,
     IllegalAction,
     OptionsError,
     OtherWorld,
     Result,
+    StateBase,
 )
 from arena.games.chance import Chance, SeededChance
+from arena.games.chochlik.drawing import DRAWING
 
 # --- The classic card table (shared/rules/chochlik.md §1.1) -------------------------------------
 
@@ -187,7 +188,7 @@ def _observation(fields: dict[str, Any]) -> ChochlikObservation:
 # --- The state -----------------------------------------------------------------------------------
 
 
-class ChochlikState:
+class ChochlikState(StateBase):
     """A chochlik game (many hands).  Internal lists, mutated in place; :meth:`clone` copies.
 
     Every hand's deal is ``chance.shuffle(DECK, "deal", hand)`` cut into equal hands, seat 0's
@@ -217,21 +218,8 @@ class ChochlikState:
 
     # -- the interface --
 
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    def to_act(self) -> tuple[int, ...]:
-        return self._acting
-
     def is_over(self) -> bool:
         return self.phase is _OVER
-
-    def default_action(self, seat: int) -> str | None:
-        return None  # any card: a uniform draw is as safe as any other
-
-    def is_reaction(self, seat: int) -> bool:
-        return False  # no reaction windows: every decision has the move time limit
 
     def legal_actions(self, seat: int) -> list[str]:
         phase = self.phase
@@ -259,9 +247,6 @@ class ChochlikState:
             self._choose_pass(seat, verb, card)
         else:
             raise IllegalAction("the game is over")
-
-    def take_events(self) -> list[GameEvent]:
-        return self.events.take()
 
     def result(self) -> Result | None:
         if self.phase is not _OVER:
@@ -304,21 +289,10 @@ class ChochlikState:
             "hands": self._hands_limit,
         })
 
-    def clone(self) -> ChochlikState:
-        twin = object.__new__(ChochlikState)
-        twin.__dict__.update(self.__dict__)  # the views are tuples: shared
-        twin.chance = self.chance.clone()
-        twin.events = self.events.copy()
-        twin.scores = list(self.scores)
-        twin.imp_history = [list(p) for p in self.imp_history]
-        twin.hands = [list(h) for h in self.hands]
-        twin.pass_choice = [list(c) for c in self.pass_choice]
-        twin.pass_step = list(self.pass_step)
-        twin.imp_pile = list(self.imp_pile)
-        twin.trick = list(self.trick)
-        twin.played = list(self.played)
-        twin.won = [list(w) for w in self.won]
-        return twin
+    # clone (StateBase) copies these; the views are tuples, shared; any card is a fine
+    # default (a uniform draw is as safe as any other)
+    COPIED = ("scores", "pass_step", "imp_pile", "trick", "played")
+    COPIED_NESTED = ("imp_history", "hands", "pass_choice", "won")
 
     def _refresh_views(self) -> None:
         """Bring the views in line with the fields, after they were set from outside (a test's
@@ -557,4 +531,7 @@ SPEC = GameSpec(
     info=info,
     round_name="hand",
     tournament_options=lambda players: {"hands": players, "target": 0},
+    short_game={"hands": 1},
+    reference_bot="chochlik-heuristic",
+    drawing=DRAWING,
 )

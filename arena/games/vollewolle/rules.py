@@ -26,15 +26,16 @@ import attrs
 from arena.games.base import (
     EventLog,
     EventSpec,
-    GameEvent,
     GameSpec,
     IllegalAction,
     OptionsError,
     OtherWorld,
     Result,
+    StateBase,
 )
 from arena.games.chance import Chance, SeededChance
 from arena.games.vollewolle.cards import KIND_NAMES, Kind, load_deck, score_table
+from arena.games.vollewolle.drawing import DRAWING
 
 CARDS = load_deck()
 CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)
@@ -166,7 +167,7 @@ _Views = tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[str, ...], ...], tu
 # --- The state -----------------------------------------------------------------------------------
 
 
-class VolleWolleState:
+class VolleWolleState(StateBase):
     """A game of Volle Wolle.  Internal lists of card indices, mutated in place.
 
     Chance: the deck is ``chance.shuffle(card ids, "deck")``, bid-card backs
@@ -212,13 +213,6 @@ class VolleWolleState:
 
     # -- the interface --
 
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    def to_act(self) -> tuple[int, ...]:
-        return self._acting
-
     def is_over(self) -> bool:
         return self.decision is _OVER
 
@@ -251,9 +245,6 @@ class VolleWolleState:
         if decision is _ROLLING_OR_TAKING:
             return TAKE_ALL
         return None
-
-    def is_reaction(self, seat: int) -> bool:
-        return False  # no reaction windows: every decision has the move time limit
 
     def apply(self, seat: int, action: str) -> None:
         if seat not in self._acting:
@@ -288,9 +279,6 @@ class VolleWolleState:
             self._start_taking(seat, len(self.display))
         else:
             raise IllegalAction(f"{action!r}: answer {ROLL} or {TAKE_ALL}")
-
-    def take_events(self) -> list[GameEvent]:
-        return self.events.take()
 
     def result(self) -> Result | None:
         if self.scoring is None:
@@ -344,16 +332,10 @@ class VolleWolleState:
                           else "black_sheep" if self.black_only else "display"),
         })
 
-    def clone(self) -> VolleWolleState:
-        twin = object.__new__(VolleWolleState)
-        twin.__dict__.update(self.__dict__)
-        twin.chance = self.chance.clone()
-        twin.events = self.events.copy()
-        for name in ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
-                     "_flock_views", "_sheep_numbers", "_modifiers"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin.flocks = [list(flock) for flock in self.flocks]
-        return twin
+    # clone (StateBase) copies these
+    COPIED = ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
+              "_flock_views", "_sheep_numbers", "_modifiers")
+    COPIED_NESTED = ("flocks",)
 
     # -- helpers --
 
@@ -686,4 +668,6 @@ SPEC = GameSpec(
     },
     other_world=other_world,
     info=info,
+    reference_bot="vollewolle-heuristic",
+    drawing=DRAWING,
 )

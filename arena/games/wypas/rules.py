@@ -25,12 +25,12 @@ import attrs
 from arena.games.base import (
     EventLog,
     EventSpec,
-    GameEvent,
     GameSpec,
     IllegalAction,
     OptionsError,
     OtherWorld,
     Result,
+    StateBase,
 )
 from arena.games.chance import Chance, SeededChance
 from arena.games.wypas.cards import (
@@ -50,13 +50,14 @@ from arena.games.wypas.cards import (
     fits,
     shear,
 )
-from arena.games.wypas.worlds import other_world as worlds
+from arena.games.wypas.drawing import DRAWING
 from arena.games.wypas.windows import (
     Decision,
     Windows,
     kinds_with_a_pen_target,
     playable_specials,
 )
+from arena.games.wypas.worlds import other_world as worlds
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 HAND_SIZE = 5
@@ -253,7 +254,7 @@ class Bluff:
 # --- The state -----------------------------------------------------------------------------------
 
 
-class WypasState:
+class WypasState(StateBase):
     """A game of Wypas.  Cards are indices into :data:`CARDS`; lists are mutated in place.
 
     Chance: the play deck is ``chance.shuffle(card ids, "deck")`` (drawn from the end), the
@@ -437,10 +438,6 @@ class WypasState:
 
     # -- the interface --
 
-    @property
-    def num_players(self) -> int:
-        return self.n
-
     def to_act(self) -> tuple[int, ...]:
         acting = self._acting
         if acting is None:
@@ -555,9 +552,6 @@ class WypasState:
         else:
             self._name(None if rest == HIDDEN else INDEX[rest])
 
-    def take_events(self) -> list[GameEvent]:
-        return self.events.take()
-
     def result(self) -> Result | None:
         if self.phase is not Phase.OVER:
             return None
@@ -624,24 +618,16 @@ class WypasState:
         return tuple([tuple([self._public_id(card, seat) for card in laid])
                       for laid in self.laid])
 
-    def clone(self) -> WypasState:
-        twin = object.__new__(WypasState)
-        twin.__dict__.update(self.__dict__)
-        twin.chance = self.chance.clone()
-        twin.events = self.events.copy()
-        for name in ("deck", "discard", "fleeces", "scores", "final_left", "lot", "drawn_lot",
-                     "stakes",
-                     "passed", "phase_left"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin._hands = [list(hand) for hand in self._hands]
-        twin._hand_ids, twin._specials = list(self._hand_ids), list(self._specials)
-        twin.laid = [list(laid) for laid in self.laid]
+    # clone (StateBase) copies these, and _cloned the rest
+    COPIED = ("deck", "discard", "fleeces", "scores", "final_left", "lot", "drawn_lot",
+              "stakes", "passed", "phase_left", "_hand_ids", "_specials")
+    COPIED_NESTED = ("_hands", "laid", "_wolves")
+
+    def _cloned(self, twin: Any) -> None:
         twin._pens = [[list(pen) for pen in pens] for pens in self._pens]
-        twin._wolves = [list(pair) for pair in self._wolves]
         twin._legal = dict(self._legal)
         twin.windows = self.windows.copy_for(twin)
         twin.bluff = self.bluff.copy()
-        return twin
 
     # -- helpers --
 
@@ -1251,4 +1237,7 @@ SPEC = GameSpec(
     info=info,
     round_name="turn",
     reaction_windows=True,
+    short_game={"turn_cap": 4},
+    reference_bot="wypas-heuristic",
+    drawing=DRAWING,
 )
