@@ -198,6 +198,12 @@ class ChochlikState(StateBase):
     view refreshed when they change, and the piles won one rebuilt at the first observation
     after a trick; apply checks a card without building the legal list."""
 
+    # views (see _refresh_views)
+    _won_view: tuple[tuple[int, ...], ...] | None
+    _scores_view: tuple[int, ...]
+    _target: int | None
+    _hands_limit: int | None
+
     def __init__(
         self,
         options: ChochlikOptions,
@@ -297,7 +303,7 @@ class ChochlikState(StateBase):
     def _refresh_views(self) -> None:
         """Bring the views in line with the fields, after they were set from outside (a test's
         position) or at the start of a hand."""
-        self._won_view: tuple[tuple[int, ...], ...] | None = None
+        self._won_view = None
         self._scores_view = tuple(self.scores)
         self._target, self._hands_limit = self.options.target, self.options.hands
 

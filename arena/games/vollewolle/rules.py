@@ -176,6 +176,8 @@ class VolleWolleState(StateBase):
     rolled, "dice", round, turn position, attempt)``: the same seed gives the same cards and the
     same dice for the same situation, whatever the players did before."""
 
+    _views: _Views | None  # what observe reads, rebuilt after it changed
+
     def __init__(self, options: VolleWolleOptions, seed: object, *, record_events: bool = False,
                  chance: Chance | None = None) -> None:
         n = self.n = options.players
@@ -343,7 +345,7 @@ class VolleWolleState(StateBase):
         """What observations show of the flocks, kept up to date as cards are taken (observe is
         the hot path): ids top first, each seat's tie-breaking sheep number and its top card's
         modifier; and no tuples of :meth:`_build_views` yet."""
-        self._views: _Views | None = None
+        self._views = None
         self._flock_views = [tuple(CARD_IDS[card] for card in reversed(flock))
                              for flock in self.flocks]
         self._sheep_numbers = [

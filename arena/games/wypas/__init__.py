@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from arena.games.wypas.cards import CARD_IDS, INDEX
-from arena.games.wypas.rules import (
+from arena.games.wypas.core import (
     ADD,
     BLEAT,
     BLUFF,
@@ -21,19 +21,15 @@ from arena.games.wypas.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     PASS,
-    SPEC,
     Bluff,
     Check,
     Phase,
     WypasObservation,
     WypasOptions,
-    WypasState,
-    info,
     lot_size,
-    new_state,
-    other_world,
     parse_options,
 )
+from arena.games.wypas.rules import SPEC, WypasState, info, new_state, other_world
 
 __all__ = [
     "ADD",

@@ -292,9 +292,8 @@ class Windows:
         game.events.emit("special_played", {"seat": dogger, "card": ids[dog], "target": [],
                                             "cancels": ids[top_card]})
         self.chain.append((dogger, dog, ()))
-        if not self._open_response():
-            if not self._resolve_chain():
-                self._next_play()
+        if not self._open_response() and not self._resolve_chain():
+            self._next_play()
 
     def _resolve_chain(self) -> bool:
         """Resolve the chain; True when the card's effect waits for a choice (steal, swap)."""
