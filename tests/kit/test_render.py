@@ -36,10 +36,11 @@ HEURISTIC_TABLE = {"players": 3, "turn_cap": 20}
 
 
 def tables(game: str) -> list[dict[str, Any]]:
-    """The tables above, or for another game short games at its smallest and largest sizes."""
+    """The tables above, or for another game a short game at its smallest size and a game of
+    its default length at its largest (where later rounds fill what the first leaves empty)."""
     spec = GAMES[game]
-    return TABLES.get(game) or [{"players": players, **spec.short_game}
-                                for players in (spec.min_players, spec.max_players)]
+    return TABLES.get(game) or [{"players": spec.min_players, **spec.short_game},
+                                {"players": spec.max_players}]
 
 
 class Uniform:
