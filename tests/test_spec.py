@@ -127,3 +127,16 @@ def test_the_example_bot_passes_check_bot(tmp_path):
                                             "1", "--", sys.executable, str(script)])
     assert result.exit_code == 0, result.output
     assert "PASS  error reply and retry" in result.output
+
+
+def test_the_games_come_last_and_the_contents_link_every_section():
+    """A new game's section goes at the end and renumbers nothing; the contents line links
+    each numbered section by its anchor."""
+    headings = re.findall(r"^## (\d+)\. (.+)$", SPEC_TEXT, re.M)
+    assert [int(number) for number, _ in headings] == list(range(len(headings)))
+    games = [title.startswith("Game: ") for _, title in headings]
+    assert games == sorted(games) and sum(games) >= len(GAMES)
+    contents = SPEC_TEXT.split("---", 1)[0]
+    for number, title in headings:
+        anchor = re.sub(r"[^a-z0-9 -]", "", f"{number} {title}".lower()).replace(" ", "-")
+        assert f"(#{anchor})" in contents, anchor

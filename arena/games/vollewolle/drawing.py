@@ -118,5 +118,5 @@ LEGEND = (
 DRAWING = Drawing(
     observation=draw, namer=namer, label=label, legend=LEGEND,
     left_out={"start_player": "breaks ties of equal bids and equal sheep numbers, which the "
-                              "deck cannot produce (SPEC.md §8); '?' shows it"},
+                              "deck cannot produce (SPEC.md §10); '?' shows it"},
     tables={"final_scoring": final_scoring})
