@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from arena.games.chochlik.rules import (
+from arena.games.chochlik.core import (
     BLUE,
     COINS,
     COLOUR,
@@ -18,21 +18,23 @@ from arena.games.chochlik.rules import (
     PLAY,
     RED,
     RIGHT,
-    SPEC,
     START_PRICE,
     TOKENS,
     VERBS,
     YELLOW,
     ChochlikObservation,
     ChochlikOptions,
-    ChochlikState,
     Phase,
+    parse_options,
+)
+from arena.games.chochlik.rules import (
+    SPEC,
+    ChochlikState,
     deal_script,
     hidden_from,
     info,
     new_state,
     other_world,
-    parse_options,
 )
 
 __all__ = [

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from arena.games.vollewolle.rules import (
+from arena.games.vollewolle.core import (
     ATTEMPTS,
     BID_BACKS,
     BID_TOKENS,
@@ -26,7 +26,6 @@ from arena.games.vollewolle.rules import (
     ROLL,
     ROLLING,
     SIDES,
-    SPEC,
     STARTING_WOOL,
     TAKE_ALL,
     TAKE_CARD,
@@ -34,11 +33,14 @@ from arena.games.vollewolle.rules import (
     Decision,
     VolleWolleObservation,
     VolleWolleOptions,
+    parse_options,
+)
+from arena.games.vollewolle.rules import (
+    SPEC,
     VolleWolleState,
     info,
     new_state,
     other_world,
-    parse_options,
 )
 
 __all__ = [
