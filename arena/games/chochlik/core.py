@@ -1,6 +1,8 @@
 """chochlik's basics: the card table, the action tokens, the phases, the options and the
 observation a seat receives."""
 
+from __future__ import annotations
+
 import enum
 from collections.abc import Mapping
 from typing import Any
