@@ -26,8 +26,11 @@ class TableView(Protocol):
     """What a drawing gets besides the observation: the players' names by seat, the game's
     ``info`` (:class:`arena.kit.render.Table` is one)."""
 
-    names: tuple[str, ...]
-    info: Mapping[str, Any]
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def info(self) -> Mapping[str, Any]: ...
 
     def name(self, seat: Any) -> str: ...
 
