@@ -35,6 +35,7 @@ import itertools
 import random
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from reference_bots.client import argument_parser, play
@@ -94,8 +95,9 @@ class VolleWolleHeuristic:
             return self.reach(obs)
         if decision == "roll_or_take":
             display, bid = obs["display"], obs["bids"][obs["seat"]]
-            values = {"roll": functools.partial(self.rolling_value, obs, display, bid),
-                      "take all": lambda fast=False: self.haul_value(obs, display)}
+            values: dict[str, Callable[..., float]] = {
+                "roll": functools.partial(self.rolling_value, obs, display, bid),
+                "take all": lambda fast=False: self.haul_value(obs, display)}
             return best_choice(["take all", "roll"], lambda t: values[t](fast=True),
                                lambda t: values[t](fast=False))
         return self.take(obs, [token.split()[1] for token in legal])

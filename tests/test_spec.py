@@ -29,23 +29,26 @@ def test_every_reason_code_is_documented():
         assert f"| `{code.value}` |" in SPEC_TEXT, code
 
 
-def game_section(name: str) -> str:
-    """The text of SPEC.md's section on one game (from its heading to the next one)."""
-    match = re.search(rf"^## \d+\. Game: {name}\b.*?(?=^## )", SPEC_TEXT, re.S | re.M)
+def game_section(name: str, text: str = SPEC_TEXT) -> str:
+    """The text of SPEC.md's section on one game (from its heading to the next one, or the
+    end: the games' sections come last)."""
+    match = re.search(rf"^## \d+\. Game: {name}\b.*?(?=^## |\Z)", text, re.S | re.M)
     assert match, f"SPEC.md has no section '## N. Game: {name}'"
     return match.group(0)
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
-def test_every_observation_field_is_documented(name):
-    section = game_section(name)
+# The checks of one game's section, for every registered game; a game defined elsewhere (the
+# toy game of tests/games/test_new_game.py) passes its own spec text.
+
+
+def check_observation_fields(name: str, text: str = SPEC_TEXT) -> None:
+    section = game_section(name, text)
     for field in attrs.fields(GAMES[name].observation_type):
         assert f"`{field.name}`" in section, field.name
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
-def test_every_event_and_its_fields_are_documented(name):
-    section = game_section(name)
+def check_events(name: str, text: str = SPEC_TEXT) -> None:
+    section = game_section(name, text)
     for kind, event in GAMES[name].events.items():
         row = re.search(rf"^\| `{kind}` \|.*$", section, re.M)
         assert row, f"{name}: event {kind!r} is not in SPEC.md"
@@ -53,18 +56,39 @@ def test_every_event_and_its_fields_are_documented(name):
             assert f"`{field}`" in row.group(0), f"{name}: {kind}.{field}"
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
-def test_every_option_is_documented(name):
-    section = game_section(name)
+def check_options(name: str, text: str = SPEC_TEXT) -> None:
+    section = game_section(name, text)
     for field in GAMES[name].option_fields():
         assert f"| `{field.name}` |" in section, field.name
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
-def test_every_game_says_how_its_defaults_are_chosen(name):
-    defaults = re.search(r"\*\*How defaults are chosen\.\*\*.*?(?=\n- |\n## )", SPEC_TEXT,
+def check_defaults(name: str, text: str = SPEC_TEXT) -> None:
+    defaults = re.search(r"\*\*How defaults are chosen\.\*\*.*?(?=\n- |\n## |\Z)", text,
                          re.S)
     assert defaults and f"| {name} |" in defaults.group(0)
+
+
+SECTION_CHECKS = (check_observation_fields, check_events, check_options, check_defaults)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_observation_field_is_documented(name):
+    check_observation_fields(name)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_event_and_its_fields_are_documented(name):
+    check_events(name)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_option_is_documented(name):
+    check_options(name)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_says_how_its_defaults_are_chosen(name):
+    check_defaults(name)
 
 
 def test_the_message_examples_parse():
@@ -103,3 +127,16 @@ def test_the_example_bot_passes_check_bot(tmp_path):
                                             "1", "--", sys.executable, str(script)])
     assert result.exit_code == 0, result.output
     assert "PASS  error reply and retry" in result.output
+
+
+def test_the_games_come_last_and_the_contents_link_every_section():
+    """A new game's section goes at the end and renumbers nothing; the contents line links
+    each numbered section by its anchor."""
+    headings = re.findall(r"^## (\d+)\. (.+)$", SPEC_TEXT, re.M)
+    assert [int(number) for number, _ in headings] == list(range(len(headings)))
+    games = [title.startswith("Game: ") for _, title in headings]
+    assert games == sorted(games) and sum(games) >= len(GAMES)
+    contents = SPEC_TEXT.split("---", 1)[0]
+    for number, title in headings:
+        anchor = re.sub(r"[^a-z0-9 -]", "", f"{number} {title}".lower()).replace(" ", "-")
+        assert f"(#{anchor})" in contents, anchor

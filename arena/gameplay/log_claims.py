@@ -1,4 +1,4 @@
-"""What ``arena replay`` checks of a log's claims beyond the game itself (SPEC §10).
+"""What ``arena replay`` checks of a log's claims beyond the game itself (SPEC §7).
 
 The game's events and result follow from the seed and the actions; the rest of a log is the
 server's word: the players' names, who chose each action (``by``: the bot or the server's

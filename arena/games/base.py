@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import attrs
 
 from arena.games.chance import Chance
+from arena.games.drawing import Drawing
 
 #: Every decision's legal list stays under this many tokens, in every game.
 MAX_LEGAL_ACTIONS = 100
@@ -147,6 +148,54 @@ class GameState(Protocol):
         """An independent copy (RNG streams included) for search."""
 
 
+class StateBase:
+    """What every game's state repeats, written once: ``num_players`` (``self.n``), ``to_act``
+    (``self._acting``, kept up to date by the game), ``take_events`` (``self.events``, an
+    :class:`EventLog`), no reaction windows and a uniform default unless the game says
+    otherwise, and ``clone``: a shallow copy whose chance and events are copied, and whose
+    lists named in ``COPIED`` (one level) and ``COPIED_NESTED`` (lists of lists) are copied;
+    a game copies anything deeper in ``_cloned``."""
+
+    n: int
+    _acting: Any  # the seats to act (a game may compute it lazily, from None)
+    chance: Chance
+    events: EventLog
+    #: Fields holding lists the game changes in place: each clone gets its own.
+    COPIED: tuple[str, ...] = ()
+    COPIED_NESTED: tuple[str, ...] = ()
+
+    @property
+    def num_players(self) -> int:
+        return self.n
+
+    def to_act(self) -> tuple[int, ...]:
+        return self._acting
+
+    def take_events(self) -> list[GameEvent]:
+        return self.events.take()
+
+    def default_action(self, seat: int) -> str | None:
+        return None
+
+    def is_reaction(self, seat: int) -> bool:
+        return False  # no reaction windows: every decision has the move time limit
+
+    def clone(self) -> Any:
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.chance = self.chance.clone()
+        twin.events = self.events.copy()
+        for name in self.COPIED:
+            setattr(twin, name, list(getattr(self, name)))
+        for name in self.COPIED_NESTED:
+            setattr(twin, name, [list(inner) for inner in getattr(self, name)])
+        self._cloned(twin)
+        return twin
+
+    def _cloned(self, twin: Any) -> None:
+        """Copy what ``COPIED`` and ``COPIED_NESTED`` do not reach (deeper lists, helpers)."""
+
+
 class NewState(Protocol):
     """How a game starts: from its options and a seed, optionally with events recorded and with
     a chance other than the seed's own (a test's scripted dice, say)."""
@@ -203,10 +252,22 @@ class GameSpec:
     tournament_options: Callable[[int], Mapping[str, Any]] = lambda players: {}
     #: Some decisions are reaction windows (``GameState.is_reaction``); False: none ever is.
     reaction_windows: bool = False
+    #: Options that keep a game short, on top of the defaults (a check-bot series, the shared
+    #: test batteries): ``{"hands": 1}``; see :meth:`short_options`.
+    short_game: Mapping[str, Any] = attrs.field(factory=dict)
+    #: The built-in bot that plays this game well (``arena match`` and ``arena play`` know it
+    #: by this name; it runs ``reference_bots/<name with _ for ->.py``), or None.
+    reference_bot: str | None = None
+    #: How ``arena play`` draws the game for a person (None: every field as ``name: value``).
+    drawing: Drawing | None = None
 
     def option_fields(self) -> list[attrs.Attribute]:
         """The game's options (``players`` first), each with ``metadata["help"]``."""
         return list(attrs.fields(self.options_type))
+
+    def short_options(self, players: int) -> Any:
+        """The options of a short game at a table of ``players``."""
+        return self.parse_options({"players": players, **self.short_game})
 
     def options_to_dict(self, options: Any) -> dict[str, Any]:
         return attrs.asdict(options)

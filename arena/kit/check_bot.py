@@ -42,9 +42,6 @@ Transcripts = Callable[[str], Transcript | None]
 
 #: Seats at the checker's tables (within each game's range).
 CHECK_PLAYERS = 3
-#: Options that keep each game short, on top of the game's defaults: a check plays a series.
-SHORT_GAME_OPTIONS: dict[str, dict[str, Any]] = {"chochlik": {"hands": 1},
-                                                 "wypas": {"turn_cap": 4}}
 #: Characters of the bot's last output quoted in a reason about a crash.
 OUTPUT_TAIL_CHARS = 300
 #: The file, beside the transcripts, that keeps the bot's output (its stderr; stdout too
@@ -54,7 +51,7 @@ BOT_OUTPUT = "bot-output.txt"
 
 def check_options(spec: GameSpec) -> Any:
     players = max(spec.min_players, min(CHECK_PLAYERS, spec.max_players))
-    return spec.parse_options({"players": players, **SHORT_GAME_OPTIONS.get(spec.name, {})})
+    return spec.short_options(players)  # a check plays a series: short games
 
 
 def command_template(words: tuple[str, ...]) -> str:

@@ -23,11 +23,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from arena.games import GAMES
 from reference_bots.wypas_heuristic import WypasHeuristic
 
 PASS = "pass"
 #: wypas decisions taken in reaction windows.
 WINDOW_DECISIONS = frozenset({"window", "response"})
+#: The reference bots that judge which special cards are worth playing in a reaction window,
+#: by the name a game's spec gives its reference bot.
+JUDGES = {"wypas-heuristic": WypasHeuristic}
 
 
 class Ask(enum.Enum):
@@ -45,8 +49,11 @@ class AutoAnswer:
         self.judge: WypasHeuristic | None = None
         #: Offers (see :meth:`offers`) the person turned down.
         self.declined: set[tuple[Any, ...]] = set()
-        if ask is Ask.WORTHWHILE and game == "wypas":
-            self.judge = WypasHeuristic(seed=0)
+        spec = GAMES.get(game)
+        judge = JUDGES.get(spec.reference_bot or "") if spec is not None else None
+        if ask is Ask.WORTHWHILE and judge is not None and spec is not None \
+                and spec.reaction_windows:
+            self.judge = judge(seed=0)
             self.judge.on_message({"type": "game_start", "seat": seat, "info": dict(info)})
 
     def answer(self, request: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -43,6 +43,7 @@ from arena.edge.peer_process import ProcessBinding
 from arena.edge.server import ArenaServer, ServerConfig
 from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord, timed_out_note
+from arena.games import GAMES
 from arena.games.base import GameSpec
 from arena.launch.sandbox import Sandbox
 from arena.launch.sandbox_run import SandboxRun
@@ -53,9 +54,9 @@ from protocol.errors import ErrorCode
 #: where to connect, their name and their token file from the ARENA_* variables).
 BUILTIN_BOTS = {
     "random": "{python} -m reference_bots.random",
-    "chochlik-heuristic": "{python} -m reference_bots.chochlik_heuristic",
-    "vollewolle-heuristic": "{python} -m reference_bots.vollewolle_heuristic",
-    "wypas-heuristic": "{python} -m reference_bots.wypas_heuristic",
+    # each game's reference bot, as its spec names it (reference_bots/<name, - as _>.py)
+    **{spec.reference_bot: "{python} -m reference_bots." + spec.reference_bot.replace("-", "_")
+       for spec in GAMES.values() if spec.reference_bot},
 }
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0

@@ -1,5 +1,5 @@
 """Not broken: it does not come back after a lost connection (reconnecting is optional) and
-ends there, as the complete bot of SPEC.md §11 does."""
+ends there, as the complete bot of SPEC.md §8 does."""
 
 from honest import HonestBot
 

@@ -1,4 +1,4 @@
-"""``arena replay`` checks what a log can prove of its names, ``by`` and ``ms`` (SPEC §10): a
+"""``arena replay`` checks what a log can prove of its names, ``by`` and ``ms`` (SPEC §7): a
 played log with every kind of default reproduces, and each checkable forgery of it makes
 ``arena replay`` exit 1 with a line naming the log line and what is wrong."""
 

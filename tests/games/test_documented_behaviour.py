@@ -1,4 +1,4 @@
-"""Single sentences SPEC.md §6-9 says about what a bot sees (issue 18 item 4), pinned here
+"""Single sentences SPEC.md §6 and §9-11 says about what a bot sees (issue 18 item 4), pinned here
 through the public interface: observations, legal lists, events, results."""
 
 from __future__ import annotations

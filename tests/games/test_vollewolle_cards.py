@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.games.vollewolle_cards import Kind, load_deck, parse_deck, score_player, score_table
+from arena.games.vollewolle.cards import Kind, load_deck, parse_deck, score_player, score_table
 
 DECK = {card.id: card for card in load_deck()}
 

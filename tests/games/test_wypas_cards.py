@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.games.wypas_cards import Kind, fits, load_deck, parse_deck, shear, sheep_in
+from arena.games.wypas.cards import Kind, fits, load_deck, parse_deck, shear, sheep_in
 
 
 def red(value):

@@ -1,4 +1,4 @@
-"""Wypas: behaviours SPEC §9 spells out where the rules text could be read two ways (issue 17
+"""Wypas: behaviours SPEC §11 spells out where the rules text could be read two ways (issue 17
 item 7): a check whose checker passes instead of matching, and a `withdrawn` card that is no
 longer in its owner's hand."""
 

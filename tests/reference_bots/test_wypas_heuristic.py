@@ -26,7 +26,7 @@ def ask(policy, state, seat):
 
 
 def test_its_row_rule_is_the_engines():
-    from arena.games.wypas_cards import fits as engine_fits
+    from arena.games.wypas.cards import fits as engine_fits
     rng = random.Random(1)
     colours = ["yellow", "red", "green", "violet"]
     for _ in range(500):

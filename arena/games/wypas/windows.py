@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from arena.games.wypas_cards import CARD_IDS, INDEX, IS_DOG, IS_THIEF, KIND, Kind, sheep_in
+from arena.games.wypas.cards import CARD_IDS, INDEX, IS_DOG, IS_THIEF, KIND, Kind, sheep_in
 
-if TYPE_CHECKING:
-    from arena.games.wypas import WypasState
+#: The rules' state (arena.games.wypas.rules.WypasState): not imported, the rules import this
+#: module; a window reads and changes the game's fields.
+WypasState = Any
 
 PASS = "pass"
 PLAY = tuple(f"play {card_id}" for card_id in CARD_IDS)  # by card index
@@ -291,9 +292,8 @@ class Windows:
         game.events.emit("special_played", {"seat": dogger, "card": ids[dog], "target": [],
                                             "cancels": ids[top_card]})
         self.chain.append((dogger, dog, ()))
-        if not self._open_response():
-            if not self._resolve_chain():
-                self._next_play()
+        if not self._open_response() and not self._resolve_chain():
+            self._next_play()
 
     def _resolve_chain(self) -> bool:
         """Resolve the chain; True when the card's effect waits for a choice (steal, swap)."""

@@ -1,6 +1,6 @@
 """Volle Wolle's cards and final scoring (pure functions, no game state).
 
-The deck is data: ``data/vollewolle-deck.csv``, one row per card with the columns ``id, kind,
+The deck is data: ``deck.csv`` (beside this module), one row per card with the columns ``id, kind,
 points, modifier, bone_symbol, sheep_number``.  The real card list of the published game is not
 available; the file shipped is a placeholder (``shared/rules/vollewolle.md`` §3.4) that a real
 list can replace without code changes, as long as it keeps one ``bone`` card and gives every
@@ -84,7 +84,7 @@ def parse_deck(text: str) -> tuple[Card, ...]:
 
 
 def load_deck() -> tuple[Card, ...]:
-    text = resources.files("arena.games").joinpath("data/vollewolle-deck.csv").read_text("utf-8")
+    text = resources.files("arena.games.vollewolle").joinpath("deck.csv").read_text("utf-8")
     return parse_deck(text)
 
 

@@ -14,180 +14,49 @@ Action tokens: ``imp N``, ``left N``, ``right N`` while passing, ``play N`` in t
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import attrs
 
 from arena.games.base import (
     EventLog,
     EventSpec,
-    GameEvent,
     GameSpec,
     IllegalAction,
-    OptionsError,
     OtherWorld,
     Result,
+    StateBase,
 )
 from arena.games.chance import Chance, SeededChance
-
-# --- The classic card table (shared/rules/chochlik.md §1.1) -------------------------------------
-
-YELLOW, BLUE, RED = 0, 1, 2
-COLOUR_NAMES = ("yellow", "blue", "red")
-_SUITS = {
-    YELLOW: (1, 2, 3, 5, 7, 9, 12, 15, 18, 22, 25, 28),
-    BLUE: (4, 6, 8, 10, 13, 17, 20, 24, 27, 30, 32, 34),
-    RED: (11, 14, 16, 21, 23, 26, 29, 31, 33, 35, 36, 37),
-}
-#: The neutral start card: the bottle's first price, never dealt and never won.
-START_PRICE = 19
-HIGHEST_CARD = 37
-COLOUR: list[int] = [-1] * (HIGHEST_CARD + 1)
-COINS: list[int] = [0] * (HIGHEST_CARD + 1)
-for _colour, _numbers in _SUITS.items():
-    for _rank, _number in enumerate(_numbers):
-        COLOUR[_number] = _colour
-        COINS[_number] = _rank // 2 + 1  # 1,1,2,2,...,6,6 within every colour
-DECK: tuple[int, ...] = tuple(sorted(n for numbers in _SUITS.values() for n in numbers))
-
-#: Cards dealt to each seat, by player count (the whole deck is dealt).
-HAND_SIZE = {3: 12, 4: 9}
-
-# --- Action tokens -------------------------------------------------------------------------------
-
-IMP, LEFT, RIGHT, PLAY = 0, 1, 2, 3
-VERBS = ("imp", "left", "right", "play")
-#: TOKENS[verb][card] is the token string, built once so legal lists cost no formatting.
-TOKENS: tuple[tuple[str, ...], ...] = tuple(
-    tuple(f"{verb} {card}" for card in range(HIGHEST_CARD + 1)) for verb in VERBS
+from arena.games.chochlik.core import (
+    _OVER,
+    _PARSE,
+    _PASSING,
+    _PLAYING,
+    COINS,
+    COLOUR,
+    COLOUR_NAMES,
+    DECK,
+    HAND_SIZE,
+    IMP,
+    LEFT,
+    PASS_STEPS,
+    PLAY,
+    RIGHT,
+    START_PRICE,
+    TOKENS,
+    VERBS,
+    ChochlikObservation,
+    ChochlikOptions,
+    Phase,
+    _observation,
+    parse_options,
 )
-_PARSE: dict[str, tuple[int, int]] = {
-    TOKENS[verb][card]: (verb, card) for verb in range(len(VERBS)) for card in DECK
-}
-#: Passing takes three decisions per seat, in this order.
-PASS_STEPS = (IMP, LEFT, RIGHT)
-
-
-class Phase(enum.Enum):
-    PASS = "pass"
-    PLAY = "play"
-    OVER = "over"
-
-
-# A member looked up on its enum class costs a metaclass lookup, several times a global's: the
-# state compares with these module-level names (several times per decision).
-_PASSING, _PLAYING, _OVER = Phase.PASS, Phase.PLAY, Phase.OVER
-
-
-# --- Options -------------------------------------------------------------------------------------
-
-DEFAULT_TARGET = 200
-
-
-def _positive_or_none(_instance: object, attribute: attrs.Attribute, value: int | None) -> None:
-    if value is not None and (not isinstance(value, int) or value < 1):
-        raise OptionsError(f"{attribute.name} must be a positive whole number or none")
-
-
-@attrs.frozen
-class ChochlikOptions:
-    """``target``: the game ends after the hand in which some total reaches it (``None``: no
-    target); ``hands``: or after this many hands (``None``: no limit), whichever comes first."""
-
-    players: int = attrs.field(default=3, metadata={"help": "seats at a table: 3 or 4"})
-    target: int | None = attrs.field(
-        default=DEFAULT_TARGET, validator=_positive_or_none,
-        metadata={"help": "the game ends after the hand in which a total reaches this "
-                          "(0 or none: no target)"})
-    hands: int | None = attrs.field(
-        default=None, validator=_positive_or_none,
-        metadata={"help": "the game ends after this many hands (given alone: no target)"})
-
-    @players.validator
-    def _check_players(self, _attribute: attrs.Attribute, value: int) -> None:
-        if value not in HAND_SIZE:
-            raise OptionsError(f"chochlik is for 3 or 4 players, not {value!r}")
-
-    def __attrs_post_init__(self) -> None:
-        if self.target is None and self.hands is None:
-            raise OptionsError("chochlik needs a target score, a number of hands, or both")
-
-
-def _as_count(name: str, value: Any) -> int | None:
-    if value is None or value == "none":
-        return None
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise OptionsError(f"{name} must be a whole number, not {value!r}") from None
-    return None if number == 0 and name in ("target", "hands") else number
-
-
-def parse_options(raw: Mapping[str, Any]) -> ChochlikOptions:
-    """Options from a mapping; values may be strings.  ``target`` or ``hands`` of 0 or
-    ``"none"`` switches that end condition off.  A number of hands given without a target
-    means exactly that many hands (the default target applies only when ``target`` is given
-    or ``hands`` is not)."""
-    unknown = set(raw) - {"players", "target", "hands"}
-    if unknown:
-        raise OptionsError(f"unknown chochlik option(s): {', '.join(sorted(unknown))}")
-    values: dict[str, Any] = {name: _as_count(name, value) for name, value in raw.items()}
-    if values.get("hands") is not None and "target" not in values:
-        values["target"] = None
-    if "players" in values and values["players"] is None:
-        raise OptionsError("players must be 3 or 4")
-    return ChochlikOptions(**values)
-
-
-# --- Observation ---------------------------------------------------------------------------------
-
-
-@attrs.frozen(slots=False)
-class ChochlikObservation:
-    """Everything one seat may know now.  Cards are numbers; colours and coins are in the
-    game's ``info`` (sent at game start) and in SPEC.md.
-
-    Without slots, so that the engine can build one per decision in a single step
-    (:func:`_observation`)."""
-
-    seat: int
-    phase: str
-    hand_number: int
-    dealer: int
-    turn: int | None
-    hand: tuple[int, ...]
-    imp_card: int | None
-    passed_left: int | None
-    passed_right: int | None
-    received_from_left: int | None
-    received_from_right: int | None
-    trick: tuple[tuple[int, int], ...]
-    leader: int
-    price: int
-    bottle_owner: int | None
-    played: tuple[int, ...]
-    won: tuple[tuple[int, ...], ...]
-    scores: tuple[int, ...]
-    target: int | None
-    hands: int | None
-
-
-def _observation(fields: dict[str, Any]) -> ChochlikObservation:
-    """An observation with these fields (every one of the class's), built without running
-    ``__init__``: the fast path of :meth:`ChochlikState.observe`, taken once per decision.  The
-    class has no validators or converters to skip, and as a frozen attrs class without slots it
-    keeps its fields in its ``__dict__``, which is filled in one step here."""
-    observation = object.__new__(ChochlikObservation)
-    observation.__dict__.update(fields)
-    return observation
-
+from arena.games.chochlik.drawing import DRAWING
 
 # --- The state -----------------------------------------------------------------------------------
 
 
-class ChochlikState:
+class ChochlikState(StateBase):
     """A chochlik game (many hands).  Internal lists, mutated in place; :meth:`clone` copies.
 
     Every hand's deal is ``chance.shuffle(DECK, "deal", hand)`` cut into equal hands, seat 0's
@@ -196,6 +65,12 @@ class ChochlikState:
     For speed (observe, legal_actions and apply run once per decision): the scores have a tuple
     view refreshed when they change, and the piles won one rebuilt at the first observation
     after a trick; apply checks a card without building the legal list."""
+
+    # views (see _refresh_views)
+    _won_view: tuple[tuple[int, ...], ...] | None
+    _scores_view: tuple[int, ...]
+    _target: int | None
+    _hands_limit: int | None
 
     def __init__(
         self,
@@ -217,21 +92,8 @@ class ChochlikState:
 
     # -- the interface --
 
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    def to_act(self) -> tuple[int, ...]:
-        return self._acting
-
     def is_over(self) -> bool:
         return self.phase is _OVER
-
-    def default_action(self, seat: int) -> str | None:
-        return None  # any card: a uniform draw is as safe as any other
-
-    def is_reaction(self, seat: int) -> bool:
-        return False  # no reaction windows: every decision has the move time limit
 
     def legal_actions(self, seat: int) -> list[str]:
         phase = self.phase
@@ -259,9 +121,6 @@ class ChochlikState:
             self._choose_pass(seat, verb, card)
         else:
             raise IllegalAction("the game is over")
-
-    def take_events(self) -> list[GameEvent]:
-        return self.events.take()
 
     def result(self) -> Result | None:
         if self.phase is not _OVER:
@@ -304,26 +163,15 @@ class ChochlikState:
             "hands": self._hands_limit,
         })
 
-    def clone(self) -> ChochlikState:
-        twin = object.__new__(ChochlikState)
-        twin.__dict__.update(self.__dict__)  # the views are tuples: shared
-        twin.chance = self.chance.clone()
-        twin.events = self.events.copy()
-        twin.scores = list(self.scores)
-        twin.imp_history = [list(p) for p in self.imp_history]
-        twin.hands = [list(h) for h in self.hands]
-        twin.pass_choice = [list(c) for c in self.pass_choice]
-        twin.pass_step = list(self.pass_step)
-        twin.imp_pile = list(self.imp_pile)
-        twin.trick = list(self.trick)
-        twin.played = list(self.played)
-        twin.won = [list(w) for w in self.won]
-        return twin
+    # clone (StateBase) copies these; the views are tuples, shared; any card is a fine
+    # default (a uniform draw is as safe as any other)
+    COPIED = ("scores", "pass_step", "imp_pile", "trick", "played")
+    COPIED_NESTED = ("imp_history", "hands", "pass_choice", "won")
 
     def _refresh_views(self) -> None:
         """Bring the views in line with the fields, after they were set from outside (a test's
         position) or at the start of a hand."""
-        self._won_view: tuple[tuple[int, ...], ...] | None = None
+        self._won_view = None
         self._scores_view = tuple(self.scores)
         self._target, self._hands_limit = self.options.target, self.options.hands
 
@@ -557,4 +405,7 @@ SPEC = GameSpec(
     info=info,
     round_name="hand",
     tournament_options=lambda players: {"hands": players, "target": 0},
+    short_game={"hands": 1},
+    reference_bot="chochlik-heuristic",
+    drawing=DRAWING,
 )

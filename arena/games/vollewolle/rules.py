@@ -16,9 +16,7 @@ which is also the order they go onto the flock).
 
 from __future__ import annotations
 
-import enum
-import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -26,147 +24,56 @@ import attrs
 from arena.games.base import (
     EventLog,
     EventSpec,
-    GameEvent,
     GameSpec,
     IllegalAction,
-    OptionsError,
     OtherWorld,
     Result,
 )
 from arena.games.chance import Chance, SeededChance
-from arena.games.vollewolle_cards import KIND_NAMES, Kind, load_deck, score_table
-
-CARDS = load_deck()
-CARD_IDS: tuple[str, ...] = tuple(card.id for card in CARDS)
-INDEX = {card_id: i for i, card_id in enumerate(CARD_IDS)}
-IS_SHEEP = tuple(card.is_sheep for card in CARDS)
-IS_BLACK = tuple(card.kind is Kind.BLACK for card in CARDS)
-
-DICE = ("d12", "d10", "d8")
-SIDES = (12, 10, 8)
-ATTEMPTS = 3
-#: The lowest bid; also the total under which a failed roller takes the black sheep shown.
-MIN_BID = 14
-HIGH_BID = 26  # the "26+" bid: costs a wool chip, its target is 26
-BID_BACKS = (1, 2, 3, 4, 5, 6)  # sheep numbers on the backs of the bid cards
-STARTING_WOOL = 2
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
-
-BID_TOKENS: tuple[str, ...] = tuple(f"bid {v}" for v in range(MIN_BID, HIGH_BID)) + ("bid 26+",)
-BID_VALUE = {token: MIN_BID + i for i, token in enumerate(BID_TOKENS)}
-KEEP_TOKENS = tuple(f"keep {die}" for die in DICE)
-KEEP_DIE = {token: die for die, token in enumerate(KEEP_TOKENS)}
-#: By the dice kept so far (a tuple of die indices, in the order they were kept): their names,
-#: and the dice rolled next with their sides.
-KEPT_NAMES: dict[tuple[int, ...], tuple[str, ...]] = {}
-ROLLING: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
-for _kept in ((), *itertools.permutations(range(len(DICE)), 1),
-              *itertools.permutations(range(len(DICE)), 2)):
-    KEPT_NAMES[_kept] = tuple(DICE[die] for die in _kept)
-    _rolling = tuple(die for die in range(len(DICE)) if die not in _kept)
-    ROLLING[_kept] = (_rolling, tuple(SIDES[die] for die in _rolling))
-TAKE_TOKENS = tuple(f"take {card_id}" for card_id in CARD_IDS)
-TAKE_CARD = {token: i for i, token in enumerate(TAKE_TOKENS)}
-REACH, DECLINE, ROLL, TAKE_ALL = "reach", "decline", "roll", "take all"
-
-
-class Decision(enum.Enum):
-    """What the acting seat(s) decide now."""
-
-    BID = "bid"
-    KEEP = "keep"
-    REACH = "reach"
-    ROLL_OR_TAKE = "roll_or_take"
-    TAKE = "take"
-    OVER = "over"
-
-
-# A member looked up on its enum class costs a metaclass lookup, several times a global's: the
-# state compares with these module-level names (several times per decision).
-_BIDDING, _KEEPING, _REACHING = Decision.BID, Decision.KEEP, Decision.REACH
-_ROLLING_OR_TAKING, _TAKING, _OVER = Decision.ROLL_OR_TAKE, Decision.TAKE, Decision.OVER
-_DOG, _BONE = Kind.DOG, Kind.BONE
-
-
-# --- Options and observation ---------------------------------------------------------------------
-
-
-@attrs.frozen
-class VolleWolleOptions:
-    players: int = attrs.field(default=4, metadata={"help": "seats at a table: 2 to 6"})
-
-    @players.validator
-    def _check_players(self, _attribute: attrs.Attribute, value: int) -> None:
-        if not isinstance(value, int) or not MIN_PLAYERS <= value <= MAX_PLAYERS:
-            raise OptionsError(f"vollewolle is for 2 to 6 players, not {value!r}")
-
-
-def parse_options(raw: Mapping[str, Any]) -> VolleWolleOptions:
-    unknown = set(raw) - {"players"}
-    if unknown:
-        raise OptionsError(f"unknown vollewolle option(s): {', '.join(sorted(unknown))}")
-    if "players" not in raw:
-        return VolleWolleOptions()
-    try:
-        players = int(raw["players"])
-    except (TypeError, ValueError):
-        raise OptionsError(f"players must be a whole number, not {raw['players']!r}") from None
-    return VolleWolleOptions(players=players)
-
-
-@attrs.frozen(slots=False)
-class VolleWolleObservation:
-    """Everything one seat may know now.  Cards are ids; ``game_start.info.cards`` and SPEC.md
-    give each card's kind, points, modifier, bone symbol and sheep number.
-
-    Without slots, so that the engine can build one per decision in a single step
-    (:func:`_observation`)."""
-
-    seat: int
-    round: int
-    decision: str | None  # what this seat must decide now, else None
-    display: tuple[str, ...]
-    deck_left: int
-    wool: tuple[int, ...]
-    flocks: tuple[tuple[str, ...], ...]  # by seat, top card first
-    dogs: tuple[int, ...]
-    bone_holder: int | None
-    sheep_numbers: tuple[int, ...]
-    modifiers: tuple[int, ...]  # by seat: the modifier of its flock's top card (0 if none)
-    start_player: int  # the last tie-break of equal bids and sheep numbers
-    bids: tuple[int | None, ...]  # 26 is the 26+ bid; others' stay None until revealed
-    order: tuple[int, ...]
-    turn: int | None
-    attempt: int | None
-    dice: tuple[int, ...] | None
-    kept: tuple[str, ...]
-    target: int | None
-    reach_for: str | None  # in a reach decision: "bid", or "black_sheep" (lift to 14)
-    wool_needed: int | None  # in a reach decision: the chips "reach" spends
-    to_take: int
-    take_from: str | None
-
-
-def _observation(fields: dict[str, Any]) -> VolleWolleObservation:
-    """An observation with these fields (every one of the class's), built without running
-    ``__init__``: the fast path of :meth:`VolleWolleState.observe`, taken once per decision.
-    The class has no validators or converters to skip, and as a frozen attrs class without
-    slots it keeps its fields in its ``__dict__``, which is filled in one step here."""
-    observation = object.__new__(VolleWolleObservation)
-    observation.__dict__.update(fields)
-    return observation
-
-
-#: What :meth:`VolleWolleState._build_views` gives: display, wool, flocks, dogs, sheep numbers,
-#: modifiers, order.
-_Views = tuple[tuple[str, ...], tuple[int, ...], tuple[tuple[str, ...], ...], tuple[int, ...],
-               tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-
+from arena.games.vollewolle.cards import KIND_NAMES, score_table
+from arena.games.vollewolle.core import (
+    _BIDDING,
+    _KEEPING,
+    _OVER,
+    _REACHING,
+    _ROLLING_OR_TAKING,
+    _TAKING,
+    BID_BACKS,
+    BID_TOKENS,
+    BID_VALUE,
+    CARD_IDS,
+    CARDS,
+    DECLINE,
+    DICE,
+    HIGH_BID,
+    INDEX,
+    KEEP_DIE,
+    KEEP_TOKENS,
+    KEPT_NAMES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    REACH,
+    ROLL,
+    ROLLING,
+    SIDES,
+    STARTING_WOOL,
+    TAKE_ALL,
+    TAKE_CARD,
+    TAKE_TOKENS,
+    Decision,
+    VolleWolleObservation,
+    VolleWolleOptions,
+    _observation,
+    _Views,
+    parse_options,
+)
+from arena.games.vollewolle.drawing import DRAWING
+from arena.games.vollewolle.turns import Turns
 
 # --- The state -----------------------------------------------------------------------------------
 
 
-class VolleWolleState:
+class VolleWolleState(Turns):
     """A game of Volle Wolle.  Internal lists of card indices, mutated in place.
 
     Chance: the deck is ``chance.shuffle(card ids, "deck")``, bid-card backs
@@ -212,13 +119,6 @@ class VolleWolleState:
 
     # -- the interface --
 
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    def to_act(self) -> tuple[int, ...]:
-        return self._acting
-
     def is_over(self) -> bool:
         return self.decision is _OVER
 
@@ -251,9 +151,6 @@ class VolleWolleState:
         if decision is _ROLLING_OR_TAKING:
             return TAKE_ALL
         return None
-
-    def is_reaction(self, seat: int) -> bool:
-        return False  # no reaction windows: every decision has the move time limit
 
     def apply(self, seat: int, action: str) -> None:
         if seat not in self._acting:
@@ -288,9 +185,6 @@ class VolleWolleState:
             self._start_taking(seat, len(self.display))
         else:
             raise IllegalAction(f"{action!r}: answer {ROLL} or {TAKE_ALL}")
-
-    def take_events(self) -> list[GameEvent]:
-        return self.events.take()
 
     def result(self) -> Result | None:
         if self.scoring is None:
@@ -344,16 +238,10 @@ class VolleWolleState:
                           else "black_sheep" if self.black_only else "display"),
         })
 
-    def clone(self) -> VolleWolleState:
-        twin = object.__new__(VolleWolleState)
-        twin.__dict__.update(self.__dict__)
-        twin.chance = self.chance.clone()
-        twin.events = self.events.copy()
-        for name in ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
-                     "_flock_views", "_sheep_numbers", "_modifiers"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin.flocks = [list(flock) for flock in self.flocks]
-        return twin
+    # clone (StateBase) copies these
+    COPIED = ("deck", "bid_backs", "display", "dogs", "wool", "bids", "order", "dice",
+              "_flock_views", "_sheep_numbers", "_modifiers")
+    COPIED_NESTED = ("flocks",)
 
     # -- helpers --
 
@@ -361,7 +249,7 @@ class VolleWolleState:
         """What observations show of the flocks, kept up to date as cards are taken (observe is
         the hot path): ids top first, each seat's tie-breaking sheep number and its top card's
         modifier; and no tuples of :meth:`_build_views` yet."""
-        self._views: _Views | None = None
+        self._views = None
         self._flock_views = [tuple(CARD_IDS[card] for card in reversed(flock))
                              for flock in self.flocks]
         self._sheep_numbers = [
@@ -466,157 +354,6 @@ class VolleWolleState:
         self.events.emit("round_end", {"round": self.round, "wool": list(self.wool)})
         self._start_round()
 
-    # -- rolling --
-
-    def _start_roll(self, seat: int) -> None:
-        self.attempt = 1
-        self.kept = ()
-        self._roll()
-
-    def _roll(self) -> None:
-        seat = self.order[self.position]
-        rolling, sides = ROLLING[self.kept]
-        faces = self.chance.roll(sides, "dice", self.round, self.position, self.attempt)
-        dice = self.dice
-        for die, face in zip(rolling, faces):
-            dice[die] = face
-        modifier = self._modifiers[seat]
-        total = sum(dice) + min(modifier, 0)
-        if self._recording:  # a roll is every other decision: build its event only if kept
-            self.events.emit("rolled", {"seat": seat, "attempt": self.attempt,
-                                        "kept": list(KEPT_NAMES[self.kept]),
-                                        "dice": list(self.dice), "modifier": modifier,
-                                        "total": total})
-        bid = self._bid_of(seat)
-        if total >= bid:  # reached without bonus or wool: the cards must be taken
-            self._succeed(seat, total, 0, 0)
-        elif total + max(modifier, 0) + self.wool[seat] >= bid:
-            self.target, self.reaching_bid = bid, True
-            self._ask(_REACHING, seat)
-        else:
-            self._after_failed_attempt(seat)
-
-    def _after_failed_attempt(self, seat: int) -> None:
-        if self.attempt < ATTEMPTS:
-            self._ask(_KEEPING, seat)
-            return
-        total = sum(self.dice) + min(self._modifier(seat), 0)
-        if total >= MIN_BID or not any(IS_BLACK[card] for card in self.display):
-            self._fail(seat, total, 0, 0, black_sheep=False)
-        elif (self._bid_of(seat) > MIN_BID  # with a bid of 14, reaching 14 was the bid itself
-              and self._lift_cost(seat, total)[1] <= self.wool[seat]):
-            self.target, self.reaching_bid = MIN_BID, False
-            self._ask(_REACHING, seat)
-        else:
-            self._fail(seat, total, 0, 0, black_sheep=True)
-
-    def _lift_cost(self, seat: int, total: int) -> tuple[int, int]:
-        """(bonus, wool) that lift a failed third roll of ``total`` to 14 without making the
-        bid: the whole bonus and the fewest chips, unless the whole bonus would reach the bid
-        (that was the bid's own question): then chips alone."""
-        bonus = max(self._modifier(seat), 0)
-        wool = max(MIN_BID - total - bonus, 0)
-        if bonus and total + bonus + wool < self._bid_of(seat):
-            return bonus, wool
-        return 0, MIN_BID - total
-
-    def _reach_cost(self) -> tuple[int, int]:
-        """(bonus, wool) that the open REACH decision spends.  A bonus is added whole or not
-        at all; wool chips are +1 each.  Toward the bid: the whole (free) bonus, then the
-        fewest chips; toward 14: :meth:`_lift_cost`."""
-        seat = self.order[self.position]
-        total = sum(self.dice) + min(self._modifier(seat), 0)
-        if not self.reaching_bid:
-            return self._lift_cost(seat, total)
-        bonus = max(self._modifier(seat), 0)
-        return bonus, max(self.target - total - bonus, 0)
-
-    def _reach(self) -> None:
-        seat = self.order[self.position]
-        bonus, wool = self._reach_cost()
-        self.wool[seat] -= wool
-        self._views = None
-        total = sum(self.dice) + min(self._modifier(seat), 0) + bonus + wool
-        if self.reaching_bid:
-            self._succeed(seat, total, bonus, wool)
-        else:  # lifted to 14 or more: the bid is still failed, but no black sheep
-            self._fail(seat, total, bonus, wool, black_sheep=False)
-
-    def _decline(self) -> None:
-        seat = self.order[self.position]
-        if self.reaching_bid:
-            self._after_failed_attempt(seat)
-        else:
-            total = sum(self.dice) + min(self._modifier(seat), 0)
-            self._fail(seat, total, 0, 0, black_sheep=True)
-
-    def _succeed(self, seat: int, total: int, bonus: int, wool: int) -> None:
-        cards = min(ATTEMPTS + 1 - self.attempt, len(self.display))
-        self.events.emit("succeeded", {"seat": seat, "attempt": self.attempt, "total": total,
-                                 "bonus": bonus, "wool": wool, "cards": cards})
-        self._start_taking(seat, cards)
-
-    def _fail(self, seat: int, total: int, bonus: int, wool: int, *, black_sheep: bool) -> None:
-        self.wool[seat] += 1  # the failure chip (one, also under the 14 rule)
-        self._views = None
-        self.events.emit("failed", {"seat": seat, "total": total, "bonus": bonus, "wool": wool,
-                              "black_sheep": black_sheep})
-        if black_sheep:
-            self.black_only = True
-            self._start_taking(seat, sum(IS_BLACK[card] for card in self.display))
-        else:
-            self._end_turn()
-
-    # -- taking cards --
-
-    def _candidates(self) -> list[int]:
-        if self.black_only:
-            return [card for card in self.display if IS_BLACK[card]]
-        return self.display
-
-    def _start_taking(self, seat: int, count: int) -> None:
-        self.taker = seat
-        self.take_left = count
-        self._continue_taking()
-
-    def _continue_taking(self) -> None:
-        """Ask for the next card, unless the choice cannot matter: every card left will be
-        taken and at most one of them goes onto the flock."""
-        seat = self.taker
-        assert seat is not None
-        while self.take_left > 0:
-            candidates = self._candidates()
-            if not candidates:
-                break
-            if self.take_left >= len(candidates) and sum([IS_SHEEP[c] for c in candidates]) <= 1:
-                for card in list(candidates):
-                    self._take(seat, card)
-                break
-            self._ask(_TAKING, seat)
-            return
-        self.take_left = 0
-        self.black_only = False
-        self._end_turn()
-
-    def _take(self, seat: int, card: int) -> None:
-        self.display.remove(card)
-        self._views = None
-        info = CARDS[card]
-        bone_from = None
-        if info.kind is _DOG:
-            self.dogs[seat] += 1
-        elif info.kind is _BONE:
-            self.bone_holder = seat
-        else:
-            self.flocks[seat].append(card)
-            self._flock_views[seat] = (info.id, *self._flock_views[seat])
-            self._modifiers[seat] = info.modifier
-            if info.sheep_number is not None:
-                self._sheep_numbers[seat] = info.sheep_number
-            if info.bone_symbol and self.bone_holder is not None and self.bone_holder != seat:
-                bone_from, self.bone_holder = self.bone_holder, seat
-        self.events.emit("took", {"seat": seat, "card": info.id, "bone_from": bone_from})
-
     # -- the end --
 
     def _finish_game(self) -> None:
@@ -686,4 +423,6 @@ SPEC = GameSpec(
     },
     other_world=other_world,
     info=info,
+    reference_bot="vollewolle-heuristic",
+    drawing=DRAWING,
 )

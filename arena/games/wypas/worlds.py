@@ -20,6 +20,7 @@ import attrs
 
 from arena.games.base import OtherWorld
 from arena.games.chance import RelabelledChance
+from arena.games.wypas.cards import CARD_IDS, INDEX
 
 
 def _strings(value: Any) -> Iterable[str]:
@@ -36,10 +37,7 @@ def _strings(value: Any) -> Iterable[str]:
 def cards_seen(state: Any, seat: int, actions: Sequence[tuple[int, str]]) -> set[str]:
     """Every card id ``seat`` was shown while ``actions`` were played from the start, and then
     while the other seats' open reaction windows passed."""
-    from arena.games.wypas import WypasState
-    from arena.games.wypas_cards import INDEX
-
-    replay = WypasState(state.options, None, record_events=True, chance=state.chance.clone())
+    replay = type(state)(state.options, None, record_events=True, chance=state.chance.clone())
     seen: set[str] = set()
 
     def look() -> None:
@@ -68,9 +66,6 @@ def cards_seen(state: Any, seat: int, actions: Sequence[tuple[int, str]]) -> set
 
 def other_world(state: Any, seat: int, actions: Sequence[tuple[int, str]],
                 rng: Any) -> OtherWorld:
-    from arena.games.wypas import WypasState
-    from arena.games.wypas_cards import CARD_IDS
-
     seen = cards_seen(state, seat, actions)
     # a special card chosen in a window is shown to all when it resolves; one chosen but not
     # resolved yet (or withdrawn) stays what it is, so that its owner is asked the same
@@ -83,9 +78,10 @@ def other_world(state: Any, seat: int, actions: Sequence[tuple[int, str]],
     def translate(action: str) -> str:
         return " ".join(sigma.get(word, word) for word in action.split())
 
-    old = WypasState(state.options, None, record_events=False, chance=state.chance.clone())
-    new = WypasState(state.options, None, record_events=False,
-                     chance=RelabelledChance(state.chance.clone(), sigma))
+    game = type(state)  # the state's own class: this module does not import the rules back
+    old = game(state.options, None, record_events=False, chance=state.chance.clone())
+    new = game(state.options, None, record_events=False,
+               chance=RelabelledChance(state.chance.clone(), sigma))
     script: list[tuple[int, str]] = []
     for actor, action in actions:
         while True:

@@ -1,6 +1,6 @@
 """Wypas's cards, pens and fleece scoring (pure functions, no game state).
 
-The deck is data: ``data/wypas-deck.csv``, one row per kind of card with the columns
+The deck is data: ``deck.csv`` (beside this module), one row per kind of card with the columns
 ``kind, colour, value, copies``.  The per-colour card list of the published game is not
 available; the file shipped is the placeholder of ``shared/rules/wypas.md`` §2.3 (yellow 1-3,
 red 1-4, green 1-5, violet 1-6, a Dolly per colour, 4 Super Dollies, 5 thieves, 5 dogs, 5
@@ -88,7 +88,7 @@ def parse_deck(text: str) -> tuple[Card, ...]:
 
 
 def load_deck() -> tuple[Card, ...]:
-    text = resources.files("arena.games").joinpath("data/wypas-deck.csv").read_text("utf-8")
+    text = resources.files("arena.games.wypas").joinpath("deck.csv").read_text("utf-8")
     return parse_deck(text)
 
 

@@ -1,0 +1,65 @@
+"""wypas: everything the game knows is in this folder (rules, cards and data, its drawing for
+``arena play``); this module names its public values, ``SPEC`` for the registry."""
+
+from __future__ import annotations
+
+from arena.games.wypas.cards import CARD_IDS, INDEX
+from arena.games.wypas.core import (
+    ADD,
+    BLEAT,
+    BLUFF,
+    CHECK,
+    COMMIT,
+    DEAL_SIZE,
+    DONE,
+    END_BONUS,
+    FACE_DOWN,
+    FLEECES_TO_END,
+    HAND_SIZE,
+    HIDDEN,
+    LATE_BONUS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PASS,
+    Bluff,
+    Check,
+    Phase,
+    WypasObservation,
+    WypasOptions,
+    lot_size,
+    parse_options,
+)
+from arena.games.wypas.rules import SPEC, WypasState, info, new_state, other_world
+
+__all__ = [
+    "ADD",
+    "BLEAT",
+    "BLUFF",
+    "CARD_IDS",
+    "CHECK",
+    "COMMIT",
+    "DEAL_SIZE",
+    "DONE",
+    "END_BONUS",
+    "FACE_DOWN",
+    "FLEECES_TO_END",
+    "HAND_SIZE",
+    "HIDDEN",
+    "INDEX",
+    "LATE_BONUS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "PASS",
+    "SPEC",
+    "Bluff",
+    "Check",
+    "Phase",
+    "WypasObservation",
+    "WypasOptions",
+    "WypasState",
+    "info",
+    "lot_size",
+    "new_state",
+    "other_world",
+    "parse_options",
+]
