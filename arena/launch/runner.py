@@ -34,7 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import attrs
 import trio
@@ -367,8 +367,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
     how = how if how is not None else BotLaunch()
     if server.binding is None:
         server.binding = ProcessBinding()
-    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
-    private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
+    private = _private_folder()
     confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
         private, server.config.log_dir, *(run.output.parent for run in runs),
         *([server.config.transcript_dir] if server.config.transcript_dir else [])])
@@ -413,8 +412,19 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 process.kill()
         if confined is not None:
             confined.close()
-        private.chmod(0o700)
-        shutil.rmtree(private, ignore_errors=True)
+        _remove_private_folder(private)
+
+
+def _private_folder() -> Path:
+    """The folder of the bots' token folders (local file operations: they do not block)."""
+    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
+    private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
+    return private
+
+
+def _remove_private_folder(private: Path) -> None:
+    private.chmod(0o700)
+    shutil.rmtree(private, ignore_errors=True)
 
 
 async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
@@ -453,7 +463,7 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
     if how.sandbox is not None and run.start_error is None:
         confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
         argv, extra = confined.command(argv)
-    output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
+    output = _output_file(run.output)
     try:
         if run.start_error is not None:
             raise OSError(run.start_error)
@@ -475,6 +485,11 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
             [sys.executable, "-c", "raise SystemExit(127)"], stdin=pipe, stdout=pipe)
     finally:
         output.close()
+
+
+def _output_file(path: Path) -> BinaryIO:
+    """The bot's output file, opened for its process (which owns it while it runs)."""
+    return open(path, "wb")  # noqa: SIM115 - closed by launch() once the child has it
 
 
 def unstartable(program: str, path: str | None) -> str | None:

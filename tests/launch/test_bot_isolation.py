@@ -466,11 +466,8 @@ sys.exit(main([]))
 '''
 
 
-async def test_a_sandboxed_bot_whose_program_lies_in_a_temp_folder_still_runs(tmp_path: Path):
-    """The temp folders are hidden, but not the bot's own program: a venv under /tmp (as CI
-    makes one) and the script's folder are kept, read-only; the rest of /tmp stays hidden."""
-    sandbox = _sandbox()
-    assert str(tmp_path).startswith(tempfile.gettempdir())  # what this test is about
+def a_bot_in_a_temp_folder(tmp_path: Path) -> str:
+    """A venv and a bot script under ``tmp_path``, and a secret beside them; the command."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     folder = tmp_path / "mybot"
@@ -479,7 +476,15 @@ async def test_a_sandboxed_bot_whose_program_lies_in_a_temp_folder_still_runs(tm
     shutil.copytree(Path(__file__).resolve().parents[2] / "reference_bots",
                     folder / "reference_bots", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "secret.txt").write_text("another program's file")
-    bots = plan_bots(["random", "random", f"kept={venv}/bin/python {folder}/bot.py"])
+    return f"{venv}/bin/python {folder}/bot.py"
+
+
+async def test_a_sandboxed_bot_whose_program_lies_in_a_temp_folder_still_runs(tmp_path: Path):
+    """The temp folders are hidden, but not the bot's own program: a venv under /tmp (as CI
+    makes one) and the script's folder are kept, read-only; the rest of /tmp stays hidden."""
+    sandbox = _sandbox()
+    assert str(tmp_path).startswith(tempfile.gettempdir())  # what this test is about
+    bots = plan_bots(["random", "random", f"kept={a_bot_in_a_temp_folder(tmp_path)}"])
     with trio.fail_after(60):
         report = await run_match(SPEC, OPTIONS, bots, games=1, seed="k", move_timeout=10,
                                  log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox))
