@@ -583,6 +583,7 @@ class Server:
             raise SystemExit("--profile-server needs the `arena` command (pip install -e .)")
         self.gc_log: Path | None = None
         if args.profile_server:
+            assert script is not None  # refused above
             program = [sys.executable, "-m", "cProfile", "-o", args.profile_server, script]
         elif args.server_gc:
             self.gc_log = folder / "server-gc.log"

@@ -74,6 +74,7 @@ def duel(games: int, rate: float) -> float:
                       else rng.choice(state.legal_actions(seat)))
             state.apply(seat, action)
         result = state.result()
+        assert result is not None
         if hero in result.winners:
             wins += 1 / len(result.winners)
     return wins / games

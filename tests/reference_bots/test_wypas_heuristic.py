@@ -95,6 +95,7 @@ def duel(games: int, rate: float, players: int = 4) -> float:
             action = ask(policy, state, seat) if seat == hero else rng.choice(legal)
             state.apply(seat, action)
         result = state.result()
+        assert result is not None
         if hero in result.winners:
             wins += 1 / len(result.winners)
     return wins / games
