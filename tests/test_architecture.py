@@ -222,6 +222,13 @@ def test_no_cli_function_is_over_60_lines_unless_allowed():
     assert long_cli_functions(ROOT, LONG_CLI_FUNCTIONS) == []
 
 
+def test_every_test_folder_is_a_package():
+    """Test modules of the same name in two folders (tests/edge/test_server.py, ...) need
+    their folders to be packages, or pytest's workers cannot tell them apart."""
+    folders = {path.parent for path in (ROOT / "tests").rglob("test_*.py")}
+    assert folders and [f for f in folders if not (f / "__init__.py").is_file()] == []
+
+
 def test_the_allowlists_name_only_what_still_needs_them():
     """An entry whose module shrank (or went) must leave the list, so it cannot hide a
     new long module later."""
