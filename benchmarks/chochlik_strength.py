@@ -16,6 +16,7 @@ from pathlib import Path
 
 import trio
 
+from arena.gameplay.records import GameRecord
 from arena.games import get_game
 from arena.launch.runner import BotSpec, plan_bots, run_match
 
@@ -26,15 +27,15 @@ async def measure(hands: int, random_rate: float, seed: str, log_dir: Path) -> N
     bots = plan_bots(["chochlik-heuristic", "random", "random"])
     if random_rate:
         bots[0] = BotSpec(bots[0].name, bots[0].command + f" --random-rate {random_rate}")
-    records = []
+    records: list[GameRecord] = []
     batch = 0
-    while sum(r.rounds for r in records) < hands:
+    while sum(r.rounds or 0 for r in records) < hands:
         report = await run_match(spec, options, bots, games=10, seed=f"{seed}:{batch}",
                                  move_timeout=5, log_dir=log_dir)
         assert report.ok, report.table()
         records.extend(report.records)
         batch += 1
-    total_hands = sum(r.rounds for r in records)
+    total_hands = sum(r.rounds or 0 for r in records)
     print(f"{len(records)} matches to 200, {total_hands} hands, 3 players "
           f"(heuristic random-rate {random_rate})")
     print(f"{'bot':<20} {'wins':>6} {'win%':>6} {'points/hand':>12}")

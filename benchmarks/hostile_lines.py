@@ -25,6 +25,7 @@ Prints a table of figures; exits with status 1 if anything went wrong.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import random
@@ -543,10 +544,8 @@ async def end(conn: HostileConnection) -> None:
     if ending.startswith("bye"):
         await conn.write(dumps({"type": "bye"}) + b"\n")
     elif ending.startswith("half_close"):
-        try:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             await conn.stream.send_eof()
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
     elif ending == "hang_up_at_once":
         conn.abandoned_from = conn.synced  # what came back by now is checked, the rest is not
 

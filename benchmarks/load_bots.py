@@ -164,6 +164,7 @@ class Run:
         self.admitted = 0
         self.lost_early = 0  # connections the server ended before the stop
         self.live = 0  # connections open now
+        self.all_closed: trio.Event | None = None  # set when ``live`` falls to 0 after the stop
         self.max_seat_wait = 0.0  # from a game_end to the next game_start
         self.max_first_wait = 0.0  # from hello to the first game_start
         self.stopping = False
@@ -374,6 +375,8 @@ class Bot:
                 nursery.cancel_scope.cancel()
         finally:
             run.live -= 1
+            if run.live == 0 and run.all_closed is not None:
+                run.all_closed.set()
             self.sock = None
             trio.lowlevel.notify_closing(sock)
             sock.close()
@@ -580,6 +583,7 @@ class Server:
             raise SystemExit("--profile-server needs the `arena` command (pip install -e .)")
         self.gc_log: Path | None = None
         if args.profile_server:
+            assert script is not None  # refused above
             program = [sys.executable, "-m", "cProfile", "-o", args.profile_server, script]
         elif args.server_gc:
             self.gc_log = folder / "server-gc.log"
@@ -768,9 +772,11 @@ async def drive(run: Run, server: Server) -> dict[str, Any]:
             # the stop: SIGINT in a thread, while the bots read their bye and close
             status, seconds = await trio.to_thread.run_sync(server.stop)
             marks["stop_status"], marks["stop_seconds"] = status, seconds
+            run.all_closed = trio.Event()
+            if run.live == 0:
+                run.all_closed.set()
             with trio.move_on_after(10):
-                while run.live > 0:
-                    await trio.sleep(0.05)
+                await run.all_closed.wait()
             players.cancel_scope.cancel()
         nursery.cancel_scope.cancel()
     return marks

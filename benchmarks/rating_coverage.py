@@ -59,8 +59,13 @@ def coverage(games: list[StoredGame], by_sets: bool, seed: int) -> tuple[int, in
         games = [StoredGame(g.planned, g.planned, *vars_after_set(g)) for g in games]
     names = [f"b{i}" for i in range(len(TRUE_ELO))]
     rows = leaderboard(names, games, resamples=200, seed=seed)
-    inside = sum(row.low <= TRUE_ELO[row.entrant] <= row.high for row in rows)
-    width = sum(row.high - row.low for row in rows) / len(rows)
+    intervals = [(row.entrant, row.low, row.high) for row in rows]
+    inside, width = 0, 0.0
+    for entrant, low, high in intervals:
+        assert low is not None and high is not None  # resamples > 0: every row has one
+        inside += low <= TRUE_ELO[entrant] <= high
+        width += high - low
+    width /= len(rows)
     return inside, len(rows), width
 
 

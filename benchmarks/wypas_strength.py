@@ -22,6 +22,7 @@ from strength_table import print_strength  # benchmarks/strength_table.py
 
 from arena.gameplay.gamelog import log_lines
 from arena.games import get_game
+from arena.games.wypas import WypasState
 from arena.launch.runner import BUILTIN_BOTS, BotSpec, run_match
 
 HEURISTIC = ("{python} -m reference_bots.wypas_heuristic --host {host} --port {port} "
@@ -34,6 +35,7 @@ def window_counts(log: Path) -> tuple[int, int, int]:
     header = lines[0]
     spec = get_game("wypas")
     state = spec.new_state(spec.parse_options(header["options"]), header["seed"])
+    assert isinstance(state, WypasState)
     decisions = reactions = 0
     for line in lines:
         if line.get("type") == "action":
@@ -57,7 +59,7 @@ async def measure(games: int, players: int, random_rate: float, seed: str, bluff
     print(f"{len(records)} games, {players} players, bluff {bluff} (heuristic random-rate "
           f"{random_rate}, seed {seed!r})")
     print_strength(bots, records, "turn")
-    counts = [window_counts(Path(r.log_path)) for r in records]
+    counts = [window_counts(Path(str(r.log_path))) for r in records]  # every game is logged
     print(f"per game: {statistics.mean(c[0] for c in counts):.0f} decisions, of which "
           f"{statistics.mean(c[1] for c in counts):.0f} reaction-window requests; "
           f"{statistics.mean(c[2] for c in counts):.0f} windows opened (asked or not)")

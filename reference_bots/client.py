@@ -26,6 +26,7 @@ token within the server's reconnection grace; the server then sends the game aga
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -138,10 +139,8 @@ class Connection:
     def close(self) -> None:
         if self.sock is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             self.sock.close()
-        except OSError:
-            pass
 
 
 def unwanted_event(line: bytes, wanted: Collection[str] | None) -> bool:

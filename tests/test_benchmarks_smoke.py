@@ -7,11 +7,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-def summary_rows(output: str) -> list[dict[str, object]]:
+def summary_rows(output: str) -> list[dict[str, Any]]:
     lines = [line for line in output.splitlines() if line.startswith("SUMMARY ")]
     assert len(lines) == 1, output
     return json.loads(lines[0].removeprefix("SUMMARY "))

@@ -12,9 +12,9 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
-import pytest
 
 from arena.cli import main
 from arena.games import GAMES
@@ -22,6 +22,7 @@ from arena.kit.check_findings import Check
 from tests.kit.test_check_bot import FAST, check
 
 TUTORIAL = (Path(__file__).parent.parent / "TUTORIAL.md").read_text()
+README = (Path(__file__).parent.parent / "README.md").read_text()
 
 
 def saved_files() -> dict[str, str]:
@@ -101,6 +102,29 @@ def shown_commands() -> list[list[str]]:
     return commands
 
 
+def readme_commands() -> list[list[str]]:
+    """Every ``arena ...`` command of README's ``sh`` blocks (continued lines joined; one
+    after ``&&`` too), as words."""
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", README, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part, comments=True)
+                if words and words[0] == "arena":
+                    commands.append(words[1:])
+    return commands
+
+
+def parses(command: click.Command, words: list[str], parent: click.Context) -> str | None:
+    """None when the command line parses, else what click said (a missing file is a
+    BadParameter, any other usage error a UsageError)."""
+    try:
+        command.make_context(words[0], list(words[1:]), parent=parent)
+    except click.UsageError as problem:
+        return f"{type(problem).__name__}: {problem}"
+    return None
+
+
 def test_every_arena_command_shown_is_one_the_command_line_accepts(tmp_path: Path) -> None:
     commands = shown_commands()
     assert {words[0] for words in commands} >= {"games", "match", "check-bot", "tournament",
@@ -109,12 +133,28 @@ def test_every_arena_command_shown_is_one_the_command_line_accepts(tmp_path: Pat
         with click.Context(main) as parent:
             command = main.get_command(parent, words[0])
             assert command is not None, words
-            try:
-                command.make_context(words[0], list(words[1:]), parent=parent)
-            except click.BadParameter as problem:  # a file the tutorial made earlier
-                assert "does not exist" in str(problem), (words, problem)
-            except click.UsageError as problem:
-                pytest.fail(f"arena {' '.join(words)}: {problem}")
+            problem = parses(command, words, parent)
+            # a file the tutorial made earlier may be missing here; any other problem is not
+            missing_file = problem is not None and problem.startswith("BadParameter") and (
+                "does not exist" in problem)
+            assert problem is None or missing_file, f"arena {' '.join(words)}: {problem}"
+
+
+def test_every_arena_command_and_benchmark_in_the_readme_is_one_that_exists() -> None:
+    commands = readme_commands()
+    assert {words[0] for words in commands} >= {"match", "tournament", "ratings"}
+    for words in commands:
+        with click.Context(main) as parent:
+            command = main.get_command(parent, words[0])
+            assert command is not None, words
+            problem = parses(command, words, parent)
+            missing_file = problem is not None and problem.startswith("BadParameter") and (
+                "does not exist" in problem)  # the event's database, made by the command before
+            assert problem is None or missing_file, f"arena {' '.join(words)}: {problem}"
+    scripts = re.findall(r"^python (benchmarks/\S+\.py)", README, re.M)
+    assert len(scripts) >= 10
+    root = Path(__file__).parent.parent
+    assert [script for script in scripts if not (root / script).is_file()] == []
 
 
 def test_the_grown_up_bot_answers_again_after_an_error_without_a_legal_list(
@@ -122,8 +162,9 @@ def test_the_grown_up_bot_answers_again_after_an_error_without_a_legal_list(
     """Only ``illegal_action`` repeats the legal list; after the other wrong answers the bot
     answers the open request again from the request's own list (over stdio, scripted)."""
     bot = save(tmp_path, "my_bot.py", saved_files()["my_bot.py"])
-    request = {"type": "request", "id": 4, "legal": ["play 7", "play 9"], "time_left_ms": 5000,
-               "observation": {"phase": "play", "price": 19}}
+    request: dict[str, Any] = {
+        "type": "request", "id": 4, "legal": ["play 7", "play 9"], "time_left_ms": 5000,
+        "observation": {"phase": "play", "price": 19}}
     error = {"type": "error", "code": "wrong_request_id", "message": "no request 5 is open",
              "fatal": False, "id": 4, "tries_left": 2, "time_left_ms": 4900}
     lines = [{"type": "welcome", "protocol": 1, "game": "chochlik", "players": 3, "limits": {}},

@@ -11,6 +11,7 @@ with the reason), ``error`` and ``note`` lines, and finally a ``result`` or an `
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -102,10 +103,8 @@ class GameLog:
         """A record already encoded as one line of JSON text (newline included)."""
         self._lines.append(line)
         if self._folder is not None and len(self._lines) >= SPOOL_LINES:
-            try:
+            with contextlib.suppress(OSError):  # kept in memory; tried again later, and at the end
                 self._spool()
-            except OSError:
-                pass  # kept in memory; tried again with the next lines, and at the end
 
     def _append(self, record: dict[str, Any]) -> None:
         self.add(to_json(record) + "\n")
@@ -148,10 +147,8 @@ class GameLog:
         self._lines = []
         self._pending = b""
         if self._folder is not None:
-            try:
+            with contextlib.suppress(OSError):
                 (self._folder / (self.name + ".part")).unlink(missing_ok=True)
-            except OSError:
-                pass
         self._spooled = 0
 
     def event(self, event: GameEvent, data_json: str | None = None) -> None:

@@ -45,7 +45,7 @@ class Claims:
         self.header = header
         self.players = players
         self._rng = random.Random(derive_seed(header["seed"], "default"))
-        self._gone: set[int] = set()  # seats logged as disconnected
+        self._gone: set[Any] = set()  # seats logged as disconnected (as the log wrote them)
         self._errors: Counter[tuple[Any, Any]] = Counter()  # (seat, request id) -> errors
         #: Seats whose errors went past what a log keeps: their error count proves nothing.
         self._capped = {r.get("seat") for r in records

@@ -117,11 +117,11 @@ def _replay_records(records: list[dict[str, Any]], state: Any, players: list[str
             _check_request(state, record, number)
             offered[record["seat"]] = record["id"]
         elif kind == "action":
-            if audited and record["id"] is not None:
-                if offered.pop(record["seat"], None) != record["id"]:
-                    raise ReplayError(f"line {number}: seat {record['seat']} answered request "
-                                      f"{record['id']}, which the log does not show as sent "
-                                      "and open")
+            if audited and record["id"] is not None and (
+                    offered.pop(record["seat"], None) != record["id"]):
+                raise ReplayError(f"line {number}: seat {record['seat']} answered request "
+                                  f"{record['id']}, which the log does not show as sent "
+                                  "and open")
             if produced:
                 raise ReplayError(f"line {number}: the game produced {produced[0].kind!r} "
                                   "which the log does not have")

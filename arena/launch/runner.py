@@ -34,7 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import attrs
 import trio
@@ -42,9 +42,11 @@ import trio
 from arena.edge.peer_process import ProcessBinding
 from arena.edge.server import ArenaServer, ServerConfig
 from arena.gameplay.gamelog import ensure_writable
-from arena.gameplay.records import GameRecord, timed_out_note
+from arena.gameplay.records import GameRecord
 from arena.games import GAMES
 from arena.games.base import GameSpec
+from arena.launch.bots import REMOTE, BotRun, BotSpec, bot_argv, unstartable
+from arena.launch.match_report import SEAT_NOTE, MatchReport
 from arena.launch.sandbox import Sandbox
 from arena.launch.sandbox_run import SandboxRun
 from arena.seating.policies import RosterEntry, RosterSeating
@@ -61,20 +63,10 @@ BUILTIN_BOTS = {
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0
 
-
-#: The command of a bot the runner does not launch: a registered bot that connects by itself
-#: (``arena tournament --tokens FILE --bot NAME=@remote``).
-REMOTE = "@remote"
-
-
-@attrs.frozen
-class BotSpec:
-    name: str
-    command: str  # a template with {host} {port} {name} {token_file}, or REMOTE
-
-    @property
-    def remote(self) -> bool:
-        return self.command == REMOTE
+#: Also importable from here, where they were first (the CLI, the kit and the benchmarks do).
+__all__ = ["BUILTIN_BOTS", "REMOTE", "SEAT_NOTE", "BotLaunch", "BotRun", "BotSpec", "Interrupt",
+           "MatchReport", "bot_argv", "launch", "plan_bots", "run_match", "serve_with_bots",
+           "unstartable", "watch"]
 
 
 @attrs.frozen
@@ -143,67 +135,6 @@ def plan_bots(commands: list[str]) -> list[BotSpec]:
     return [BotSpec(name, template) for name, template in zip(names, templates)]
 
 
-def bot_argv(template: str, *, host: str, port: int, name: str, token: str,
-             token_file: str = "") -> list[str]:
-    values = {"{host}": host, "{port}": str(port), "{name}": name, "{token}": token,
-              "{token_file}": token_file, "{python}": sys.executable}
-    argv = []
-    for word in shlex.split(template):
-        for placeholder, value in values.items():
-            word = word.replace(placeholder, value)
-        argv.append(word)
-    return argv
-
-
-@attrs.define
-class BotRun:
-    spec: BotSpec
-    token: str
-    output: Path
-    exit_code: int | None = None
-    connected: bool = False
-    left_early: bool = False
-    #: It had not connected yet, within its connect timeout, when the event ended (drained
-    #: before its first table): nothing went wrong with it.
-    not_needed: bool = False
-    #: Why its command could not be started ("command not found: X"), if it could not.
-    start_error: str | None = None
-
-    @property
-    def status(self) -> str:
-        exit_note = (f" ({self.start_error})" if self.start_error
-                     else f" (exit {self.exit_code})" if self.exit_code else "")
-        if not self.connected:
-            return "not needed" if self.not_needed else "never connected" + exit_note
-        if self.left_early:
-            return "left early" + exit_note
-        return "ok"
-
-    @property
-    def failed(self) -> bool:
-        return self.status not in ("ok", "not needed")
-
-    def failure_lines(self, count: int = 5) -> list[str]:
-        """For a person: what went wrong with it, where its output is, and, for a bot that
-        ended before it connected, its last ``count`` lines of output (its error, usually)."""
-        lines = [f"{self.spec.name}: {self.status}; its output is in {self.output}"]
-        if self.connected or self.exit_code is None or self.start_error:
-            return lines
-        try:
-            with open(self.output, "rb") as file:
-                file.seek(max(0, file.seek(0, os.SEEK_END) - 4096))
-                text = file.read().decode(errors="replace")
-        except OSError:
-            return lines
-        last = [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
-        return lines + [f"  | {line}" for line in last] if last else lines
-
-
-#: Under the result table, when a tie was shared or a bot's seat was played by defaults.
-SEAT_NOTE = ("wins: a game won by k bots together (a tie) counts 1/k for each; the seat of a "
-             "bot played by defaults is credited to that bot (see defaults and status)")
-
-
 @attrs.define
 class Interrupt:
     """Ctrl-C for a running series, pressed from outside (the CLI's signal handler): the
@@ -215,97 +146,6 @@ class Interrupt:
 
     def press(self) -> None:
         (self.hurried if self.requested.is_set() else self.requested).set()
-
-
-@attrs.define
-class MatchReport:
-    game: str
-    round_name: str
-    bots: list[BotRun]
-    records: list[GameRecord]
-    seconds: float
-    log_dir: Path
-    unwritten_logs: int = 0  # finished games whose log could not be written (a full disk)
-    refusals: dict[str, int] = attrs.Factory(dict)  # refused hellos by reason (a token thief)
-    games: int = 0  # games asked for
-    interrupted: bool = False  # stopped by Ctrl-C before they were all played
-
-    @property
-    def ok(self) -> bool:
-        return not any(b.failed for b in self.bots) and not any(
-            r.aborted for r in self.records) and not self.unwritten_logs and not (
-            self.refusals) and not self.stuck()
-
-    def stuck(self) -> list[tuple[BotRun, dict[str, Any]]]:
-        """The bots whose decisions mostly timed out (see :func:`timed_out_note`): stuck,
-        stopped, or too slow; each with its row."""
-        return [(bot, row) for bot, row in zip(self.bots, self.rows())
-                if row["status"].startswith("timed out")]
-
-    def rows(self) -> list[dict[str, Any]]:
-        rows = []
-        for index, bot in enumerate(self.bots):
-            games = scores = ranks = defaults = errors = timeouts = decisions = 0
-            wins = 0.0
-            for record in self.records:
-                if record.aborted or index not in record.bots:
-                    continue
-                seat = record.bots.index(index)
-                games += 1
-                scores += record.scores[seat]
-                ranks += record.ranks[seat]
-                defaults += record.defaults[seat]
-                errors += record.errors[seat]
-                if record.decisions:
-                    timeouts += record.timeouts[seat]
-                    decisions += record.decisions[seat]
-                if seat in record.winners:  # the seat's result, whoever played it
-                    wins += 1 / len(record.winners)
-            rows.append({
-                "bot": bot.spec.name, "games": games, "wins": wins,
-                "win%": 100 * wins / games if games else 0.0,
-                "avg score": scores / games if games else 0.0,
-                "avg rank": ranks / games if games else 0.0,
-                "defaults": defaults, "errors": errors,
-                "status": (bot.status == "ok" and timed_out_note(timeouts, decisions)
-                           or bot.status),
-                "timeouts": timeouts, "decisions": decisions,
-            })
-        return rows
-
-    def table(self) -> str:
-        rows = self.rows()
-        width = max([len("bot")] + [len(r["bot"]) for r in rows])
-        lines = [f"{'bot':<{width}}  games   wins   win%  avg score  avg rank  defaults  errors"
-                 "  status"]
-        for r in rows:
-            lines.append(
-                f"{r['bot']:<{width}}  {r['games']:>5}  {r['wins']:>5.1f}  {r['win%']:>5.1f}"
-                f"  {r['avg score']:>9.1f}  {r['avg rank']:>8.2f}  {r['defaults']:>8}"
-                f"  {r['errors']:>6}  {r['status']}")
-        finished = [r for r in self.records if not r.aborted]
-        rounds = sum(r.rounds or 0 for r in finished)
-        lines.append(f"{len(finished)} game(s), {rounds} {self.round_name}(s) in "
-                     f"{self.seconds:.1f} s; "
-                     f"logs in {self.log_dir}")
-        if (any(len(r.winners) > 1 for r in finished) or any(r.failed for r in self.bots)
-                or self.stuck()):
-            lines.append(SEAT_NOTE)
-        if self.interrupted:
-            aborted = sum(1 for r in self.records if r.aborted)
-            lines.append(f"interrupted after {len(finished)} of {self.games} games"
-                         + (" (the game under way is logged as aborted)" if aborted else ""))
-        if self.unwritten_logs:
-            lines.append(f"ERROR: {self.unwritten_logs} game log(s) could not be written to "
-                         f"{self.log_dir} (is the disk full?)")
-        for code, count in sorted(self.refusals.items()):
-            lines.append(f"ERROR: {count} connection(s) refused with {code}"
-                         + (" (a process used a token given to another bot)"
-                            if code == ErrorCode.TOKEN_NOT_YOURS else "")
-                         + ("; or a bot detached itself from the process the runner started "
-                            "(setsid): run it in the foreground"
-                            if code == ErrorCode.TOKEN_NOT_YOURS else ""))
-        return "\n".join(lines)
 
 
 async def run_match(
@@ -368,8 +208,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
     how = how if how is not None else BotLaunch()
     if server.binding is None:
         server.binding = ProcessBinding()
-    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
-    private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
+    private = _private_folder()
     confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
         private, server.config.log_dir, *(run.output.parent for run in runs),
         *([server.config.transcript_dir] if server.config.transcript_dir else [])])
@@ -414,8 +253,19 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 process.kill()
         if confined is not None:
             confined.close()
-        private.chmod(0o700)
-        shutil.rmtree(private, ignore_errors=True)
+        _remove_private_folder(private)
+
+
+def _private_folder() -> Path:
+    """The folder of the bots' token folders (local file operations: they do not block)."""
+    private = Path(tempfile.mkdtemp(prefix="arena-tokens-"))
+    private.chmod(0o300)  # no one lists it: each bot knows only its own folder's random name
+    return private
+
+
+def _remove_private_folder(private: Path) -> None:
+    private.chmod(0o700)
+    shutil.rmtree(private, ignore_errors=True)
 
 
 async def _cancel_when(event: trio.Event, scope: trio.CancelScope) -> None:
@@ -454,7 +304,7 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
     if how.sandbox is not None and run.start_error is None:
         confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
         argv, extra = confined.command(argv)
-    output = open(run.output, "wb")  # noqa: SIM115 - the child owns it while it runs
+    output = _output_file(run.output)
     try:
         if run.start_error is not None:
             raise OSError(run.start_error)
@@ -478,16 +328,9 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
         output.close()
 
 
-def unstartable(program: str, path: str | None) -> str | None:
-    """Why ``program`` cannot be started (looked up in ``path`` when it names no folder), or
-    None if it can."""
-    if not program:
-        return "the bot's command is empty"
-    if shutil.which(program, path=path) is not None:
-        return None
-    if "/" in program and Path(program).exists():
-        return f"not an executable file: {program}"
-    return f"command not found: {program}"
+def _output_file(path: Path) -> BinaryIO:
+    """The bot's output file, opened for its process (which owns it while it runs)."""
+    return open(path, "wb")  # noqa: SIM115 - closed by launch() once the child has it
 
 
 async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -58,9 +59,7 @@ class SandboxRun:
     def close(self) -> None:
         """End the lifeline (every sandbox stops its bot) and remove the cgroups."""
         for end in (self.write_end, self.read_end):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(end)
-            except OSError:
-                pass
         for cgroup in self.cgroups:
             cgroup.remove()

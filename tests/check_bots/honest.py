@@ -11,6 +11,7 @@ import random
 import socket
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 BYE = "bye"
@@ -22,7 +23,7 @@ class HonestBot:
         self.rng = random.Random(7)
         self.stdio = os.environ.get("ARENA_TRANSPORT") == "stdio"
         token_file = os.environ.get("ARENA_TOKEN_FILE")
-        self.token = open(token_file).read().strip() if token_file else None
+        self.token = Path(token_file).read_text().strip() if token_file else None
         self.limits: dict[str, Any] = {}
         self.requests_seen = 0
         self.writer: Any = None

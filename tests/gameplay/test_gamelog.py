@@ -44,7 +44,7 @@ def test_a_failed_write_leaves_no_half_log_and_is_finished_later(tmp_path, monke
     log = a_log()
     log.note(0, "x")
     monkeypatch.setattr("os.replace", full_disk)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="No space left on device"):
         log.write(tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["chochlik-g1.jsonl.gz.part"]  # no log yet
     monkeypatch.undo()

@@ -88,7 +88,7 @@ def test_the_played_log_has_every_kind_of_default_and_reproduces(tmp_path, recor
     assert code == 0 and "reproduces" in out, out
 
 
-def forgeries(records: list[dict]) -> dict[str, tuple[list[dict], int, str]]:
+def forgeries(records: list[dict]) -> dict[str, tuple[list[dict], int | None, str]]:
     """Each checkable forgery: the forged log, the line it shows on, and words of the reason."""
     header = records[0]
     timeout = first(records, type="action", reason="timeout")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import select
 import shlex
 import shutil
 import signal
@@ -414,7 +415,29 @@ def _running(processes: dict[int, int | None]) -> list[int]:
             if started is not None and start_time(pid) == started]
 
 
+def _wait_ended(processes: dict[int, int | None], seconds: float) -> bool:
+    """Wait until every one of ``processes`` has ended, on each one's pidfd (readable once it
+    has ended; any process, not only a child), at most ``seconds`` in all."""
+    deadline = time.monotonic() + seconds
+    for pid, started in processes.items():
+        try:
+            handle = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue  # ended already
+        try:
+            if started is None or start_time(pid) != started:
+                continue  # ended, and its number given to another process since
+            ready, _, _ = select.select([handle], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return False
+        finally:
+            os.close(handle)
+    return True
+
+
 def _wait_for(condition: Any, seconds: float) -> bool:
+    """For what no event tells (a line another process writes to a file): look again every
+    50 ms, at most ``seconds``."""
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
@@ -440,7 +463,7 @@ def test_no_sandboxed_bot_outlives_its_runner_killed_with_sigkill(tmp_path: Path
         assert len(_running(bots)) >= 3
         arena.send_signal(signal.SIGKILL)
         arena.wait(timeout=10)
-        assert _wait_for(lambda: not _running(bots), 20), (
+        assert _wait_ended(bots, 20), (
             f"still running after the runner was killed: {_running(bots)}")
     finally:
         if arena.poll() is None:
@@ -448,7 +471,7 @@ def test_no_sandboxed_bot_outlives_its_runner_killed_with_sigkill(tmp_path: Path
             arena.wait()
         for pid in _running(bots):  # only the processes this test started
             os.kill(pid, signal.SIGKILL)
-        _wait_for(lambda: not _running(bots), 10)
+        _wait_ended(bots, 10)
         mine = f"arena-bot-{arena.pid}-*"  # the killed runner's cgroups (under root)
         for cgroup in [*CGROUPS.glob(mine), *CGROUPS.glob(f"*/{mine}")]:
             cgroup.rmdir()
@@ -466,11 +489,8 @@ sys.exit(main([]))
 '''
 
 
-async def test_a_sandboxed_bot_whose_program_lies_in_a_temp_folder_still_runs(tmp_path: Path):
-    """The temp folders are hidden, but not the bot's own program: a venv under /tmp (as CI
-    makes one) and the script's folder are kept, read-only; the rest of /tmp stays hidden."""
-    sandbox = _sandbox()
-    assert str(tmp_path).startswith(tempfile.gettempdir())  # what this test is about
+def a_bot_in_a_temp_folder(tmp_path: Path) -> str:
+    """A venv and a bot script under ``tmp_path``, and a secret beside them; the command."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     folder = tmp_path / "mybot"
@@ -479,7 +499,15 @@ async def test_a_sandboxed_bot_whose_program_lies_in_a_temp_folder_still_runs(tm
     shutil.copytree(Path(__file__).resolve().parents[2] / "reference_bots",
                     folder / "reference_bots", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "secret.txt").write_text("another program's file")
-    bots = plan_bots(["random", "random", f"kept={venv}/bin/python {folder}/bot.py"])
+    return f"{venv}/bin/python {folder}/bot.py"
+
+
+async def test_a_sandboxed_bot_whose_program_lies_in_a_temp_folder_still_runs(tmp_path: Path):
+    """The temp folders are hidden, but not the bot's own program: a venv under /tmp (as CI
+    makes one) and the script's folder are kept, read-only; the rest of /tmp stays hidden."""
+    sandbox = _sandbox()
+    assert str(tmp_path).startswith(tempfile.gettempdir())  # what this test is about
+    bots = plan_bots(["random", "random", f"kept={a_bot_in_a_temp_folder(tmp_path)}"])
     with trio.fail_after(60):
         report = await run_match(SPEC, OPTIONS, bots, games=1, seed="k", move_timeout=10,
                                  log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox))

@@ -54,7 +54,7 @@ def test_it_dumps_a_low_card_under_someone_elses_bottle_purchase():
 
 
 def test_random_rate_one_is_uniform_and_out_of_range_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="random rate must be between 0 and 1"):
         ChochlikHeuristic(1.5)
     state = ChochlikState(ChochlikOptions(), "r")
     policy = bot(1.0, seed=3)
@@ -74,6 +74,7 @@ def duel(games: int, rate: float) -> float:
                       else rng.choice(state.legal_actions(seat)))
             state.apply(seat, action)
         result = state.result()
+        assert result is not None
         if hero in result.winners:
             wins += 1 / len(result.winners)
     return wins / games

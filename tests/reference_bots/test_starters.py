@@ -206,4 +206,5 @@ async def test_the_starter_comes_back_after_a_lost_connection(starter_command: s
         "connection lost", "reconnected"]
     mine = [r for r in records if r["type"] == "action" and r["seat"] == seat]
     assert mine and all(r["by"] == "bot" for r in mine)  # it answered everything itself
+    assert bot.stderr is not None
     assert b"coming back" in await bot.stderr.receive_some(65536)

@@ -163,7 +163,7 @@ def test_the_roll_plan_counts_the_dice_exactly():
 
 
 def test_random_rate_one_is_uniform_and_out_of_range_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="random rate must be between 0 and 1"):
         VolleWolleHeuristic(1.5)
     policy = bot(1.0, seed=3)
     picks = {ask(policy, BIDS, observation()) for _ in range(200)}

@@ -73,7 +73,7 @@ def test_it_sends_a_wolf_to_the_biggest_opponent_pen_and_answers_specials_aimed_
 
 
 def test_random_rate_one_is_uniform_and_out_of_range_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="random rate must be between 0 and 1"):
         WypasHeuristic(-0.1)
     state = position(4, hands=[["sheep-red-3#0", "sheep-violet-1#0", "sheep-green-2#0"],
                                [], [], []], phase="redyk")
@@ -95,6 +95,7 @@ def duel(games: int, rate: float, players: int = 4) -> float:
             action = ask(policy, state, seat) if seat == hero else rng.choice(legal)
             state.apply(seat, action)
         result = state.result()
+        assert result is not None
         if hero in result.winners:
             wins += 1 / len(result.winners)
     return wins / games

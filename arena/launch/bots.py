@@ -1,0 +1,95 @@
+"""A bot as the runner knows it: its command (:class:`BotSpec`, with the placeholders
+:func:`bot_argv` fills in), and one launched instance of it (:class:`BotRun`: its token, its
+output file, and what became of it)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import attrs
+
+#: The command of a bot the runner does not launch: a registered bot that connects by itself
+#: (``arena tournament --tokens FILE --bot NAME=@remote``).
+REMOTE = "@remote"
+
+
+@attrs.frozen
+class BotSpec:
+    name: str
+    command: str  # a template with {host} {port} {name} {token_file}, or REMOTE
+
+    @property
+    def remote(self) -> bool:
+        return self.command == REMOTE
+
+
+def bot_argv(template: str, *, host: str, port: int, name: str, token: str,
+             token_file: str = "") -> list[str]:
+    values = {"{host}": host, "{port}": str(port), "{name}": name, "{token}": token,
+              "{token_file}": token_file, "{python}": sys.executable}
+    argv = []
+    for word in shlex.split(template):
+        for placeholder, value in values.items():
+            word = word.replace(placeholder, value)
+        argv.append(word)
+    return argv
+
+
+@attrs.define
+class BotRun:
+    spec: BotSpec
+    token: str
+    output: Path
+    exit_code: int | None = None
+    connected: bool = False
+    left_early: bool = False
+    #: It had not connected yet, within its connect timeout, when the event ended (drained
+    #: before its first table): nothing went wrong with it.
+    not_needed: bool = False
+    #: Why its command could not be started ("command not found: X"), if it could not.
+    start_error: str | None = None
+
+    @property
+    def status(self) -> str:
+        exit_note = (f" ({self.start_error})" if self.start_error
+                     else f" (exit {self.exit_code})" if self.exit_code else "")
+        if not self.connected:
+            return "not needed" if self.not_needed else "never connected" + exit_note
+        if self.left_early:
+            return "left early" + exit_note
+        return "ok"
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in ("ok", "not needed")
+
+    def failure_lines(self, count: int = 5) -> list[str]:
+        """For a person: what went wrong with it, where its output is, and, for a bot that
+        ended before it connected, its last ``count`` lines of output (its error, usually)."""
+        lines = [f"{self.spec.name}: {self.status}; its output is in {self.output}"]
+        if self.connected or self.exit_code is None or self.start_error:
+            return lines
+        try:
+            with open(self.output, "rb") as file:
+                file.seek(max(0, file.seek(0, os.SEEK_END) - 4096))
+                text = file.read().decode(errors="replace")
+        except OSError:
+            return lines
+        last = [line.rstrip() for line in text.splitlines() if line.strip()][-count:]
+        return lines + [f"  | {line}" for line in last] if last else lines
+
+
+def unstartable(program: str, path: str | None) -> str | None:
+    """Why ``program`` cannot be started (looked up in ``path`` when it names no folder), or
+    None if it can."""
+    if not program:
+        return "the bot's command is empty"
+    if shutil.which(program, path=path) is not None:
+        return None
+    if "/" in program and Path(program).exists():
+        return f"not an executable file: {program}"
+    return f"command not found: {program}"
