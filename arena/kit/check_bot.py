@@ -96,7 +96,7 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
     private = Path(tempfile.mkdtemp(prefix="arena-check-"))
     output = private / "output.txt"
     if keep_in is not None:
-        keep_in.mkdir(parents=True, exist_ok=True)
+        await trio.Path(keep_in).mkdir(parents=True, exist_ok=True)
         output = keep_in / BOT_OUTPUT
     run = BotRun(BotSpec(BOT_NAME, template), settings.token or "", output)
     binding = ProcessBinding()
