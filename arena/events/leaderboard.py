@@ -1,13 +1,27 @@
 """The published leaderboard: the batch Bradley-Terry fit of ``arena.events.ratings`` over every
-stored
-table, with 95 % intervals and rank confidence from a bootstrap that resamples whole duplicate
-sets (the tables of one set share cards and dice, so their results are correlated; without
-duplicates every table is its own set).  Pure: games in, rows out.
+stored table, with 95 % intervals and rank confidence from a bootstrap that resamples whole
+duplicate sets (the tables of one set share cards and dice, so their results are correlated;
+without duplicates every table is its own set).  Pure: games in, rows out.
 
-For each of ``resamples`` resamples, as many sets as were played are drawn with replacement,
-their pairwise-win matrices summed, and the ratings refitted.  A bot's interval is the 2.5th
-to 97.5th percentile of its resampled Elo; its rank confidence is the share of resamples in
-which it keeps its place on the leaderboard.
+Bots that never met, directly or through others, have no common scale: every connected group
+(``arena.events.groups``) is fitted, bootstrapped and ranked on its own, with its own 1500
+average, and printed as its own table.
+
+For each of ``resamples`` resamples, as many sets as the group played are drawn with
+replacement, their pairwise-win matrices summed, and the ratings refitted.  A bot's interval is
+the 2.5th to 97.5th percentile of its resampled Elo; its rank confidence is the share of
+resamples in which it keeps its place in its group.
+
+**Thin data.**  Below a minimum the bootstrap claims more than it knows.  Measured with
+``benchmarks/rating_coverage.py``'s simulation (five bots at tables of 3, duplicate sets of 6
+games, luck 100 Elo a set, 40 trials each): the 95 % intervals covered the true rating 50 % of
+the time after 2 sets, 75 % after 3, and 84 to 87 % from 4 sets on (where it levels off); the
+rank confidence claimed 69 % for places that were right 37 % of the time after 2 sets, and
+matched them from 4 to 5 sets on (59 % claimed, 56 % right; 61 %, 63 %).  By a bot's games:
+70 % coverage with 6, 80 % with 12, 83 to 87 % with 18 or more.  So a group with fewer than
+``MIN_SETS`` sets gets no intervals and no rank confidence, a bot with fewer than
+``MIN_GAMES`` games or ``MIN_OPPONENTS`` distinct opponents (or all the others of a smaller
+group) no interval, a group with such a bot no rank confidence, and the table says so.
 """
 
 from __future__ import annotations
@@ -17,6 +31,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from arena.events.groups import connected_groups, group_heading
 from arena.events.ratings import (
     Matrix,
     TableResult,
@@ -32,6 +47,10 @@ DEFAULT_RESAMPLES = 200
 #: Resampled fits stop when no rating moves by more than ~0.0004 Elo per iteration.
 BOOTSTRAP_TOLERANCE = 1e-6
 INTERVAL = (0.025, 0.975)
+#: Below these, no intervals or rank confidence (measured: see the module's doc).
+MIN_SETS = 4
+MIN_GAMES = 12
+MIN_OPPONENTS = 2
 
 
 @attrs.frozen
@@ -47,6 +66,12 @@ class Row:
     average_score: float
     average_rank: float
     defaults: int
+    #: The connected group (1 = the largest): rows of different groups are not comparable.
+    group: int = 1
+    #: Distinct bots it met at finished tables.
+    opponents: int = 0
+    #: Too little data for an interval (see the module's doc).
+    thin: bool = False
 
 
 def set_matrices(games: Sequence[StoredGame], entrants: int) -> list[Matrix]:
@@ -77,43 +102,100 @@ def _places(elo: Sequence[float]) -> list[int]:
 def leaderboard(names: Sequence[str], games: Sequence[StoredGame], *,
                 resamples: int = DEFAULT_RESAMPLES, seed: object = 0,
                 anchor: int | None = None) -> list[Row]:
-    """Rows best first.  With ``resamples`` 0 (or a single set) there are no intervals."""
-    n = len(names)
-    matrices = set_matrices(games, n)
+    """Rows group by group (the largest first), best first within a group.  With
+    ``resamples`` 0 or thin data (see the module's doc) there are no intervals."""
+    finished = [g for g in games if g.aborted is None]
+    groups = connected_groups(len(names), (g.entrants for g in finished))
+    rows: list[Row] = []
+    for number, members in enumerate(groups, start=1):
+        rows += _group_rows(number, members, names, finished, resamples=resamples, seed=seed,
+                            anchor=anchor)
+    return rows
+
+
+def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
+                finished: Sequence[StoredGame], *, resamples: int, seed: object,
+                anchor: int | None) -> list[Row]:
+    """One group fitted on its own: ``members`` are its entrants; local index k is
+    ``members[k]``."""
+    local = {entrant: k for k, entrant in enumerate(members)}
+    mine = [g for g in finished if g.entrants[0] in local]
+    by_set: dict[int, list[TableResult]] = {}
+    for game in mine:
+        by_set.setdefault(game.set_index, []).append(
+            TableResult(tuple(local[e] for e in game.entrants), game.ranks))
+    n = len(members)
+    matrices = [pairwise_wins(results, n) for _, results in sorted(by_set.items())]
     total: Matrix = [[0.0] * n for _ in range(n)]
     for matrix in matrices:
         total = add(total, matrix)
     strengths = fit_strengths(total)
-    elo = to_elo(strengths, anchor)
+    local_anchor = local.get(anchor) if anchor is not None else None
+    elo = to_elo(strengths, local_anchor)
     places = _places(elo)
+    stats = [_bot_stats(entrant, mine) for entrant in members]
+    thin = [len(matrices) < MIN_SETS or games < MIN_GAMES
+            or opponents < min(MIN_OPPONENTS, n - 1) for games, opponents in stats]
     samples: list[list[float]] = []
-    if resamples and len(matrices) > 1:
+    if resamples and len(matrices) >= MIN_SETS and not all(thin):
         rng = random.Random(str(seed))
         for _ in range(resamples):
             drawn: Matrix = [[0.0] * n for _ in range(n)]
             for _ in matrices:
                 drawn = add(drawn, rng.choice(matrices))
             samples.append(to_elo(fit_strengths(drawn, tolerance=BOOTSTRAP_TOLERANCE,
-                                                start=strengths), anchor))
+                                                start=strengths), local_anchor))
+    sample_places = [_places(sample) for sample in samples]
     rows = []
-    for i, name in enumerate(names):
-        mine = [g for g in games if g.aborted is None and i in g.entrants]
-        seats = [(g, seat) for g in mine for seat, e in enumerate(g.entrants) if e == i]
+    for k, entrant in enumerate(members):
+        seats = [(g, seat) for g in mine for seat, e in enumerate(g.entrants) if e == entrant]
         low = high = confidence = None
-        if samples:
-            values = sorted(sample[i] for sample in samples)
+        if samples and not thin[k]:
+            values = sorted(sample[k] for sample in samples)
             low, high = quantile(values, INTERVAL[0]), quantile(values, INTERVAL[1])
-            confidence = sum(_places(s)[i] == places[i] for s in samples) / len(samples)
+        if samples and not any(thin):
+            confidence = sum(p[k] == places[k] for p in sample_places) / len(samples)
         rows.append(Row(
-            place=places[i], entrant=i, name=name, elo=elo[i], low=low, high=high,
-            rank_confidence=confidence, games=len(seats),
+            place=places[k], entrant=entrant, name=names[entrant], elo=elo[k], low=low,
+            high=high, rank_confidence=confidence, games=len(seats),
             average_score=sum(g.scores[s] for g, s in seats) / len(seats) if seats else 0.0,
             average_rank=sum(g.ranks[s] for g, s in seats) / len(seats) if seats else 0.0,
-            defaults=sum(g.defaults[s] for g, s in seats)))
+            defaults=sum(g.defaults[s] for g, s in seats), group=number,
+            opponents=stats[k][1], thin=thin[k]))
     return sorted(rows, key=lambda row: row.place)
 
 
+def _bot_stats(entrant: int, games: Sequence[StoredGame]) -> tuple[int, int]:
+    """(finished games, distinct opponents) of one entrant."""
+    played = [g for g in games if entrant in g.entrants]
+    return len(played), len({e for g in played for e in g.entrants if e != entrant})
+
+
+def caveat() -> str:
+    return (f"caveat: thin data: no 95% interval for a bot with fewer than {MIN_GAMES} games or "
+            f"{MIN_OPPONENTS} opponents, nor any in a group with fewer than {MIN_SETS} sets; "
+            "no rank confidence in a group with such a bot or so few sets")
+
+
 def format_table(rows: Sequence[Row]) -> str:
+    """The table; when the bots form several groups, one table per group under its heading;
+    the caveat line under them while any bot's data is thin."""
+    groups: dict[int, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(row.group, []).append(row)
+    parts = []
+    for number, members in groups.items():
+        table = _format_rows(members)
+        if len(groups) > 1:
+            heading = group_heading(number, len(groups), len(members),
+                                    played=any(row.games for row in members))
+            table = heading + "\n" + table
+        parts.append(table)
+    text = "\n\n".join(parts)
+    return text + "\n" + caveat() if any(row.thin for row in rows) else text
+
+
+def _format_rows(rows: Sequence[Row]) -> str:
     width = max([len("bot")] + [len(row.name) for row in rows])
     lines = [f"{'#':>2}  {'bot':<{width}}  {'elo':>6}  {'95% interval':>13}  {'rank conf':>9}"
              f"  {'games':>5}  {'avg score':>9}  {'avg rank':>8}  {'defaults':>8}"]
