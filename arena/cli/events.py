@@ -234,9 +234,13 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
               help="Bootstrap resamples for the 95 % intervals (0: none).")
 @click.option("--los", is_flag=True,
               help="Also print the likelihood-of-superiority matrix (table format).")
+@click.option("--head-to-head", "versus", is_flag=True,
+              help="Also print each pair's wins, ties, losses and games (table format; json "
+                   "always has them).")
 @click.option("--anchor", default=None, metavar="NAME",
               help="Fix this bot at 1500 (default: the pool's average is 1500).")
-def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -> None:
+def ratings(db: Path, fmt: str, resamples: int, los: bool, versus: bool,
+            anchor: str | None) -> None:
     """Print the leaderboard of a stored event (also while it runs)."""
     import csv
     import io
@@ -244,6 +248,7 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -
 
     import attrs
 
+    from arena.events.headtohead import as_json_rows, format_head_to_head, head_to_head
     from arena.events.leaderboard import format_los, format_table, leaderboard
     from arena.events.storage import SqliteStorage
 
@@ -261,8 +266,12 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, anchor: str | None) -
         if los:
             click.echo()
             click.echo(format_los(names, storage.games()))
+        if versus:
+            click.echo()
+            click.echo(format_head_to_head(head_to_head(names, storage.games())))
     elif fmt == "json":
-        click.echo(json.dumps([attrs.asdict(row) for row in rows], indent=2))
+        entries = head_to_head(names, storage.games())
+        click.echo(json.dumps(as_json_rows(rows, entries), indent=2))
     else:
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=[f.name for f in attrs.fields(type(rows[0]))])

@@ -5,9 +5,11 @@ Pure: games in, counts out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 
+from arena.events.leaderboard import Row
 from arena.events.ratings import TableResult, comparisons
 from arena.events.storage import StoredGame
 
@@ -24,6 +26,8 @@ class HeadToHead:
     ties: int
     losses: int
     games: int
+    #: The two bots' entrant numbers (bot's first).
+    entrants: tuple[int, int] = (0, 1)
 
 
 def head_to_head(names: Sequence[str], games: Sequence[StoredGame]) -> list[HeadToHead]:
@@ -40,7 +44,8 @@ def head_to_head(names: Sequence[str], games: Sequence[StoredGame]) -> list[Head
         for k, a in enumerate(present):
             for b in present[k + 1:]:
                 counts[a][b][3] += 1
-    return [HeadToHead(names[a], names[b], *counts[a][b])
+    return [HeadToHead(names[a], names[b], wins=counts[a][b][0], ties=counts[a][b][1],
+                       losses=counts[a][b][2], games=counts[a][b][3], entrants=(a, b))
             for a in range(n) for b in range(a + 1, n) if counts[a][b][3]]
 
 
@@ -53,3 +58,20 @@ def format_head_to_head(entries: Sequence[HeadToHead]) -> str:
     lines += [f"{e.bot:<{width}}  {e.opponent:<{width}}  {e.wins:>5}  {e.ties:>5}  "
               f"{e.losses:>6}  {e.games:>5}" for e in entries]
     return "\n".join(lines)
+
+
+def as_json_rows(rows: Sequence[Row], entries: Sequence[HeadToHead]) -> list[dict[str, Any]]:
+    """The leaderboard's rows as dicts, each with its bot's head-to-head entries (from its side,
+    one per opponent it met, in the rows' order)."""
+    sides: dict[int, dict[int, dict[str, Any]]] = {}
+    for e in entries:
+        a, b = e.entrants
+        sides.setdefault(a, {})[b] = {"wins": e.wins, "ties": e.ties, "losses": e.losses,
+                                      "games": e.games}
+        sides.setdefault(b, {})[a] = {"wins": e.losses, "ties": e.ties, "losses": e.wins,
+                                      "games": e.games}
+    return [{**attrs.asdict(row),
+             "head_to_head": [{"opponent": other.name, "opponent_entrant": other.entrant,
+                               **sides[row.entrant][other.entrant]}
+                              for other in rows if other.entrant in sides.get(row.entrant, {})]}
+            for row in rows]

@@ -172,9 +172,9 @@ def _bot_stats(entrant: int, games: Sequence[StoredGame]) -> tuple[int, int]:
 
 
 def caveat() -> str:
-    return (f"caveat: thin data: no 95% interval for a bot with fewer than {MIN_GAMES} games or "
-            f"{MIN_OPPONENTS} opponents, nor any in a group with fewer than {MIN_SETS} sets; "
-            "no rank confidence in a group with such a bot or so few sets")
+    return (f"caveat: thin data (a bot under {MIN_GAMES} games or {MIN_OPPONENTS} opponents, a "
+            f"group under {MIN_SETS} sets): no 95% interval for it, no rank confidence in its "
+            "group")
 
 
 def format_table(rows: Sequence[Row]) -> str:

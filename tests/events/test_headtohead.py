@@ -14,9 +14,9 @@ def test_head_to_head_counts_wins_ties_losses_and_games_at_shared_tables():
         game(3, (0, 1), (1, 2), aborted="internal_error"),  # not counted
     ]
     assert head_to_head(["a", "b", "c"], games) == [
-        HeadToHead("a", "b", wins=1, ties=0, losses=1, games=2),
-        HeadToHead("a", "c", wins=1, ties=0, losses=2, games=3),
-        HeadToHead("b", "c", wins=1, ties=1, losses=0, games=2),
+        HeadToHead("a", "b", wins=1, ties=0, losses=1, games=2, entrants=(0, 1)),
+        HeadToHead("a", "c", wins=1, ties=0, losses=2, games=3, entrants=(0, 2)),
+        HeadToHead("b", "c", wins=1, ties=1, losses=0, games=2, entrants=(1, 2)),
     ]
 
 
