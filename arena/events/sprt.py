@@ -40,7 +40,7 @@ def elo_of_score(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -ELO_PER_LOG10 * math.log10(1.0 / score - 1.0)
+    return 0.0 - ELO_PER_LOG10 * math.log10(1.0 / score - 1.0)  # 0.0 -: never -0
 
 
 @attrs.frozen
