@@ -308,13 +308,17 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
          **flags: Any) -> None:
     """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
     (A, B and the field at every table, every seating of one seed); stop as soon as the
-    evidence allows.  Exit status 0 when H1 is accepted, 1 otherwise."""
+    evidence allows.  Exit status 0 H1 accepted, 3 H0 accepted, 4 undecided at --max-sets,
+    1 a failure, 2 usage, 130 stopped by Ctrl-C or SIGTERM (which drain first)."""
     from arena.events.settings import EventSettings
     from arena.events.sprt import SprtWatch
     from arena.events.storage import SqliteStorage
+    from arena.launch.event_run import play_sprt
     from arena.launch.runner import plan_bots
     from arena.launch.tournament import Tournament
 
+    if elo0 >= elo1:
+        raise click.UsageError(f"--elo0 ({elo0:g}) must be below --elo1 ({elo1:g})")
     if len(bot_commands) != 2:
         raise click.UsageError("give exactly two --bot: A, then B")
     storage = SqliteStorage(db)
@@ -344,39 +348,12 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
-    play_sprt(Tournament, dict(spec=spec, options=options, bots=bots, planned=planned,
-                               storage=storage, log_dir=log_dir, concurrency=concurrency,
-                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
-                               time_bank=time_bank, launch=launch), watch)
-    state = watch.state
-    if state is None or state.decision is None:
-        click.echo(f"undecided after {state.sets if state else 0} set(s)")
-        sys.exit(1)
-    if state.decision == "H1":
-        click.echo(f"H1 accepted: {bots[0].name} is stronger than {bots[1].name} "
-                   f"(by {elo1:g} Elo or more is likelier than {elo0:g})")
-        sys.exit(0)
-    click.echo(f"H0 accepted: {bots[0].name} is not shown to be stronger than {bots[1].name}")
-    sys.exit(1)
-
-
-def play_sprt(tournament: Any, settings: dict[str, Any], watch: Any) -> None:
-    """Play the SPRT's duels (``tournament(**settings)``), a line per finished set, until the
-    test decides (then the running games finish) or the sets run out."""
-    bots = settings["bots"]
-
-    def progress(ended: Any) -> None:
-        """As each game ends (before it is stored, before the next table is seated)."""
-        state = watch.game_over(ended)
-        if state is None:
-            return
-        click.echo(f"sets {state.sets}: {bots[0].name} scores {state.mean:.3f} against "
-                   f"{bots[1].name}; LLR {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})")
-        if state.decision:
-            event.drain()
-
-    event = tournament(**settings, on_game_finished=progress)
     try:
-        trio.run(event.run)
+        status = play_sprt(Tournament, dict(
+            spec=spec, options=options, bots=bots, planned=planned, storage=storage,
+            log_dir=log_dir, concurrency=concurrency, move_timeout=move_timeout,
+            reaction_timeout=reaction_timeout, time_bank=time_bank, launch=launch),
+            watch, click.echo)
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
+    sys.exit(status)

@@ -170,3 +170,90 @@ def stuck_notes(names: Sequence[str], timeouts: Mapping[int, list[int]]) -> list
             "this run (stuck, stopped, or too slow for --move-timeout)"
             for entrant, (timed_out, decisions) in sorted(timeouts.items())
             if timed_out_note(timed_out, decisions)]
+
+
+#: ``arena sprt``'s exit statuses (2 is click's usage error): H1 accepted, something failed (a
+#: bot crashed or never connected: the verdict, if any, is printed but not to be trusted),
+#: H0 accepted, undecided after --max-sets, stopped by Ctrl-C or SIGTERM before a verdict.
+SPRT_H1, SPRT_FAILED, SPRT_H0, SPRT_UNDECIDED, SPRT_INTERRUPTED = 0, 1, 3, 4, 130
+
+
+def play_sprt(tournament: Callable[..., Any], settings: dict[str, Any], watch: Any,
+              echo: Echo) -> int:
+    """Play the SPRT's duels (``tournament(**settings)``), a line per finished set, until the
+    test decides (then the running games finish) or the sets run out; a first Ctrl-C or
+    SIGTERM drains, a second stops at once.  Prints the verdict and A's Elo against B with its
+    interval; returns the exit status."""
+    names = [bot.name for bot in settings["bots"]]
+    signals_seen = 0
+
+    def progress(ended: Any) -> None:
+        """As each game ends (before it is stored, before the next table is seated)."""
+        state = watch.game_over(ended)
+        if state is None:
+            return
+        echo(f"sets {state.sets}: {names[0]} scores {state.mean:.3f} against {names[1]}; "
+             f"LLR {state.llr:.2f} ({state.lower:.2f}, {state.upper:.2f})")
+        if state.decision:
+            event.drain()
+
+    async def on_signals(stop: trio.CancelScope) -> None:
+        nonlocal signals_seen
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                signals_seen += 1
+                if signals_seen == 1:
+                    echo("arena: finishing the running games, then stopping "
+                         "(Ctrl-C again stops at once)", err=True)
+                    event.drain()
+                else:
+                    echo("arena: stopping now", err=True)
+                    stop.cancel()
+
+    async def run() -> TournamentReport | None:
+        report = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(on_signals, nursery.cancel_scope)
+            report = await event.run()
+            nursery.cancel_scope.cancel()
+        return report
+
+    event = tournament(**settings, on_game_finished=progress)
+    report = trio.run(run)
+    return sprt_verdict(watch, names, report, bool(signals_seen), echo)
+
+
+def sprt_verdict(watch: Any, names: Sequence[str], report: TournamentReport | None,
+                 interrupted: bool, echo: Echo) -> int:
+    """The verdict, the Elo estimate, what went wrong; the exit status."""
+    state, (a, b) = watch.state, names[:2]
+    decision = state.decision if state is not None else None
+    sets = state.sets if state is not None else 0
+    if decision == "H1":
+        thresholds = watch.thresholds
+        echo(f"H1 accepted: {a} is stronger than {b} (by {thresholds['elo1']:g} Elo or more "
+             f"is likelier than {thresholds['elo0']:g})")
+        status = SPRT_H1
+    elif decision == "H0":
+        echo(f"H0 accepted: {a} is not shown to be stronger than {b}")
+        status = SPRT_H0
+    elif interrupted:
+        echo(f"interrupted after {sets} set(s), undecided (the games played stay in the "
+             "database; a new test starts from nothing)")
+        status = SPRT_INTERRUPTED
+    else:
+        echo(f"undecided after {sets} set(s)")
+        status = SPRT_UNDECIDED
+    if state is not None and state.sets >= 2:
+        elo, low, high = state.elo_interval()
+        echo(f"{a} against {b}: {elo:+.0f} Elo (95 % interval {low:+.0f} to {high:+.0f}) "
+             f"over {state.sets} sets")
+    bot_runs = report.runs if report is not None else []
+    for bot_run in bot_runs:
+        if bot_run.failed:
+            echo("\n".join(bot_run.failure_lines()), err=True)
+    for failure in report.failures if report is not None else []:
+        echo(f"arena: {failure}", err=True)
+    if any(r.failed for r in bot_runs) or (report is not None and report.failures):
+        return SPRT_FAILED
+    return status
