@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import random
 
+import attrs
+
 from arena.events.leaderboard import leaderboard
 from arena.events.schedule import plan
-from arena.events.storage import StoredGame
+from arena.gameplay.records import GameRecord
 
 TRUE_ELO = (1300.0, 1400.0, 1500.0, 1600.0, 1700.0)
 
@@ -36,7 +38,7 @@ def ranking(strengths: list[float], rng: random.Random) -> list[int]:
     return order
 
 
-def simulate(sets: int, luck: float, seed: int) -> list[StoredGame]:
+def simulate(sets: int, luck: float, seed: int) -> list[GameRecord]:
     rng = random.Random(seed)
     games = []
     set_luck: dict[int, list[float]] = {}
@@ -48,15 +50,17 @@ def simulate(sets: int, luck: float, seed: int) -> list[StoredGame]:
         ranks = [0] * 3
         for place, seat in enumerate(order, start=1):
             ranks[seat] = place
-        games.append(StoredGame(table.index, table.set_index, table.rotation, table.seed,
-                                table.entrants, tuple(-r for r in ranks), tuple(ranks), None,
-                                (0, 0, 0), (0, 0, 0), 1, "sim", None, 0.0))
+        games.append(GameRecord(
+            number=table.index, game_id="sim", entrants=table.entrants, names=(),
+            seed=table.seed, scores=tuple(-r for r in ranks), ranks=tuple(ranks),
+            winners=(order[0],), aborted=None, defaults=(0, 0, 0), errors=(0, 0, 0), rounds=1,
+            log_path=None, seconds=0.0, tag=table))
     return games
 
 
-def coverage(games: list[StoredGame], by_sets: bool, seed: int) -> tuple[int, int, float]:
+def coverage(games: list[GameRecord], by_sets: bool, seed: int) -> tuple[int, int, float]:
     if not by_sets:  # every game its own "set": the naive bootstrap
-        games = [StoredGame(g.planned, g.planned, *vars_after_set(g)) for g in games]
+        games = [attrs.evolve(g, tag=attrs.evolve(g.table, set_index=g.planned)) for g in games]
     names = [f"b{i}" for i in range(len(TRUE_ELO))]
     rows = leaderboard(names, games, resamples=200, seed=seed)
     intervals = [(row.entrant, row.low, row.high) for row in rows]
@@ -67,11 +71,6 @@ def coverage(games: list[StoredGame], by_sets: bool, seed: int) -> tuple[int, in
         width += high - low
     width /= len(rows)
     return inside, len(rows), width
-
-
-def vars_after_set(game: StoredGame) -> tuple:
-    return (game.rotation, game.seed, game.entrants, game.scores, game.ranks, game.aborted,
-            game.defaults, game.errors, game.rounds, game.game_id, game.log_path, game.seconds)
 
 
 def main() -> None:

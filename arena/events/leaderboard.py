@@ -41,7 +41,7 @@ from arena.events.ratings import (
     pairwise_wins,
     to_elo,
 )
-from arena.events.storage import StoredGame
+from arena.gameplay.records import GameRecord
 
 DEFAULT_RESAMPLES = 200
 #: Resampled fits stop when no rating moves by more than ~0.0004 Elo per iteration.
@@ -74,12 +74,13 @@ class Row:
     thin: bool = False
 
 
-def set_matrices(games: Sequence[StoredGame], entrants: int) -> list[Matrix]:
+def set_matrices(games: Sequence[GameRecord], entrants: int) -> list[Matrix]:
     """One pairwise-win matrix per duplicate set, finished games only."""
     by_set: dict[int, list[TableResult]] = {}
     for game in games:
         if game.aborted is None:
-            by_set.setdefault(game.set_index, []).append(TableResult(game.entrants, game.ranks))
+            by_set.setdefault(game.set_index, []).append(TableResult(game.table.entrants,
+                                                                      game.ranks))
     return [pairwise_wins(results, entrants) for _, results in sorted(by_set.items())]
 
 
@@ -99,7 +100,7 @@ def _places(elo: Sequence[float]) -> list[int]:
     return places
 
 
-def leaderboard(names: Sequence[str], games: Sequence[StoredGame], *,
+def leaderboard(names: Sequence[str], games: Sequence[GameRecord], *,
                 resamples: int = DEFAULT_RESAMPLES, seed: object = 0,
                 anchor: int | None = None) -> list[Row]:
     """Rows group by group (the largest first), best first within a group.  With
@@ -210,10 +211,10 @@ def _format_rows(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def format_los(names: Sequence[str], games: Sequence[StoredGame]) -> str:
+def format_los(names: Sequence[str], games: Sequence[GameRecord]) -> str:
     """The likelihood-of-superiority matrix: the row bot is stronger than the column bot with
     this probability (from their decisive pairwise results)."""
-    decisive = pairwise_wins((TableResult(g.entrants, g.ranks) for g in games
+    decisive = pairwise_wins((TableResult(g.table.entrants, g.ranks) for g in games
                               if g.aborted is None), len(names), tie=0.0)
     los = likelihood_of_superiority(decisive)
     width = max(len(name) for name in names)

@@ -1,7 +1,7 @@
 """What defines an event and the arithmetic on it, with no server and no bots: the settings
 stored with the event (the schedule is rebuilt from them exactly), the schedule's fingerprint,
-how many sets an event plays, how many bot instances it needs, and a finished game as the
-event's storage keeps it.  ``arena.launch.tournament`` plays what these describe."""
+how many sets an event plays and how many bot instances it needs.
+``arena.launch.tournament`` plays what these describe."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from typing import Any
 import attrs
 
 from arena.events.schedule import Format, PlannedTable, plan, set_size
-from arena.events.storage import StoredGame
-from arena.gameplay.records import GameRecord
 from protocol.errors import ErrorCode
 
 #: Games aborted for these reasons are played again on resume (the others are stored): the
@@ -86,14 +84,3 @@ def instances_needed(planned: Sequence[PlannedTable], entrants: int,
     tables_with = Counter(e for table in planned for e in set(table.entrants))
     return [min(concurrency, tables_with[e]) * most[e] for e in range(entrants)]
 
-
-def stored_game(record: GameRecord) -> StoredGame:
-    planned = record.tag
-    if planned is None:
-        raise ValueError(f"game {record.game_id} was not planned by a schedule")
-    return StoredGame(
-        planned=planned.index, set_index=planned.set_index, rotation=planned.rotation,
-        seed=record.seed, entrants=planned.entrants, scores=record.scores, ranks=record.ranks,
-        aborted=record.aborted, defaults=record.defaults, errors=record.errors,
-        rounds=record.rounds, game_id=record.game_id,
-        log_path=str(record.log_path) if record.log_path else None, seconds=record.seconds)

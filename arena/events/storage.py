@@ -6,6 +6,15 @@ schedule: a game is stored at most once, so a resumed event never counts a game 
 aborted by a shutdown are not stored (a resumed event plays them again); a game aborted by a
 server bug is stored as aborted and left out of the ratings.  The per-game JSON Lines logs lie
 beside the database.
+
+A game is stored and read back as the :class:`~arena.gameplay.records.GameRecord` the server
+made, keyed by its planned table (``tag``).  A row keeps the planned table (index, set,
+rotation, entrants; the seed is the game's, which the schedule's seating takes from it), the
+scores, ranks, aborted reason, defaults, errors, rounds, game id, log path and seconds.
+Reading it back rebuilds the rest: the game's ``number`` is its planned index (the schedule's
+seating numbers its games so), the ``names`` are the entrants' (as :meth:`Storage.write_event`
+recorded them; empty when it did not), the ``winners`` are the seats ranked 1, and
+``timeouts`` and ``decisions`` are not kept (empty, their defaults).
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-import attrs
+from arena.gameplay.records import GameRecord, PlannedTable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -29,24 +38,6 @@ CREATE TABLE IF NOT EXISTS games (
     aborted TEXT, defaults TEXT NOT NULL, errors TEXT NOT NULL, rounds INTEGER,
     game_id TEXT NOT NULL, log_path TEXT, seconds REAL NOT NULL, finished_at TEXT NOT NULL);
 """
-
-
-@attrs.frozen
-class StoredGame:
-    planned: int
-    set_index: int
-    rotation: int
-    seed: str
-    entrants: tuple[int, ...]
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    aborted: str | None
-    defaults: tuple[int, ...]
-    errors: tuple[int, ...]
-    rounds: int | None
-    game_id: str
-    log_path: str | None
-    seconds: float
 
 
 class Storage(Protocol):
@@ -61,10 +52,12 @@ class Storage(Protocol):
     def entrants(self) -> list[tuple[str, str]]:
         """(name, command) by entrant number."""
 
-    def add_game(self, game: StoredGame) -> bool:
-        """Store a finished game; False if that planned table was stored already."""
+    def add_game(self, game: GameRecord) -> bool:
+        """Store a finished game of the schedule (its ``tag`` set); False if that planned
+        table was stored already."""
 
-    def games(self) -> list[StoredGame]: ...
+    def games(self) -> list[GameRecord]:
+        """The stored games in schedule order."""
 
     def close(self) -> None: ...
 
@@ -97,27 +90,41 @@ class SqliteStorage:
         return [(name, command) for name, command in
                 self.db.execute("SELECT name, command FROM entrants ORDER BY entrant")]
 
-    def add_game(self, game: StoredGame) -> bool:
+    def add_game(self, game: GameRecord) -> bool:
+        table = game.table
         with self.db:
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (game.planned, game.set_index, game.rotation, game.seed,
-                 json.dumps(game.entrants), json.dumps(game.scores), json.dumps(game.ranks),
+                (table.index, table.set_index, table.rotation, game.seed,
+                 json.dumps(table.entrants), json.dumps(game.scores), json.dumps(game.ranks),
                  game.aborted, json.dumps(game.defaults), json.dumps(game.errors), game.rounds,
-                 game.game_id, game.log_path, game.seconds,
+                 game.game_id, str(game.log_path) if game.log_path else None, game.seconds,
                  time.strftime("%Y-%m-%dT%H:%M:%S%z")))
             return cursor.rowcount == 1
 
-    def games(self) -> list[StoredGame]:
+    def games(self) -> list[GameRecord]:
+        names = [name for name, _ in self.entrants()]
         rows = self.db.execute(
             "SELECT planned, set_index, rotation, seed, entrants, scores, ranks, aborted, "
             "defaults, errors, rounds, game_id, log_path, seconds FROM games ORDER BY planned")
-        return [StoredGame(planned, set_index, rotation, seed, tuple(json.loads(entrants)),
-                           tuple(json.loads(scores)), tuple(json.loads(ranks)), aborted,
-                           tuple(json.loads(defaults)), tuple(json.loads(errors)), rounds,
-                           game_id, log_path, seconds)
-                for (planned, set_index, rotation, seed, entrants, scores, ranks, aborted,
-                     defaults, errors, rounds, game_id, log_path, seconds) in rows]
+        return [stored_record(row, names) for row in rows]
 
     def close(self) -> None:
         self.db.close()
+
+
+def stored_record(row: Sequence[Any], names: Sequence[str]) -> GameRecord:
+    """A stored row (the columns from ``planned`` to ``seconds``) as the record it was, with
+    the fields it does not keep rebuilt (see the module's docstring); ``names`` by entrant."""
+    (planned, set_index, rotation, seed, entrants, scores, ranks, aborted, defaults, errors,
+     rounds, game_id, log_path, seconds) = row
+    table = PlannedTable(planned, set_index, rotation, tuple(json.loads(entrants)), seed)
+    placed: tuple[int, ...] = tuple(json.loads(ranks))
+    known = all(0 <= entrant < len(names) for entrant in table.entrants)
+    return GameRecord(
+        number=planned, game_id=game_id, entrants=table.entrants,
+        names=tuple(names[entrant] for entrant in table.entrants) if known else (),
+        seed=seed, scores=tuple(json.loads(scores)), ranks=placed,
+        winners=tuple(seat for seat, rank in enumerate(placed) if rank == 1), aborted=aborted,
+        defaults=tuple(json.loads(defaults)), errors=tuple(json.loads(errors)), rounds=rounds,
+        log_path=Path(log_path) if log_path is not None else None, seconds=seconds, tag=table)

@@ -3,7 +3,9 @@ with no trio and no server behind it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -34,7 +36,9 @@ class PlannedTable:
 class GameRecord:
     """One game.  ``number`` is the seating policy's game number; ``entrants[seat]`` is who sat
     there in the policy's own list (``None`` without one); ``tag`` is the planned table a
-    tournament's schedule seated (None for the other policies)."""
+    tournament's schedule seated (None for the other policies): :attr:`planned`,
+    :attr:`set_index` and :attr:`rotation` read it.  An event's storage keeps the games it
+    seated and gives them back as records (``arena.events.storage`` says what it rebuilds)."""
 
     number: int
     game_id: str
@@ -60,3 +64,42 @@ class GameRecord:
     def bots(self) -> tuple[int | None, ...]:
         """The roster index per seat (``arena match``): the entrants."""
         return self.entrants
+
+    @property
+    def table(self) -> PlannedTable:
+        """The planned table of a game an event's schedule seated (its ``tag``); a ValueError
+        for a game no schedule planned."""
+        if self.tag is None:
+            raise ValueError(f"game {self.game_id} was not planned by a schedule")
+        return self.tag
+
+    @property
+    def planned(self) -> int:
+        """The game's place in its event's schedule (the key it is stored under)."""
+        return self.table.index
+
+    @property
+    def set_index(self) -> int:
+        return self.table.set_index
+
+    @property
+    def rotation(self) -> int:
+        return self.table.rotation
+
+    def to_fields(self) -> dict[str, Any]:
+        """The record as plain fields for JSON (the log's path as text)."""
+        fields = attrs.asdict(self)
+        fields["log_path"] = str(self.log_path) if self.log_path is not None else None
+        return fields
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, Any]) -> GameRecord:
+        """The record :meth:`to_fields` gave (after a trip through JSON)."""
+        values: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value
+                                  for name, value in fields.items()}
+        if values["log_path"] is not None:
+            values["log_path"] = Path(values["log_path"])
+        if values["tag"] is not None:
+            tag = values["tag"]
+            values["tag"] = PlannedTable(**{**tag, "entrants": tuple(tag["entrants"])})
+        return cls(**values)

@@ -21,8 +21,8 @@ from arena.events.progress import LiveView
 from arena.events.ratings import TableResult
 from arena.events.schedule import PlannedTable
 from arena.events.settings import EventSettings
-from arena.events.storage import SqliteStorage, StoredGame
-from arena.gameplay.records import timed_out_note
+from arena.events.storage import SqliteStorage
+from arena.gameplay.records import GameRecord, timed_out_note
 from arena.games import get_game
 from arena.launch.runner import BotLaunch, BotSpec
 from arena.launch.tournament import EventServer, Tournament, TournamentReport
@@ -55,7 +55,7 @@ class EventRun:
         self.names = [bot.name for bot in bots]
         earlier = storage.games()
         self.view = LiveView(self.names, len(planned), len(earlier), time_now(),
-                             [TableResult(g.entrants, g.ranks) for g in earlier
+                             [TableResult(g.table.entrants, g.ranks) for g in earlier
                               if g.aborted is None])
         timing: dict[str, Any] = dict(
             concurrency=concurrency, move_timeout=settings.move_timeout,
@@ -85,9 +85,9 @@ class EventRun:
                 f"{f' over {self.workers} server processes' if self.workers > 1 else ''}; "
                 f"results in {self.storage.path}")
 
-    def progress(self, game: StoredGame) -> None:
+    def progress(self, game: GameRecord) -> None:
         """The live view after every game: in place on a terminal, a line each elsewhere."""
-        self.view.game_over(TableResult(game.entrants, game.ranks)
+        self.view.game_over(TableResult(game.table.entrants, game.ranks)
                             if game.aborted is None else None)
         self.echo(("\r\x1b[2K" if self.on_terminal else "") + self.view.line(time_now()),
                   nl=not self.on_terminal)

@@ -27,8 +27,8 @@ import trio
 
 from arena.edge.server import ArenaServer, ServerConfig
 from arena.events.schedule import PlannedTable
-from arena.events.settings import REPLAYED_ABORTS, instances_needed, stored_game
-from arena.events.storage import Storage, StoredGame
+from arena.events.settings import REPLAYED_ABORTS, instances_needed
+from arena.events.storage import Storage
 from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord
 from arena.games.base import GameSpec
@@ -87,11 +87,11 @@ class Tournament:
                  concurrency: int = 1, move_timeout: float = 5.0,
                  reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
                  time_bank: float = 0.0,
-                 on_game_over: Callable[[StoredGame], None] | None = None,
+                 on_game_over: Callable[[GameRecord], None] | None = None,
                  launch: BotLaunch | None = None,
                  registry: Mapping[str, str] | None = None,
                  host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True,
-                 on_game_finished: Callable[[StoredGame], None] | None = None) -> None:
+                 on_game_finished: Callable[[GameRecord], None] | None = None) -> None:
         """``registry``: registered names and tokens, for the entrants that connect by
         themselves (``NAME=@remote``) to ``host``:``port``; each plays one table at a time.
         ``on_game_over`` hears of each game once it is stored; ``on_game_finished`` as it ends,
@@ -105,7 +105,7 @@ class Tournament:
         self.todo = [table for table in planned if table.index not in done]
         self.on_game_over = on_game_over
         self.on_game_finished = on_game_finished
-        self._finished: trio.MemorySendChannel[tuple[StoredGame, GameRecord]] | None = None
+        self._finished: trio.MemorySendChannel[GameRecord] | None = None
         counts = instances_needed(self.todo, len(self.bots), concurrency)
         tokens = {name.casefold(): token for name, token in (registry or {}).items()}
         self.instances = []
@@ -141,39 +141,39 @@ class Tournament:
         """A game ended (in the event loop): queued for :meth:`_store`."""
         if record.aborted in REPLAYED_ABORTS:
             return
-        game = stored_game(record)
+        if record.tag is None:
+            raise ValueError(f"game {record.game_id} was not planned by a schedule")
         if self.on_game_finished is not None:
-            self.on_game_finished(game)
+            self.on_game_finished(record)
         assert self._finished is not None, "run() is not running"
-        self._finished.send_nowait((game, record))
+        self._finished.send_nowait(record)
 
-    async def _store(self, finished: trio.MemoryReceiveChannel[tuple[StoredGame, GameRecord]]
-                     ) -> None:
+    async def _store(self, finished: trio.MemoryReceiveChannel[GameRecord]) -> None:
         """Store the finished games in the order they ended, off the event loop when the
         storage's writes wait for a disk (SQLite's commit: a worker thread, one game at a
         time), so that no table's clock waits for them.  Shielded: every game queued is
         stored, also when the event is stopped at once; it ends when the queue is closed."""
         with trio.CancelScope(shield=True):
-            async for game, record in finished:
+            async for record in finished:
                 try:
                     if self.storage.blocks:
-                        added = await trio.to_thread.run_sync(self.storage.add_game, game)
+                        added = await trio.to_thread.run_sync(self.storage.add_game, record)
                     else:
-                        added = self.storage.add_game(game)
+                        added = self.storage.add_game(record)
                     if added:
-                        self._stored(game, record)
+                        self._stored(record)
                 except Exception:
                     log.exception("on_game_over failed for table %s", record.number)
 
-    def _stored(self, game: StoredGame, record: GameRecord) -> None:
+    def _stored(self, record: GameRecord) -> None:
         self.played += 1
-        for entrant, timeouts, decisions in zip(game.entrants, record.timeouts,
+        for entrant, timeouts, decisions in zip(record.table.entrants, record.timeouts,
                                                 record.decisions):
             counts = self.timeouts.setdefault(entrant, [0, 0])
             counts[0] += timeouts
             counts[1] += decisions
         if self.on_game_over is not None:
-            self.on_game_over(game)
+            self.on_game_over(record)
 
     async def run(self) -> TournamentReport:
         started = time.monotonic()
@@ -184,8 +184,7 @@ class Tournament:
                        output_dir / f"{self.server.run_id}-{self.bots[instance.entrant].name}"
                                     f"-{i}.txt")
                 for i, instance in enumerate(self.instances)]
-        self._finished, finished = trio.open_memory_channel[tuple[StoredGame, GameRecord]](
-            math.inf)
+        self._finished, finished = trio.open_memory_channel[GameRecord](math.inf)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._store, finished)
             with self._finished:  # closed when the games are over: the last ones get stored

@@ -18,8 +18,10 @@ with their own tokens) for its share of the tables, writing its game logs to the
 - **Talk.**  JSON lines over the worker's standard input and output.  The runner sends the share
   (the first line) and, to drain, ``drain``; the end of a worker's input (the runner stopping at
   once, or gone) stops it at once: the games it finished are still reported, the running ones
-  are played again on resume.  The worker sends ``{"game": ...}`` for each finished game and
-  ``{"report": ...}`` at the end (its bots' statuses, the CPU seconds it and its bots used).
+  are played again on resume.  The worker sends ``{"game": ...}`` for each finished game (the
+  whole :class:`~arena.gameplay.records.GameRecord`, as :meth:`~.GameRecord.to_fields` gives
+  it) and ``{"report": ...}`` at the end (its bots' statuses, the CPU seconds it and its bots
+  used).
   Workers run in sessions of their own, as bots do: a Ctrl-C at the terminal reaches the runner,
   which drains them.
 
@@ -46,8 +48,9 @@ import trio
 
 from arena.edge.server import tune_garbage_collector
 from arena.events.schedule import PlannedTable
-from arena.events.storage import Storage, StoredGame
+from arena.events.storage import Storage
 from arena.gameplay.gamelog import ensure_writable
+from arena.gameplay.records import GameRecord
 from arena.games import get_game
 from arena.games.base import GameSpec
 from arena.launch.runner import BotLaunch, BotRun, BotSpec
@@ -119,14 +122,12 @@ def deal(tables: Sequence[PlannedTable], concurrency: int,
     return [(at_once[worker], dealt[worker]) for worker in range(workers) if dealt[worker]]
 
 
-def game_line(game: StoredGame) -> bytes:
-    return json.dumps({"game": attrs.asdict(game)}).encode() + b"\n"
+def game_line(game: GameRecord) -> bytes:
+    return json.dumps({"game": game.to_fields()}).encode() + b"\n"
 
 
-def game_from(fields: Mapping[str, Any]) -> StoredGame:
-    values: dict[str, Any] = {name: tuple(value) if isinstance(value, list) else value
-                              for name, value in fields.items()}
-    return StoredGame(**values)
+def game_from(fields: Mapping[str, Any]) -> GameRecord:
+    return GameRecord.from_fields(fields)
 
 
 def summed_timeouts(reported: Any) -> dict[int, list[int]]:
@@ -184,7 +185,7 @@ class TournamentWorkers:
                  workers: int, concurrency: int = 1, move_timeout: float = 5.0,
                  reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
                  time_bank: float = 0.0,
-                 on_game_over: Callable[[StoredGame], None] | None = None,
+                 on_game_over: Callable[[GameRecord], None] | None = None,
                  launch: BotLaunch | None = None, compress_logs: bool = True) -> None:
         """Raises ValueError for more workers than ``concurrency`` and for bots that connect
         by themselves (``@remote``: they find one server)."""
@@ -282,7 +283,7 @@ class TournamentWorkers:
                     self.on_game_over(game)
         return None
 
-    async def _add(self, game: StoredGame) -> bool:
+    async def _add(self, game: GameRecord) -> bool:
         """Store a game off the event loop when the storage's writes wait for a disk (one at
         a time: the workers' games share one connection); once begun, a write finishes."""
         if not self.storage.blocks:
@@ -300,9 +301,9 @@ class ReportingStorage:
 
     blocks = False  # in memory; its report goes to a trio channel (in the event loop)
 
-    def __init__(self, report: Callable[[StoredGame], None]) -> None:
+    def __init__(self, report: Callable[[GameRecord], None]) -> None:
         self.report = report
-        self.stored: dict[int, StoredGame] = {}
+        self.stored: dict[int, GameRecord] = {}
         self.event: tuple[dict[str, Any], list[tuple[str, str]]] = ({}, [])
 
     def write_event(self, meta: Mapping[str, Any], entrants: Sequence[tuple[str, str]]) -> None:
@@ -314,14 +315,14 @@ class ReportingStorage:
     def entrants(self) -> list[tuple[str, str]]:
         return list(self.event[1])
 
-    def add_game(self, game: StoredGame) -> bool:
+    def add_game(self, game: GameRecord) -> bool:
         if game.planned in self.stored:
             return False
         self.stored[game.planned] = game
         self.report(game)
         return True
 
-    def games(self) -> list[StoredGame]:
+    def games(self) -> list[GameRecord]:
         return [self.stored[planned] for planned in sorted(self.stored)]
 
     def close(self) -> None:

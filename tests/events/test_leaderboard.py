@@ -3,6 +3,7 @@ data sets."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from arena.events.leaderboard import format_table, leaderboard, set_matrices
@@ -31,8 +32,8 @@ def test_a_dominant_order_is_found_with_full_rank_confidence():
 
 def test_the_bootstrap_resamples_whole_sets_and_is_reproducible():
     games = three_way_sets(4, {0: 1, 1: 2, 2: 3}) + three_way_sets(2, {0: 3, 1: 2, 2: 1})
-    for g in games[12:]:
-        object.__setattr__(g, "set_index", g.set_index + 4)
+    games[12:] = [attrs.evolve(g, tag=attrs.evolve(g.table, set_index=g.set_index + 4))
+                  for g in games[12:]]
     assert len(set_matrices(games, 3)) == 6
     first = leaderboard(["a", "b", "c"], games, resamples=100, seed=7)
     assert first == leaderboard(["a", "b", "c"], games, resamples=100, seed=7)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ from arena.events.storage import SqliteStorage
 from arena.games import get_game
 from arena.launch.runner import BotSpec
 from arena.launch.tournament import Tournament
+from tests.events.test_storage import old_database
 
 #: A bot whose every answer depends only on the request: legal[(id * k) % len(legal)] would
 #: depend on numbering, so it picks by position in the legal list alone.
@@ -179,6 +181,33 @@ def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
     clean = CliRunner().invoke(main, event_args(fresh, "logs2"))
     assert clean.exit_code == 0, (clean.output, repr(clean.exception))
     assert results(SqliteStorage(fresh)) == results(SqliteStorage(db))
+
+
+def test_an_event_database_written_before_game_records_resumes(tmp_path):
+    """A database as 6aa8bd6 wrote it, 4 of its 12 games stored: the resume keeps their rows
+    as they were and plays the other 8, the games an uninterrupted run plays."""
+    script = tmp_path / "picker.py"
+    script.write_text(PICKER)
+    bots = [(f"p{k}", f"{sys.executable} {script} {k}") for k in (0, 1, 2)]
+    db = tmp_path / "old.db"
+    old_database(db, bots)
+    old_rows = set(sqlite3.connect(db).execute("SELECT * FROM games").fetchall())
+    result = CliRunner().invoke(main, ["tournament", "--resume", "--db", str(db),
+                                       "--log-dir", str(tmp_path / "logs"),
+                                       "--resamples", "0"])
+    assert result.exit_code == 0, (result.output, repr(result.exception))
+    assert "8 to play" in result.output and "12 of 12 games stored" in result.output
+    assert old_rows <= set(sqlite3.connect(db).execute("SELECT * FROM games").fetchall())
+    fresh = tmp_path / "fresh.db"
+    clean = CliRunner().invoke(main, [
+        "tournament", "--game", "chochlik", *[arg for name, command in bots
+                                              for arg in ("--bot", f"{name}={command}")],
+        "--sets", "2", "--hands", "3", "--seed", "old", "--db", str(fresh),
+        "--log-dir", str(tmp_path / "logs2"), "--resamples", "0"])
+    assert clean.exit_code == 0, (clean.output, repr(clean.exception))
+    played = set(range(12)) - {row[0] for row in old_rows}
+    resumed, uninterrupted = results(SqliteStorage(db)), results(SqliteStorage(fresh))
+    assert {k: resumed[k] for k in played} == {k: uninterrupted[k] for k in played}
 
 
 def test_ratings_prints_the_leaderboard_in_three_formats(tmp_path):

@@ -13,12 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 import trio
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.events.storage import SqliteStorage, StoredGame
+from arena.events.storage import SqliteStorage
+from arena.gameplay.records import GameRecord
 from arena.games import get_game
 from arena.launch.runner import BotLaunch
 from arena.launch.sandbox import Sandbox
@@ -50,11 +52,15 @@ def test_a_share_and_a_game_cross_the_pipe_unchanged(tmp_path):
     assert Share.from_line(share.to_line()) == share
     tournament = share.tournament(SqliteStorage(tmp_path / "unused.db"))
     assert tournament.launch == BotLaunch(stdio=True, sandbox=Sandbox(512, 3))
-    game = StoredGame(planned=4, set_index=1, rotation=2, seed="s", entrants=(0, 2, 1),
-                      scores=(3, -1, 0), ranks=(1, 3, 2), aborted=None, defaults=(0, 0, 1),
-                      errors=(0, 0, 0), rounds=3, game_id="g", log_path="/x.jsonl",
-                      seconds=0.5)
-    assert game_from(json.loads(game_line(game))["game"]) == game
+    game = GameRecord(number=5, game_id="g", entrants=table.entrants, names=("a", "c", "b"),
+                      seed=table.seed, scores=(3, -1, 0), ranks=(1, 3, 2), winners=(0,),
+                      aborted=None, defaults=(0, 0, 1), errors=(0, 0, 0), rounds=3,
+                      log_path=Path("/x.jsonl"), seconds=0.5, tag=table, timeouts=(0, 0, 1),
+                      decisions=(7, 7, 6))
+    assert game_from(json.loads(game_line(game))["game"]) == game  # every field, tag and all
+    unplayed = attrs.evolve(game, scores=(), ranks=(), winners=(), aborted="internal_error",
+                            rounds=None, log_path=None)
+    assert game_from(json.loads(game_line(unplayed))["game"]) == unplayed
 
 
 async def play_with_workers(tmp_path: Path, name: str, bots, event, *, workers: int,
