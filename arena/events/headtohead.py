@@ -11,7 +11,7 @@ import attrs
 
 from arena.events.leaderboard import Row
 from arena.events.ratings import TableResult, comparisons
-from arena.events.storage import StoredGame
+from arena.gameplay.records import GameRecord
 
 
 @attrs.frozen
@@ -30,17 +30,17 @@ class HeadToHead:
     entrants: tuple[int, int] = (0, 1)
 
 
-def head_to_head(names: Sequence[str], games: Sequence[StoredGame]) -> list[HeadToHead]:
+def head_to_head(names: Sequence[str], games: Sequence[GameRecord]) -> list[HeadToHead]:
     """One entry per pair of bots that met, in the order of ``names``."""
     n = len(names)
     counts = [[[0, 0, 0, 0] for _ in range(n)] for _ in range(n)]  # wins, ties, losses, games
     for game in games:
         if game.aborted is not None:
             continue
-        for i, j, score in comparisons(TableResult(game.entrants, game.ranks)):
+        for i, j, score in comparisons(TableResult(game.table.entrants, game.ranks)):
             a, b, score = (i, j, score) if i < j else (j, i, 1.0 - score)
             counts[a][b][0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
-        present = sorted(set(game.entrants))
+        present = sorted(set(game.table.entrants))
         for k, a in enumerate(present):
             for b in present[k + 1:]:
                 counts[a][b][3] += 1

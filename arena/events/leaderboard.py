@@ -106,7 +106,7 @@ def leaderboard(names: Sequence[str], games: Sequence[GameRecord], *,
     """Rows group by group (the largest first), best first within a group.  With
     ``resamples`` 0 or thin data (see the module's doc) there are no intervals."""
     finished = [g for g in games if g.aborted is None]
-    groups = connected_groups(len(names), (g.entrants for g in finished))
+    groups = connected_groups(len(names), (g.table.entrants for g in finished))
     rows: list[Row] = []
     for number, members in enumerate(groups, start=1):
         rows += _group_rows(number, members, names, finished, resamples=resamples, seed=seed,
@@ -115,16 +115,16 @@ def leaderboard(names: Sequence[str], games: Sequence[GameRecord], *,
 
 
 def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
-                finished: Sequence[StoredGame], *, resamples: int, seed: object,
+                finished: Sequence[GameRecord], *, resamples: int, seed: object,
                 anchor: int | None) -> list[Row]:
     """One group fitted on its own: ``members`` are its entrants; local index k is
     ``members[k]``."""
     local = {entrant: k for k, entrant in enumerate(members)}
-    mine = [g for g in finished if g.entrants[0] in local]
+    mine = [g for g in finished if g.table.entrants[0] in local]
     by_set: dict[int, list[TableResult]] = {}
     for game in mine:
         by_set.setdefault(game.set_index, []).append(
-            TableResult(tuple(local[e] for e in game.entrants), game.ranks))
+            TableResult(tuple(local[e] for e in game.table.entrants), game.ranks))
     n = len(members)
     matrices = [pairwise_wins(results, n) for _, results in sorted(by_set.items())]
     total: Matrix = [[0.0] * n for _ in range(n)]
@@ -149,7 +149,7 @@ def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
     sample_places = [_places(sample) for sample in samples]
     rows = []
     for k, entrant in enumerate(members):
-        seats = [(g, seat) for g in mine for seat, e in enumerate(g.entrants) if e == entrant]
+        seats = [(g, seat) for g in mine for seat, e in enumerate(g.table.entrants) if e == entrant]
         low = high = confidence = None
         if samples and not thin[k]:
             values = sorted(sample[k] for sample in samples)
@@ -166,10 +166,10 @@ def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
     return sorted(rows, key=lambda row: row.place)
 
 
-def _bot_stats(entrant: int, games: Sequence[StoredGame]) -> tuple[int, int]:
+def _bot_stats(entrant: int, games: Sequence[GameRecord]) -> tuple[int, int]:
     """(finished games, distinct opponents) of one entrant."""
-    played = [g for g in games if entrant in g.entrants]
-    return len(played), len({e for g in played for e in g.entrants if e != entrant})
+    played = [g for g in games if entrant in g.table.entrants]
+    return len(played), len({e for g in played for e in g.table.entrants if e != entrant})
 
 
 def caveat() -> str:

@@ -14,7 +14,7 @@ import trio
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.events.storage import StoredGame
+from arena.gameplay.records import GameRecord
 from arena.launch.tournament import TournamentReport
 
 
@@ -39,10 +39,12 @@ def scripted_tournament(winner: Any, *, failures: tuple[str, ...] = (),
                 first = winner(table.set_index, table.rotation)
                 rank = {first: 1, 2: 2, 1 - first: 3}
                 ranks = tuple(rank[entrant] for entrant in table.entrants)
-                self.on_game_finished(StoredGame(
-                    table.index, table.set_index, table.rotation, table.seed, table.entrants,
-                    (0,) * len(ranks), ranks, None, (0,) * len(ranks), (0,) * len(ranks), 1,
-                    f"g{table.index}", None, 0.0))
+                self.on_game_finished(GameRecord(
+                    number=table.index, game_id=f"g{table.index}", entrants=table.entrants,
+                    names=(), seed=table.seed, scores=(0,) * len(ranks), ranks=ranks,
+                    winners=(), aborted=None, defaults=(0,) * len(ranks),
+                    errors=(0,) * len(ranks), rounds=1, log_path=None, seconds=0.0,
+                    tag=table))
                 played += 1
                 if played == signal_after:
                     os.kill(os.getpid(), signal.SIGTERM)
