@@ -38,7 +38,7 @@ import attrs
 from arena.gameplay.gamelog import GameLog
 from arena.games.base import GameSpec, GameState
 from arena.games.chance import derive_seed
-from protocol.codec import encode, to_json
+from protocol.codec import encode, encode_event, encode_request, to_json
 from protocol.errors import ErrorCode, PeerError, quote
 from protocol.limits import MAX_TRIES
 from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
@@ -144,6 +144,7 @@ class MatchDriver:
         self.options = options
         self.seed = seed
         self.players = list(players)
+        self._seats = range(len(self.players))
         self.game_id = game_id
         self.table = table
         self.move_timeout = move_timeout
@@ -441,23 +442,36 @@ class MatchDriver:
             request_id, legal, now, now + timeout + bank, self.max_tries,
             getattr(observation, "decision", None), timeout, limit_name)
         observation_json = to_json(observation)  # once: for the digest and the line
-        self.log.request(seat, request_id, legal, text_digest(observation_json))
-        request = Request(id=request_id, legal=list(legal), time_left_ms=_ms(timeout + bank),
-                          observation=observation,
-                          time_bank_ms=_ms(bank) if self.time_bank else None)
-        out.append(Outgoing(seat, request, encode(request, {"observation": observation_json})))
+        legal_list = list(legal)
+        legal_json = to_json(legal_list)  # once: for the log and the line
+        self.log.request(seat, request_id, legal, text_digest(observation_json), legal_json)
+        time_left_ms = _ms(timeout + bank)
+        time_bank_ms = _ms(bank) if self.time_bank else None
+        request = Request(id=request_id, legal=legal_list, time_left_ms=time_left_ms,
+                          observation=observation, time_bank_ms=time_bank_ms)
+        line = (encode_request(request_id, legal_json, time_left_ms, observation_json,
+                               time_bank_ms) if observation is not None
+                else encode(request))
+        out.append(Outgoing(seat, request, line))
 
     def _flush_events(self, out: list[Outgoing]) -> None:
-        seats = range(len(self.players))
+        seats = self._seats
+        watched = self.watched
         for event in self.state.take_events():
-            data_json = to_json(event.data)  # once: for every seat that sees it and the log
+            data = event.data
+            data_json = to_json(data)  # once: for every seat that sees it and the log
             self.log.event(event, data_json)
-            message = Event(kind=event.kind, data=event.data)
-            line = encode(message, {"data": data_json})
-            out.extend(Outgoing(seat, message, line) for seat in seats
-                       if event.visible_to(seat))
-            if self.watched and event.audience is None:
-                out.append(Outgoing(PUBLIC, message, line))
+            message = Event(kind=event.kind, data=data)
+            line = (encode_event(event.kind, data_json) if data is not None
+                    else encode(message))
+            audience = event.audience
+            if audience is None:
+                out.extend([Outgoing(seat, message, line) for seat in seats])
+                if watched:
+                    out.append(Outgoing(PUBLIC, message, line))
+            else:
+                out.extend([Outgoing(seat, message, line) for seat in seats
+                            if seat in audience])
 
     def _finish(self, out: list[Outgoing]) -> None:
         for seat, request in sorted(self.open.items()):
