@@ -3,7 +3,9 @@
 Pure and sans-I/O like the protocol: no sockets, no clock.  The edge calls ``start``,
 ``answer``, ``bad_input``, ``expire``, ``disconnect`` and ``abort`` with the current time in
 seconds (any monotonic clock), and each returns the :class:`Outgoing` messages to send.  It
-asks the edge to call ``expire`` at :meth:`MatchDriver.next_deadline`.
+asks the edge to call ``expire`` at :meth:`MatchDriver.next_deadline`.  The bookkeeping of the
+requests (deadlines, tries, defaults, time banks, errors logged) is its base class,
+:class:`~arena.gameplay.decisions.SeatDecisions`; this module steps the game.
 
 What happens at the edges:
 - every seat the game says must act gets one request (at most one open per seat); a request
@@ -28,94 +30,37 @@ What happens at the edges:
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
+from arena.gameplay.decisions import (
+    MAX_LOGGED_ERRORS,
+    PUBLIC,
+    OpenRequest,
+    Outgoing,
+    SeatDecisions,
+    SeatStats,
+    line_of,
+    observation_digest,
+    outgoing,
+    text_digest,
+    to_ms,
+)
 from arena.gameplay.gamelog import GameLog
 from arena.games.base import GameSpec, GameState
 from arena.games.chance import derive_seed
-from protocol.codec import encode, to_json
-from protocol.errors import ErrorCode, PeerError, quote
+from protocol.codec import encode, encode_event, to_json
+from protocol.errors import ErrorCode, quote
 from protocol.limits import MAX_TRIES
-from protocol.messages import Cancel, Error, Event, GameEnd, GameStart, Request
+from protocol.messages import Cancel, Event, GameEnd, GameStart, Request
 from protocol.requests import RequestCounter, notice_for_closed
 
-#: The seat number of the public view: what a spectator is sent (``Outgoing.seat``).
-PUBLIC = -1
-
-#: Error lines logged per seat and game; past this only their number is logged (at the end),
-#: so a bot that floods the server cannot flood its disk.
-MAX_LOGGED_ERRORS = 100
+__all__ = ["MAX_LOGGED_ERRORS", "PUBLIC", "MatchDriver", "OpenRequest", "Outgoing", "SeatStats",
+           "observation_digest", "text_digest"]
 
 
-@attrs.frozen
-class Outgoing:
-    """A message for a seat and ``line``, its bytes: every message is encoded once, here (an
-    event or the end shared by every seat once for all; a request's observation once for the
-    line and the log's digest).  None: it could not be encoded (a line over the protocol's
-    limit: our bug; the edge skips it and says so)."""
-
-    seat: int
-    message: Any
-    line: bytes | None = None
-
-
-def _line(message: Any) -> bytes | None:
-    try:
-        return encode(message)
-    except ValueError:  # a line over the limit: our bug, reported by the edge
-        return None
-
-
-def _out(seat: int, message: Any) -> Outgoing:
-    return Outgoing(seat, message, _line(message))
-
-
-@attrs.define
-class OpenRequest:
-    id: int
-    legal: tuple[str, ...]
-    issued_at: float
-    deadline: float  # the limit plus the bank left when it was sent
-    tries_left: int
-    decision: str | None = None  # the observation's ``decision``, where the game has one
-    limit: float = 0.0  # seconds of the decision's own limit (move or reaction)
-    limit_name: str = "move_timeout"
-
-
-def observation_digest(observation: Any) -> str:
-    """What the log keeps of an observation sent: the SHA-256 of its JSON text (16 hex
-    digits), which a replay recomputes."""
-    return text_digest(to_json(observation))
-
-
-def text_digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-@attrs.define
-class SeatStats:
-    """Per seat: actions the server played for it (by reason), errors it made, and its
-    decisions (actions played for the seat, by its bot or by default)."""
-
-    defaults: dict[str, int] = attrs.field(factory=dict)
-    errors: int = 0
-    decisions: int = 0
-
-    def count_default(self, reason: str) -> None:
-        self.defaults[reason] = self.defaults.get(reason, 0) + 1
-        self.decisions += 1
-
-
-def _ms(seconds: float) -> int:
-    return max(0, round(seconds * 1000))
-
-
-class MatchDriver:
+class MatchDriver(SeatDecisions):
     def __init__(
         self,
         spec: GameSpec,
@@ -144,6 +89,7 @@ class MatchDriver:
         self.options = options
         self.seed = seed
         self.players = list(players)
+        self._seats = range(len(self.players))
         self.game_id = game_id
         self.table = table
         self.move_timeout = move_timeout
@@ -166,8 +112,8 @@ class MatchDriver:
         self.watched = False
         self.log = GameLog.begin(
             game=spec.name, game_id=game_id, table=table, seed=seed, names=self.players,
-            options=spec.options_to_dict(options), move_timeout_ms=_ms(move_timeout),
-            reaction_timeout_ms=_ms(self.reaction_timeout), time_bank_ms=_ms(time_bank),
+            options=spec.options_to_dict(options), move_timeout_ms=to_ms(move_timeout),
+            reaction_timeout_ms=to_ms(self.reaction_timeout), time_bank_ms=to_ms(time_bank),
             started_at=started_at,
         )
 
@@ -176,7 +122,7 @@ class MatchDriver:
     def start(self, now: float) -> list[Outgoing]:
         if self.finished:  # every seat was gone before the game could start
             return []
-        out = [_out(seat, self.game_start(seat)) for seat in range(len(self.players))]
+        out = [outgoing(seat, self.game_start(seat)) for seat in range(len(self.players))]
         self._advance(now, out)
         return out
 
@@ -195,13 +141,13 @@ class MatchDriver:
         if self.finished:
             return []
         self._note(seat, "reconnected")
-        out = [_out(seat, self.game_start(seat, resumed=True))]
+        out = [outgoing(seat, self.game_start(seat, resumed=True))]
         request = self.open.get(seat)
         if request is not None:
-            out.append(_out(seat, Request(
+            out.append(outgoing(seat, Request(
                 id=request.id, legal=list(request.legal),
-                time_left_ms=_ms(request.deadline - now), observation=self.state.observe(seat),
-                time_bank_ms=_ms(self.bank[seat]) if self.time_bank else None)))
+                time_left_ms=to_ms(request.deadline - now), observation=self.state.observe(seat),
+                time_bank_ms=to_ms(self.bank[seat]) if self.time_bank else None)))
         return out
 
     def public_view(self) -> list[Any]:
@@ -228,12 +174,12 @@ class MatchDriver:
     def answer(self, seat: int, request_id: int, action: str, now: float) -> list[Outgoing]:
         out: list[Outgoing] = []
         if self.finished:
-            out.append(_out(seat, notice_for_closed(self.counters[seat], request_id)))
+            out.append(outgoing(seat, notice_for_closed(self.counters[seat], request_id)))
             return out
         request = self.open.get(seat)
         if request is None or request.id != request_id:
             if self.counters[seat].was_sent(request_id):
-                out.append(_out(seat, notice_for_closed(self.counters[seat], request_id)))
+                out.append(outgoing(seat, notice_for_closed(self.counters[seat], request_id)))
                 self._log_error(seat, ErrorCode.STALE_REQUEST, request_id, "late answer ignored")
                 return out
             detail = (f"request {request_id} is not open for you"
@@ -247,37 +193,10 @@ class MatchDriver:
         del self.open[seat]
         self._charge(seat, request, now)
         self.stats[seat].decisions += 1
-        self.log.action(seat, action, request_id, _ms(now - request.issued_at), by="bot",
+        self.log.action(seat, action, request_id, to_ms(now - request.issued_at), by="bot",
                         decision=request.decision, bank_ms=self._bank_ms(seat))
         self.state.apply(seat, action)
         self._advance(now, out)
-        return out
-
-    def bad_input(self, seat: int, error: PeerError, now: float,
-                  newest_sent: int | None = None) -> list[Outgoing]:
-        """A line from the seat that was not a usable message.  Costs a try if a request is
-        open, and, when ``newest_sent`` (the newest request id sent to the seat when the line
-        was read) is given, only if that request was already sent then: a bad line never
-        burns a request the bot had not seen yet.  Otherwise it is only reported."""
-        out: list[Outgoing] = []
-        request = self.open.get(seat)
-        if self.finished or (request is not None and newest_sent is not None
-                             and request.id > newest_sent):
-            self.stats[seat].errors += not self.finished
-            out.append(_out(seat, Error(code=error.code.value, message=error.detail)))
-        else:
-            self._wrong(seat, error.code, error.detail, now, out)
-        return out
-
-    def expire(self, now: float) -> list[Outgoing]:
-        """Play a default action for every request whose deadline has passed."""
-        out: list[Outgoing] = []
-        while not self.finished:
-            due = [(r.deadline, seat) for seat, r in self.open.items() if r.deadline <= now]
-            if not due:
-                break
-            self._play_default(min(due)[1], ErrorCode.TIMEOUT, now, out, timed_out=True)
-            self._advance(now, out)  # one at a time: a default may change the others' choices
         return out
 
     def disconnect(self, seat: int, now: float) -> list[Outgoing]:
@@ -302,7 +221,7 @@ class MatchDriver:
         if self.finished:
             return out
         for seat, request in sorted(self.open.items()):
-            out.append(_out(seat, Cancel(id=request.id, reason=reason)))
+            out.append(outgoing(seat, Cancel(id=request.id, reason=reason)))
         self.open.clear()
         self.finished = True
         self.aborted = reason
@@ -310,7 +229,7 @@ class MatchDriver:
         self.log.aborted(reason)
         end = GameEnd(game_id=self.game_id, scores=[], ranks=[], winners=[], reveal={},
                       aborted=reason)
-        line = _line(end)  # once, for every seat
+        line = line_of(end)  # once, for every seat
         out.extend(Outgoing(seat, end, line) for seat in self._everyone())
         return out
 
@@ -318,93 +237,11 @@ class MatchDriver:
         """Every seat, and the public view when someone watches."""
         return range(PUBLIC if self.watched else 0, len(self.players))
 
-    def limit_for(self, seat: int) -> tuple[float, str]:
-        """Seconds ``seat`` gets for its current decision, and that limit's name: the reaction
-        time limit in a reaction window, else the move time limit (the bank comes on top)."""
-        if self.state.is_reaction(seat):
-            return self.reaction_timeout, "reaction_timeout"
-        return self.move_timeout, "move_timeout"
-
-    def next_deadline(self) -> float | None:
-        return min((r.deadline for r in self.open.values()), default=None)
-
     @property
     def result(self) -> Any:
         return self.state.result()
 
     # -- internals --
-
-    def _note_unlogged_errors(self) -> None:
-        for seat, count in enumerate(self._errors_logged):
-            if count > MAX_LOGGED_ERRORS:
-                self.log.note(seat, f"{count - MAX_LOGGED_ERRORS} more errors, not logged")
-
-    def _note(self, seat: int, what: str) -> None:
-        """A note, counted with the seat's errors: a bot that drops and comes back in a loop
-        cannot flood the log either."""
-        self._errors_logged[seat] += 1
-        if self._errors_logged[seat] <= MAX_LOGGED_ERRORS:
-            self.log.note(seat, what)
-
-    def _log_error(self, seat: int, code: ErrorCode, request_id: int | None,
-                   detail: str) -> None:
-        self._errors_logged[seat] += 1
-        if self._errors_logged[seat] <= MAX_LOGGED_ERRORS:
-            self.log.error(seat, code, request_id, detail)
-
-    def _wrong(self, seat: int, code: ErrorCode, detail: str, now: float, out: list[Outgoing],
-               *, legal: bool = False) -> None:
-        self.stats[seat].errors += 1
-        request = self.open.get(seat)
-        self._log_error(seat, code, request.id if request else None, detail)
-        if request is None:
-            out.append(_out(seat, Error(code=code.value, message=detail)))
-            return
-        request.tries_left -= 1
-        out.append(_out(seat, Error(
-            code=code.value, message=detail, id=request.id,
-            legal=list(request.legal) if legal else None, tries_left=request.tries_left,
-            time_left_ms=_ms(request.deadline - now))))
-        if request.tries_left <= 0:
-            self._play_default(seat, ErrorCode.TOO_MANY_TRIES, now, out)
-            self._advance(now, out)
-
-    def _play_default(self, seat: int, reason: ErrorCode, now: float, out: list[Outgoing], *,
-                      timed_out: bool = False) -> None:
-        request = self.open.pop(seat)
-        limit = None
-        if timed_out:
-            limit = "time_bank" if self.bank[seat] > 0 else request.limit_name
-        self._charge(seat, request, now)
-        action = self._apply_default(seat, request, reason.value, now, limit=limit)
-        out.append(_out(seat, Cancel(id=request.id, reason=reason.value, played=action,
-                                         limit=limit)))
-
-    def _charge(self, seat: int, request: OpenRequest, now: float) -> None:
-        """Take the time used beyond the decision's limit from the seat's bank."""
-        if self.time_bank:
-            over = now - request.issued_at - request.limit
-            if over > 0:
-                self.bank[seat] = max(0.0, self.bank[seat] - over)
-
-    def _bank_ms(self, seat: int) -> int | None:
-        return _ms(self.bank[seat]) if self.time_bank else None
-
-    def _apply_default(self, seat: int, request: OpenRequest | None, reason: str,
-                       now: float, *, limit: str | None = None) -> str:
-        legal = request.legal if request else tuple(self.state.legal_actions(seat))
-        action = self.state.default_action(seat)
-        if action is None:
-            action = self._default_rng.choice(legal)
-        self.stats[seat].count_default(reason)
-        elapsed = _ms(now - request.issued_at) if request else 0
-        decision = (request.decision if request
-                    else getattr(self.state.observe(seat), "decision", None))
-        self.log.action(seat, action, request.id if request else None, elapsed,
-                        by="default", reason=reason, decision=decision, limit=limit,
-                        bank_ms=self._bank_ms(seat) if request else None)
-        self.state.apply(seat, action)
-        return action
 
     def _advance(self, now: float, out: list[Outgoing]) -> None:
         """Send what happened, then bring the open requests in line with who must act."""
@@ -419,7 +256,7 @@ class MatchDriver:
                 if seat not in acting or tuple(state.legal_actions(seat)) != request.legal:
                     del self.open[seat]
                     self._charge(seat, request, now)  # time spent on it is time used
-                    out.append(_out(seat, Cancel(id=request.id,
+                    out.append(outgoing(seat, Cancel(id=request.id,
                                                      reason=ErrorCode.SUPERSEDED.value)))
             for seat in acting:
                 if seat in self.open:
@@ -431,37 +268,28 @@ class MatchDriver:
             else:
                 return
 
-    def _issue(self, seat: int, now: float, out: list[Outgoing]) -> None:
-        request_id = self.counters[seat].next_id()
-        legal = tuple(self.state.legal_actions(seat))
-        timeout, limit_name = self.limit_for(seat)
-        bank = self.bank[seat]
-        observation = self.state.observe(seat)
-        self.open[seat] = OpenRequest(
-            request_id, legal, now, now + timeout + bank, self.max_tries,
-            getattr(observation, "decision", None), timeout, limit_name)
-        observation_json = to_json(observation)  # once: for the digest and the line
-        self.log.request(seat, request_id, legal, text_digest(observation_json))
-        request = Request(id=request_id, legal=list(legal), time_left_ms=_ms(timeout + bank),
-                          observation=observation,
-                          time_bank_ms=_ms(bank) if self.time_bank else None)
-        out.append(Outgoing(seat, request, encode(request, {"observation": observation_json})))
-
     def _flush_events(self, out: list[Outgoing]) -> None:
-        seats = range(len(self.players))
+        seats = self._seats
+        watched = self.watched
         for event in self.state.take_events():
-            data_json = to_json(event.data)  # once: for every seat that sees it and the log
+            data = event.data
+            data_json = to_json(data)  # once: for every seat that sees it and the log
             self.log.event(event, data_json)
-            message = Event(kind=event.kind, data=event.data)
-            line = encode(message, {"data": data_json})
-            out.extend(Outgoing(seat, message, line) for seat in seats
-                       if event.visible_to(seat))
-            if self.watched and event.audience is None:
-                out.append(Outgoing(PUBLIC, message, line))
+            message = Event(kind=event.kind, data=data)
+            line = (encode_event(event.kind, data_json) if data is not None
+                    else encode(message))
+            audience = event.audience
+            if audience is None:
+                out.extend([Outgoing(seat, message, line) for seat in seats])
+                if watched:
+                    out.append(Outgoing(PUBLIC, message, line))
+            else:
+                out.extend([Outgoing(seat, message, line) for seat in seats
+                            if seat in audience])
 
     def _finish(self, out: list[Outgoing]) -> None:
         for seat, request in sorted(self.open.items()):
-            out.append(_out(seat, Cancel(id=request.id, reason=ErrorCode.GAME_OVER.value)))
+            out.append(outgoing(seat, Cancel(id=request.id, reason=ErrorCode.GAME_OVER.value)))
         self.open.clear()
         self.finished = True
         result = self.state.result()
@@ -470,5 +298,5 @@ class MatchDriver:
         self.log.result(result)
         end = GameEnd(game_id=self.game_id, scores=list(result.scores), ranks=list(result.ranks),
                       winners=list(result.winners), reveal=dict(result.reveal))
-        line = _line(end)  # once, for every seat
+        line = line_of(end)  # once, for every seat
         out.extend(Outgoing(seat, end, line) for seat in self._everyone())

@@ -159,10 +159,14 @@ class GameLog:
         self.add(f'{{"type":"event","kind":{to_json_value(event.kind)},"data":{data_json},'
                  f'"to":{to_json_value(audience)}}}\n')
 
-    def request(self, seat: int, request_id: int, legal: tuple[str, ...], digest: str) -> None:
-        """A request as sent: its legal list and the digest of its observation."""
+    def request(self, seat: int, request_id: int, legal: tuple[str, ...], digest: str,
+                legal_json: str | None = None) -> None:
+        """A request as sent: its legal list (``legal_json``: as JSON text already) and the
+        digest of its observation."""
+        if legal_json is None:
+            legal_json = to_json(list(legal))
         self.add(f'{{"type":"request","seat":{seat},"id":{request_id},'
-                 f'"legal":{to_json(list(legal))},"observation":"{digest}"}}\n')
+                 f'"legal":{legal_json},"observation":"{digest}"}}\n')
 
     def action(self, seat: int, action: str, request_id: int | None, ms: int, *, by: str,
                reason: str | None = None, decision: str | None = None,
