@@ -17,10 +17,12 @@ NAMES = ("a", "b", "c")
 
 def game(planned, entrants=(0, 1, 2), ranks=(1, 2, 3), set_index=0, aborted=None):
     """A finished game of the schedule, as storage gives it back: its ``names`` the entrants'
-    (of :data:`NAMES`; others are ``bot<n>``), its winners the seats ranked 1, no timeouts or decisions kept."""
+    (of :data:`NAMES`; others are ``bot<n>``), its winners the seats ranked 1, no timeouts or
+    decisions kept."""
     return GameRecord(
         number=planned, game_id=f"g{planned}", entrants=entrants,
-        names=tuple(NAMES[e] if e < len(NAMES) else f"bot{e}" for e in entrants), seed="s", scores=(3, 2, 1), ranks=ranks,
+        names=tuple(NAMES[e] if e < len(NAMES) else f"bot{e}" for e in entrants), seed="s",
+        scores=(3, 2, 1), ranks=ranks,
         winners=tuple(seat for seat, rank in enumerate(ranks) if rank == 1), aborted=aborted,
         defaults=(0, 0, 1), errors=(0, 0, 0), rounds=3, log_path=None, seconds=0.5,
         tag=PlannedTable(planned, set_index, planned, entrants, "s"))
