@@ -12,15 +12,15 @@ which it keeps its place on the leaderboard.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 import attrs
 
 from arena.events.ratings import (
     Matrix,
+    SetWins,
     TableResult,
-    add,
+    bootstrap,
     fit_strengths,
     likelihood_of_superiority,
     pairwise_wins,
@@ -79,31 +79,25 @@ def leaderboard(names: Sequence[str], games: Sequence[StoredGame], *,
                 anchor: int | None = None) -> list[Row]:
     """Rows best first.  With ``resamples`` 0 (or a single set) there are no intervals."""
     n = len(names)
-    matrices = set_matrices(games, n)
-    total: Matrix = [[0.0] * n for _ in range(n)]
-    for matrix in matrices:
-        total = add(total, matrix)
-    strengths = fit_strengths(total)
+    by_set: dict[int, list[TableResult]] = {}
+    for game in games:
+        if game.aborted is None:
+            by_set.setdefault(game.set_index, []).append(TableResult(game.entrants, game.ranks))
+    sets = SetWins.of([results for _, results in sorted(by_set.items())], n)
+    strengths = fit_strengths(sets.total())
     elo = to_elo(strengths, anchor)
     places = _places(elo)
-    samples: list[list[float]] = []
-    if resamples and len(matrices) > 1:
-        rng = random.Random(str(seed))
-        for _ in range(resamples):
-            drawn: Matrix = [[0.0] * n for _ in range(n)]
-            for _ in matrices:
-                drawn = add(drawn, rng.choice(matrices))
-            samples.append(to_elo(fit_strengths(drawn, tolerance=BOOTSTRAP_TOLERANCE,
-                                                start=strengths), anchor))
+    spread = (bootstrap(sets, strengths, resamples=resamples, seed=seed, anchor=anchor,
+                        tolerance=BOOTSTRAP_TOLERANCE, interval=INTERVAL)
+              if resamples and sets.sets > 1 else None)
     rows = []
     for i, name in enumerate(names):
         mine = [g for g in games if g.aborted is None and i in g.entrants]
         seats = [(g, seat) for g in mine for seat, e in enumerate(g.entrants) if e == i]
         low = high = confidence = None
-        if samples:
-            values = sorted(sample[i] for sample in samples)
-            low, high = quantile(values, INTERVAL[0]), quantile(values, INTERVAL[1])
-            confidence = sum(_places(s)[i] == places[i] for s in samples) / len(samples)
+        if spread:
+            low, high = spread.low[i], spread.high[i]
+            confidence = spread.rank_confidence[i]
         rows.append(Row(
             place=places[i], entrant=i, name=name, elo=elo[i], low=low, high=high,
             rank_confidence=confidence, games=len(seats),
