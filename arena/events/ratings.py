@@ -285,25 +285,37 @@ class SetWins:
 
 def resample_indices(seed: object, sets: int, resamples: int) -> np.ndarray:
     """``resamples`` rows of ``sets`` indices each: the very draws of ``rng.choice`` over the
-    sets, row after row, with ``rng = random.Random(str(seed))``.  CPython draws an index
-    below n from the Mersenne Twister's 32-bit words, each shifted to n.bit_length() bits
-    and rejected while >= n; numpy's MT19937 takes over the state and does it in bulk."""
+    sets, row after row, with ``rng = random.Random(str(seed))``."""
+    return np.concatenate([np.zeros((0, sets), dtype=np.int64)]
+                          + list(resample_blocks(seed, sets, resamples, resamples)))
+
+
+def resample_blocks(seed: object, sets: int, resamples: int,
+                    rows: int) -> Iterator[np.ndarray]:
+    """The rows of ``resample_indices``, ``rows`` at a time.  CPython draws an index below n
+    from the Mersenne Twister's 32-bit words, each shifted to n.bit_length() bits and
+    rejected while >= n; numpy's MT19937 takes over the state and does that in bulk."""
     rng = random.Random(str(seed))
     bits = sets.bit_length()
-    if bits > 32:
-        return np.array([[rng.randrange(sets) for _ in range(sets)]
-                         for _ in range(resamples)], dtype=np.int64).reshape(resamples, sets)
+    if bits > 32:  # not in CPython's 32-bit fast path: one at a time
+        for first in range(0, resamples, rows):
+            yield np.array([[rng.choice(range(sets)) for _ in range(sets)]
+                            for _ in range(min(rows, resamples - first))], dtype=np.int64)
+        return
     state = rng.getstate()[1]
     twister = np.random.MT19937()
     twister.state = {"bit_generator": "MT19937",
                      "state": {"key": np.array(state[:624], dtype=np.uint32), "pos": state[624]}}
-    need, drawn, chunks = resamples * sets, 0, []
-    while drawn < need:
-        words = twister.random_raw(2 * (need - drawn) + 64) >> np.uint64(32 - bits)
-        kept = words[words < sets]
-        chunks.append(kept)
-        drawn += kept.size
-    return np.concatenate(chunks)[:need].astype(np.int64).reshape(resamples, sets)
+    left = np.zeros(0, dtype=np.uint64)
+    for first in range(0, resamples, rows):
+        need = min(rows, resamples - first) * sets
+        kept = [left]
+        while sum(part.size for part in kept) < need:
+            words = twister.random_raw(2 * need + 64) >> np.uint64(32 - bits)
+            kept.append(words[words < sets])
+        block = np.concatenate(kept)
+        left = block[need:]
+        yield block[:need].astype(np.int64).reshape(-1, sets)
 
 
 @attrs.frozen
@@ -322,15 +334,14 @@ def bootstrap(sets: SetWins, strengths: Sequence[float], *, resamples: int, seed
     """Resample whole sets (as many as were played, with replacement, the draws of
     ``resample_indices``), refit each resample from ``strengths`` to ``tolerance``, and take
     each entrant's ``interval`` quantiles (linear between neighbours) and rank confidence.
-    The fits run in stacks of at most about a million matrix cells, to bound memory."""
+    The fits run in stacks of at most about a million matrix cells or draws, to bound
+    memory."""
     n = sets.entrants
-    draws = resample_indices(seed, sets.sets, resamples)
     start = np.log(np.asarray(strengths, dtype=float))
-    stack = max(1, 2**20 // max(1, n * n))
+    stack = max(1, 2**20 // max(1, n * n, sets.sets))
     thetas = []
     with _one_blas_thread():
-        for first in range(0, resamples, stack):
-            rows = draws[first:first + stack]
+        for rows in resample_blocks(seed, sets.sets, resamples, stack):
             wins = np.stack([sets.summed(np.bincount(row, minlength=sets.sets).astype(float))
                              for row in rows])
             thetas.append(_newton(wins, np.tile(start, (len(rows), 1)), PRIOR_DRAWS,

@@ -1,15 +1,19 @@
-"""Rating arithmetic against hand-computed values."""
+"""Rating arithmetic against hand-computed values, and the numpy fit and bootstrap against the
+pure-Python ones they replaced."""
 
 from __future__ import annotations
 
 import math
 import random
 
+import numpy as np
 import pytest
 
 from arena.events.ratings import (
     SetWins,
     TableResult,
+    _one_blas_thread,
+    _openblas_thread_setters,
     add,
     bootstrap,
     elo_ratings,
@@ -18,6 +22,7 @@ from arena.events.ratings import (
     likelihood_of_superiority,
     online_update,
     pairwise_wins,
+    resample_blocks,
     resample_indices,
     to_elo,
 )
@@ -258,3 +263,21 @@ def test_sparse_set_wins_sum_to_the_pairwise_matrix():
     sets = SetWins.of(event, 7)
     assert sets.total() == pairwise_wins([t for tables in event for t in tables], 7)
     assert len(sets.cells) <= sum(len(t.entrants) ** 2 for tables in event for t in tables)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 7])
+def test_resample_blocks_continue_the_same_stream(rows):
+    blocks = list(resample_blocks(5, 300, 10, rows))
+    assert [len(block) for block in blocks] == [rows] * (10 // rows) + (
+        [10 % rows] if 10 % rows else [])
+    assert np.concatenate(blocks).tolist() == resample_indices(5, 300, 10).tolist()
+
+
+def test_the_fit_runs_on_one_blas_thread_and_gives_the_threads_back():
+    setters = _openblas_thread_setters()
+    if not setters:
+        pytest.skip("no OpenBLAS loaded here")
+    before = [get() for get, _ in setters]
+    with _one_blas_thread():
+        assert [get() for get, _ in setters] == [1] * len(setters)
+    assert [get() for get, _ in setters] == before
