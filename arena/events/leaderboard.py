@@ -90,10 +90,14 @@ def leaderboard(names: Sequence[str], games: Sequence[StoredGame], *,
     spread = (bootstrap(sets, strengths, resamples=resamples, seed=seed, anchor=anchor,
                         tolerance=BOOTSTRAP_TOLERANCE, interval=INTERVAL)
               if resamples and sets.sets > 1 else None)
+    seats_of: list[list[tuple[StoredGame, int]]] = [[] for _ in names]
+    for game in games:  # one pass: every bot's seats, in game order
+        if game.aborted is None:
+            for seat, entrant in enumerate(game.entrants):
+                seats_of[entrant].append((game, seat))
     rows = []
     for i, name in enumerate(names):
-        mine = [g for g in games if g.aborted is None and i in g.entrants]
-        seats = [(g, seat) for g in mine for seat, e in enumerate(g.entrants) if e == i]
+        seats = seats_of[i]
         low = high = confidence = None
         if spread:
             low, high = spread.low[i], spread.high[i]
