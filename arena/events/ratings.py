@@ -6,11 +6,16 @@ beats j) = p_i / (p_i + p_j).  Pairwise Bradley-Terry is chosen over a Plackett-
 each table's ranking because ties (shared ranks) are common in these games and it handles them
 as half-wins with no extra model, and it needs only the matrix of pairwise wins, so a bootstrap
 resample costs a sum of matrices.  The comparisons of one table are correlated; the intervals
-account for that by resampling whole duplicate sets (``arena.events.leaderboard``).
+account for that by resampling whole duplicate sets (below).
 
 **The fit.** The maximum-likelihood strengths (Newton's method on log-strengths), with a weak
 prior: every entrant is also credited one draw (half a win, half a loss) against a virtual
 entrant of strength 1, so a bot that never lost still gets a finite rating.
+
+**The bootstrap** (``bootstrap``) keeps each duplicate set's wins sparse (``SetWins``: the few
+pairs a set has, not an n x n matrix per set), draws the same resample indices as
+``random.Random(str(seed)).choice`` did, and fits a stack of resamples at once with numpy:
+200 bots x 10,000 sets with 200 resamples in about a second (``benchmarks/ratings_speed.py``).
 
 **The scale.** Elo = 400 log10 p, shifted so the pool average is 1500 (or so a named entrant
 is fixed at 1500): a 400-point gap means 10:1 odds.
@@ -311,7 +316,8 @@ def resample_blocks(seed: object, sets: int, resamples: int,
         need = min(rows, resamples - first) * sets
         kept = [left]
         while sum(part.size for part in kept) < need:
-            words = twister.random_raw(2 * need + 64) >> np.uint64(32 - bits)
+            words = twister.random_raw(need * 2**bits // sets * 21 // 20 + 64)  # ~5 % spare
+            words >>= np.uint64(32 - bits)
             kept.append(words[words < sets])
         block = np.concatenate(kept)
         left = block[need:]
