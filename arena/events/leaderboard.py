@@ -26,7 +26,6 @@ group) no interval, a group with such a bot no rank confidence, and the table sa
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 import attrs
@@ -34,8 +33,9 @@ import attrs
 from arena.events.groups import connected_groups, group_heading
 from arena.events.ratings import (
     Matrix,
+    SetWins,
     TableResult,
-    add,
+    bootstrap,
     fit_strengths,
     likelihood_of_superiority,
     pairwise_wins,
@@ -122,40 +122,38 @@ def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
     local = {entrant: k for k, entrant in enumerate(members)}
     mine = [g for g in finished if g.table.entrants[0] in local]
     by_set: dict[int, list[TableResult]] = {}
-    for game in mine:
+    seats_of: list[list[tuple[GameRecord, int]]] = [[] for _ in members]
+    opponents_of: list[set[int]] = [set() for _ in members]
+    games_of = [0] * len(members)
+    for game in mine:  # one pass: the sets, and every bot's seats, games and opponents
+        entrants = game.table.entrants
         by_set.setdefault(game.set_index, []).append(
-            TableResult(tuple(local[e] for e in game.table.entrants), game.ranks))
+            TableResult(tuple(local[e] for e in entrants), game.ranks))
+        for seat, entrant in enumerate(entrants):
+            seats_of[local[entrant]].append((game, seat))
+        for entrant in set(entrants):
+            games_of[local[entrant]] += 1
+            opponents_of[local[entrant]].update(e for e in entrants if e != entrant)
     n = len(members)
-    matrices = [pairwise_wins(results, n) for _, results in sorted(by_set.items())]
-    total: Matrix = [[0.0] * n for _ in range(n)]
-    for matrix in matrices:
-        total = add(total, matrix)
-    strengths = fit_strengths(total)
+    sets = SetWins.of([results for _, results in sorted(by_set.items())], n)
+    strengths = fit_strengths(sets.total())
     local_anchor = local.get(anchor) if anchor is not None else None
     elo = to_elo(strengths, local_anchor)
     places = _places(elo)
-    stats = [_bot_stats(entrant, mine) for entrant in members]
-    thin = [len(matrices) < MIN_SETS or games < MIN_GAMES
+    stats = list(zip(games_of, (len(o) for o in opponents_of)))
+    thin = [sets.sets < MIN_SETS or games < MIN_GAMES
             or opponents < min(MIN_OPPONENTS, n - 1) for games, opponents in stats]
-    samples: list[list[float]] = []
-    if resamples and len(matrices) >= MIN_SETS and not all(thin):
-        rng = random.Random(str(seed))
-        for _ in range(resamples):
-            drawn: Matrix = [[0.0] * n for _ in range(n)]
-            for _ in matrices:
-                drawn = add(drawn, rng.choice(matrices))
-            samples.append(to_elo(fit_strengths(drawn, tolerance=BOOTSTRAP_TOLERANCE,
-                                                start=strengths), local_anchor))
-    sample_places = [_places(sample) for sample in samples]
+    spread = (bootstrap(sets, strengths, resamples=resamples, seed=seed, anchor=local_anchor,
+                        tolerance=BOOTSTRAP_TOLERANCE, interval=INTERVAL)
+              if resamples and sets.sets >= MIN_SETS and not all(thin) else None)
     rows = []
     for k, entrant in enumerate(members):
-        seats = [(g, seat) for g in mine for seat, e in enumerate(g.table.entrants) if e == entrant]
+        seats = seats_of[k]
         low = high = confidence = None
-        if samples and not thin[k]:
-            values = sorted(sample[k] for sample in samples)
-            low, high = quantile(values, INTERVAL[0]), quantile(values, INTERVAL[1])
-        if samples and not any(thin):
-            confidence = sum(p[k] == places[k] for p in sample_places) / len(samples)
+        if spread is not None and not thin[k]:
+            low, high = spread.low[k], spread.high[k]
+        if spread is not None and not any(thin):
+            confidence = spread.rank_confidence[k]
         rows.append(Row(
             place=places[k], entrant=entrant, name=names[entrant], elo=elo[k], low=low,
             high=high, rank_confidence=confidence, games=len(seats),
@@ -164,12 +162,6 @@ def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
             defaults=sum(g.defaults[s] for g, s in seats), group=number,
             opponents=stats[k][1], thin=thin[k]))
     return sorted(rows, key=lambda row: row.place)
-
-
-def _bot_stats(entrant: int, games: Sequence[GameRecord]) -> tuple[int, int]:
-    """(finished games, distinct opponents) of one entrant."""
-    played = [g for g in games if entrant in g.table.entrants]
-    return len(played), len({e for g in played for e in g.table.entrants if e != entrant})
 
 
 def caveat() -> str:
