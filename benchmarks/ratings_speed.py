@@ -44,7 +44,23 @@ RESAMPLES = 200
 
 
 def event(bots: int, sets: int, seed: int = 1) -> list:
-    from arena.events.storage import StoredGame
+    """Random duplicate sets as the storage gives them back (a GameRecord with its planned
+    table; an older checkout's StoredGame)."""
+    try:
+        from arena.gameplay.records import GameRecord, PlannedTable
+
+        def stored(number, set_index, rotation, seed, seated, points, ranks, zeros):
+            return GameRecord(
+                number=number, game_id="sim", entrants=seated, names=(), seed=seed,
+                scores=points, ranks=ranks, winners=(), aborted=None, defaults=zeros,
+                errors=zeros, rounds=1, log_path=None, seconds=0.0,
+                tag=PlannedTable(number, set_index, rotation, seated, seed))
+    except ImportError:  # before issue 19's one record type
+        from arena.events.storage import StoredGame
+
+        def stored(number, set_index, rotation, seed, seated, points, ranks, zeros):
+            return StoredGame(number, set_index, rotation, seed, seated, points, ranks, None,
+                              zeros, zeros, 1, "sim", None, 0.0)
 
     rng = random.Random(seed)
     strength = [rng.gauss(0, 1) for _ in range(bots)]
@@ -56,9 +72,8 @@ def event(bots: int, sets: int, seed: int = 1) -> list:
             points = [round(3 * (strength[p] + rng.gauss(0, 1))) for p in seated]
             ranks = tuple(1 + sum(x > mine for x in points) for mine in points)
             zeros = (0,) * len(seated)
-            games.append(StoredGame(len(games), set_index, rotation, f"s{set_index}", seated,
-                                    tuple(points), ranks, None, zeros, zeros, 1, "sim", None,
-                                    0.0))
+            games.append(stored(len(games), set_index, rotation, f"s{set_index}", seated,
+                                tuple(points), ranks, zeros))
     return games
 
 
