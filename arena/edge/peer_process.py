@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
+import trio
 
 PROC = Path("/proc")
 
@@ -155,6 +156,25 @@ class ProcessBinding:
         self.available = (PROC / "net" / "tcp").exists() and (PROC / "self" / "fd").exists()
         self.owners: dict[str, ProcessIdentity] = {}
         self.released: set[str] = set()
+        #: Tokens given out (their file written) whose process is not bound yet, each with the
+        #: event its binding (or release) sets: a hello with one waits for it (see
+        #: :meth:`until_bound`), so a sibling that reads the file before the runner has bound
+        #: the new process cannot slip in as "never bound".
+        self.expected: dict[str, trio.Event] = {}
+
+    def expect(self, token: str) -> None:
+        """``token`` is about to be given to a process (before its file is written)."""
+        self.expected.setdefault(token, trio.Event())
+
+    def pending(self, token: str) -> bool:
+        """Was ``token`` given out to a process not bound yet?"""
+        return token in self.expected
+
+    async def until_bound(self, token: str) -> None:
+        """Wait until ``token``'s process is bound or released (the caller bounds the wait)."""
+        event = self.expected.get(token)
+        if event is not None:
+            await event.wait()
 
     def bind(self, token: str, pid: int, started: int | None = None) -> None:
         """Bind ``token`` to the process ``pid`` that runs now (``started``: its start time,
@@ -162,12 +182,19 @@ class ProcessBinding:
         self.owners[token] = ProcessIdentity(pid, start_time(pid) if started is None
                                              else started)
         self.released.discard(token)
+        self._settled(token)
 
     def release(self, token: str) -> None:
         """The process ``token`` was given to has ended: from now on no process may use it."""
-        if token in self.owners:
-            del self.owners[token]
+        if token in self.owners or token in self.expected:
+            self.owners.pop(token, None)
             self.released.add(token)
+        self._settled(token)
+
+    def _settled(self, token: str) -> None:
+        event = self.expected.pop(token, None)
+        if event is not None:
+            event.set()
 
     def allows(self, token: str, bot_side: Address | None, server_side: Address | None) -> bool:
         """May the connection ``bot_side`` -> ``server_side`` use ``token``?  Tokens never bound
@@ -175,7 +202,7 @@ class ProcessBinding:
         let through: the token alone decides there.  A token whose process has ended is not."""
         if not self.available or bot_side is None or server_side is None:
             return True
-        if token in self.released:
+        if token in self.released or token in self.expected:  # ended, or not bound yet
             return False
         owner = self.owners.get(token)
         if owner is None:

@@ -96,6 +96,7 @@ class ConnectionLoops:
                 if event.fatal:
                     return
             elif isinstance(event, Hello):
+                await self._until_bound(session, event)
                 session = self.reception.hello(session, event)
                 if link.transcript is not None and session.admitted:
                     link.transcript.named(session.name)
@@ -128,6 +129,15 @@ class ConnectionLoops:
             except BlockingIOError:
                 link.reads_in_a_row = 0
                 await trio.lowlevel.wait_readable(fd)
+
+    async def _until_bound(self, session: Session, hello: Hello) -> None:
+        """A hello with a token the runner gave out but has not bound to its process yet
+        waits for the binding (at most the hello timeout), so the process check sees it."""
+        binding = self.reception.binding
+        token = session.bound_token or hello.token
+        if binding is not None and token is not None and binding.pending(token):
+            with trio.move_on_after(self.config.hello_timeout):
+                await binding.until_bound(token)
 
     @staticmethod
     async def _settle(session: Session) -> None:

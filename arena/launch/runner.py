@@ -215,6 +215,10 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
+            if not how.uses_stdio:  # given out from now on: no hello may use one unbound
+                for run in runs:
+                    if not run.spec.remote:
+                        server.binding.expect(run.token)
             for run in runs:
                 if run.spec.remote:  # it connects by itself, with its registered token
                     continue
