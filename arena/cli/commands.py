@@ -341,10 +341,11 @@ def schema(game_name: str | None) -> None:
 
 
 from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
+from arena.cli.export import export  # noqa: E402 - an event's games in one file
 from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
 from arena.kit.play import play  # noqa: E402 - a person at the table
 
-for command in (tournament, ratings, sprt, play, check_bot):
+for command in (tournament, ratings, sprt, export, play, check_bot):
     main.add_command(command)
 
 

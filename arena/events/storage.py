@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -103,11 +103,15 @@ class SqliteStorage:
             return cursor.rowcount == 1
 
     def games(self) -> list[GameRecord]:
+        return list(self.iter_games())
+
+    def iter_games(self) -> Iterator[GameRecord]:
+        """The stored games in schedule order, read a row at a time (``arena export``)."""
         names = [name for name, _ in self.entrants()]
         rows = self.db.execute(
             "SELECT planned, set_index, rotation, seed, entrants, scores, ranks, aborted, "
             "defaults, errors, rounds, game_id, log_path, seconds FROM games ORDER BY planned")
-        return [stored_record(row, names) for row in rows]
+        return (stored_record(row, names) for row in rows)
 
     def close(self) -> None:
         self.db.close()

@@ -1,0 +1,47 @@
+"""``arena export``: every stored game of an event in one file, a thin click layer over
+``arena.events.export``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="An event's SQLite database (arena tournament or sprt --db).")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
+              show_default=True,
+              help="jsonl: an event header record, then a record per game; csv: a header row, "
+                   "then a row per game (per-seat lists as JSON arrays).")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The file to write (default: standard output).")
+def export(db: Path, fmt: str, output: Path | None) -> None:
+    """Write every stored game of an event (also while it runs) to one file, in schedule
+    order, a game at a time: planned index, set, rotation, seed, game id, the entrants and
+    their names per seat, scores, ranks, winners, aborted, defaults, errors, rounds, seconds
+    and log path."""
+    from arena.events.export import NotAnEvent, export_event, open_event
+
+    try:
+        storage = open_event(db)
+    except NotAnEvent as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        if output is None:
+            export_event(storage, fmt, sys.stdout)
+            sys.stdout.flush()
+            return
+        with output.open("w", encoding="utf-8", newline="") as out:
+            export_event(storage, fmt, out)
+    except BrokenPipeError:  # `arena export ... | head`: the reader stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        sys.exit(1)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {output or 'standard output'}: "
+                                   f"{exc.strerror or exc}") from None
+    finally:
+        storage.close()

@@ -1,0 +1,108 @@
+"""Every stored game of an event in one file (``arena export``), as chess tools' ``-pgnout``:
+JSON Lines (a header record ``{"type": "event", ...the event's settings, "entrants": [names]}``,
+then one ``{"type": "game", ...}`` record per game) or CSV (a header row of the column names,
+then one row per game; a per-seat list is a cell holding a JSON array, a missing value an
+empty cell).
+
+The games are written as the database gives them, a row at a time, in schedule order: a big
+event is never held in memory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from arena.events.storage import SqliteStorage
+from arena.gameplay.records import GameRecord
+
+FORMATS = ("jsonl", "csv")
+
+#: A game's fields, in the order they are written (the CSV's header row).
+COLUMNS = ("planned", "set", "rotation", "seed", "game_id", "entrants", "names", "scores",
+           "ranks", "winners", "aborted", "defaults", "errors", "rounds", "seconds",
+           "log_path")
+
+#: The columns holding one value per seat (or, for ``winners``, a list of seats).
+LIST_COLUMNS = frozenset({"entrants", "names", "scores", "ranks", "winners", "defaults",
+                          "errors"})
+
+
+class NotAnEvent(Exception):
+    """The file given is missing, not an SQLite database, or holds no event."""
+
+
+def open_event(path: Path) -> SqliteStorage:
+    """The event stored in ``path``, opened for reading; :class:`NotAnEvent` saying why not.
+    The file is looked at read-only first, so a file that is not an event is left untouched
+    (opening it as storage would create the event's tables in it)."""
+    if not path.is_file():
+        raise NotAnEvent(f"{path}: no such file")
+    try:
+        check = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {name for (name,) in
+                      check.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            held = {"meta", "entrants", "games"} <= tables and check.execute(
+                "SELECT COUNT(*) FROM entrants").fetchone()[0] > 0
+        finally:
+            check.close()
+    except sqlite3.DatabaseError as exc:
+        raise NotAnEvent(f"{path}: not an event database ({exc})") from None
+    if not held:
+        raise NotAnEvent(f"{path}: holds no event (no entrants stored: is it an arena "
+                         "tournament or sprt --db?)")
+    return SqliteStorage(path)
+
+
+def game_fields(game: GameRecord) -> dict[str, Any]:
+    """A stored game as the plain fields of :data:`COLUMNS` (lists, text, numbers, None)."""
+    return {
+        "planned": game.planned, "set": game.set_index, "rotation": game.rotation,
+        "seed": game.seed, "game_id": game.game_id, "entrants": list(game.entrants),
+        "names": list(game.names), "scores": list(game.scores), "ranks": list(game.ranks),
+        "winners": list(game.winners), "aborted": game.aborted,
+        "defaults": list(game.defaults), "errors": list(game.errors), "rounds": game.rounds,
+        "seconds": game.seconds,
+        "log_path": str(game.log_path) if game.log_path is not None else None,
+    }
+
+
+def write_jsonl(meta: dict[str, Any], names: list[str], games: Iterable[GameRecord],
+                out: TextIO) -> int:
+    """The header record, then a record per game; the number of games written."""
+    out.write(json.dumps({"type": "event", **meta, "entrants": names}) + "\n")
+    count = 0
+    for game in games:
+        out.write(json.dumps({"type": "game", **game_fields(game)}) + "\n")
+        count += 1
+    return count
+
+
+def write_csv(games: Iterable[GameRecord], out: TextIO) -> int:
+    """The header row, then a row per game; the number of games written."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    count = 0
+    for game in games:
+        fields = game_fields(game)
+        writer.writerow(json.dumps(fields[name], separators=(",", ":"))
+                        if name in LIST_COLUMNS else fields[name] for name in COLUMNS)
+        count += 1
+    return count
+
+
+def export_event(storage: SqliteStorage, fmt: str, out: TextIO) -> int:
+    """Write every stored game of ``storage``'s event to ``out`` in ``fmt`` (one of
+    :data:`FORMATS`), a game at a time; the number of games written."""
+    games = storage.iter_games()
+    if fmt == "jsonl":
+        names = [name for name, _ in storage.entrants()]
+        return write_jsonl(storage.meta(), names, games, out)
+    if fmt == "csv":
+        return write_csv(games, out)
+    raise ValueError(f"unknown export format {fmt!r}; the formats: {', '.join(FORMATS)}")
