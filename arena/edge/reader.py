@@ -96,6 +96,9 @@ class ConnectionLoops:
                 if event.fatal:
                     return
             elif isinstance(event, Hello):
+                if self.config.prepare_hello is not None and event.role != "spectator":
+                    await trio.to_thread.run_sync(self.config.prepare_hello,
+                                                  event.name.strip(), event.token)
                 session = self.reception.hello(session, event)
                 if link.transcript is not None and session.admitted:
                     link.transcript.named(session.name)
