@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.events import registry as registry_module
 from arena.events.registry import Registry, RegistryError, RegistryView
 
 
@@ -54,6 +55,18 @@ def test_bad_input_is_refused(tmp_path: Path, problem):
 def test_an_unusable_file_is_a_registry_error(tmp_path: Path):
     with pytest.raises(RegistryError):
         Registry(tmp_path / "missing" / "r.db")
+
+
+def test_a_prepared_hello_costs_its_check_no_scrypt(tmp_path: Path, monkeypatch):
+    view = RegistryView(tmp_path / "r.db")
+    with Registry(tmp_path / "r.db") as registry:
+        token = registry.add("alice")
+    view.prepare("alice", token)
+    view.prepare("alice", "wrong-token-wrong")
+    monkeypatch.setattr(registry_module, "token_matches", pytest.fail)
+    assert view.check("alice", token) == ("alice", True)
+    assert view.check("alice", "wrong-token-wrong") == ("alice", False)
+    assert view.check("alice", token) == ("alice", True)  # remembered
 
 
 def test_a_view_sees_bots_added_later_and_checks_prepared_verdicts(tmp_path: Path):
