@@ -63,6 +63,8 @@ def main(verbose: bool) -> None:
               type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Registered players: a file of 'name token' lines. Only they are admitted, "
                    "each with its token (default: open to anyone).")
+@click.option("--db", "db_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Admit only the bots registered in this SQLite file (arena bots add).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
@@ -101,7 +103,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
           transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
-          tally_every: float, tally_games: int, plain_logs: bool, **flags: Any) -> None:
+          tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | None,
+          **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
@@ -121,18 +124,22 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           transcript_dir=transcript_dir, compress_logs=not plain_logs,
                           max_hellos_per_second=max_hellos_per_second)
     registry = load_tokens(tokens_file)
+    view = open_registry_view(db_file, registry)
     if spectator_mode == "registered" and registry is None:
         raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
                                "players)")
     config = attrs.evolve(config, spectators=SpectatorRules(
         spectator_mode or ("registered" if registry is not None else "open"),
         max_spectators, registry))
+    if view is not None:
+        config = attrs.evolve(config, prepare_hello=view.prepare)
     host_games(config, registry, games=games, quiet=quiet,
-               tally_every=None if quiet else (tally_every, tally_games))
+               tally_every=None if quiet else (tally_every, tally_games),
+               checker=view and view.check)
 
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
-               quiet: bool, tally_every: tuple[float, int] | None) -> None:
+               quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None) -> None:
     """Serve ``config``'s game with arrival seating (``games`` at most) until Ctrl-C: a line
     per game unless ``quiet``, the running tallies, the summary; failures as one line."""
     from arena.edge.serve_report import Tally
@@ -166,7 +173,7 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
                 f"logs in {log_dir}/; Ctrl-C stops")
 
     async def run() -> None:
-        seating: Seating = ArrivalSeating(options.players, registry)
+        seating: Seating = ArrivalSeating(options.players, registry, checker=checker)
         if games is not None:
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
@@ -340,12 +347,13 @@ def schema(game_name: str | None) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
+from arena.cli.bots import bots, open_registry_view  # noqa: E402 - registration
 from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
 from arena.cli.export import export  # noqa: E402 - an event's games in one file
 from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
 from arena.kit.play import play  # noqa: E402 - a person at the table
 
-for command in (tournament, ratings, sprt, export, play, check_bot):
+for command in (tournament, ratings, sprt, export, play, check_bot, bots):
     main.add_command(command)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,7 @@ class ServerConfig:
     #: many at once; more wait for their turn before ``welcome`` (``arena.edge.admission``), or get
     #: ``too_many_hellos`` when it is too far off (None: no limit).
     max_hellos_per_second: float | None = None
+    #: Called in a worker thread with a player's hello name and token before the seating
+    #: admits it (``arena serve --db``: the token's scrypt, off the event loop).
+    prepare_hello: Callable[[str, str | None], object] | None = attrs.field(default=None,
+                                                                             eq=False)

@@ -36,6 +36,9 @@ class ConnectionLoops:
         self.reception = reception
         self.hall = hall
         self.stage = reception.stage
+        #: Hellos prepared at once in worker threads (``prepare_hello``: each scrypt takes
+        #: 16 MB and a core for some 80 ms).
+        self.preparing = trio.CapacityLimiter(2)
 
     @staticmethod
     async def write_loop(link: Link, stream: trio.abc.Stream) -> None:
@@ -97,6 +100,9 @@ class ConnectionLoops:
                     return
             elif isinstance(event, Hello):
                 await self._until_bound(session, event)
+                if self.config.prepare_hello is not None and event.role != "spectator":
+                    await trio.to_thread.run_sync(self.config.prepare_hello, event.name.strip(),
+                                                  event.token, limiter=self.preparing)
                 session = self.reception.hello(session, event)
                 if link.transcript is not None and session.admitted:
                     link.transcript.named(session.name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 from collections import deque
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 from arena.seating.interface import Admission, SeatedTable, SeatingStatistics
@@ -33,14 +33,18 @@ class ArrivalSeating:
     survivors of a table that did not start go back to the front of the queue."""
 
     def __init__(self, players: int, registry: Mapping[str, str] | None = None, *,
-                 settle: float = NEWCOMER_SETTLE) -> None:
+                 settle: float = NEWCOMER_SETTLE,
+                 checker: Callable[[str, str | None], tuple[str | None, bool]] | None = None,
+                 ) -> None:
         """``registry``: registered names (case-insensitive) and their secret tokens; with one,
         only registered players are admitted, each with its own token, under the name as
-        registered."""
+        registered.  ``checker`` (instead of a registry, ``arena serve --db``): asked at each
+        hello for (the registered name or None, whether the token is its own)."""
         self.players = players
         self.registry = ({name.casefold(): token for name, token in registry.items()}
                          if registry is not None else None)
         self.registered = {name.casefold(): name for name in (registry or ())}
+        self.checker = checker
         self.names = NameBook()
         self.settle = settle
         self.waiting: deque[Hashable] = deque()
@@ -54,6 +58,15 @@ class ArrivalSeating:
         return []
 
     def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        if self.checker is not None:
+            registered, matches = self.checker(name, token)
+            if registered is None:
+                return Admission(refusal=ErrorCode.UNKNOWN_TOKEN)
+            if not matches:
+                return Admission(refusal=ErrorCode.BAD_TOKEN)
+            if not self.names.take(session, registered):
+                return Admission(refusal=ErrorCode.TOKEN_IN_USE)
+            return Admission(name=self.names.held[session])
         if self.registry is None:
             return Admission(name=self.names.take_numbered(session, name), token_checked=False)
         expected = self.registry.get(name.casefold())

@@ -1,0 +1,104 @@
+"""``arena bots``: registration in a SQLite file (``arena.events.registry``); ``arena serve
+--db FILE`` admits the bots registered there."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+DB_OPTION = click.option("--db", "db_file", required=True,
+                         type=click.Path(dir_okay=False, path_type=Path),
+                         help="The SQLite file of registered bots (created when missing).")
+
+
+@contextmanager
+def registry(db_file: Path) -> Iterator[Any]:
+    """The registry of ``db_file``; its errors as one line (exit status 1)."""
+    from arena.events.registry import Registry, RegistryError
+
+    try:
+        with Registry(db_file) as opened:
+            yield opened
+    except RegistryError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def open_registry_view(db_file: Path | None, tokens: Any) -> Any:
+    """``arena serve --db``: the registry's view hellos are checked against (None without)."""
+    if db_file is None:
+        return None
+    if tokens is not None:
+        raise click.UsageError("--db and --tokens: give one (arena bots import puts a tokens "
+                               "file into the database)")
+    from arena.events.registry import RegistryError, RegistryView
+
+    try:
+        return RegistryView(db_file)
+    except RegistryError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.group()
+def bots() -> None:
+    """Register bots for `arena serve --db FILE`: each gets a secret token, shown once; the
+    database keeps only a salted hash of it."""
+
+
+@bots.command()
+@click.argument("name")
+@DB_OPTION
+def add(name: str, db_file: Path) -> None:
+    """Register NAME and print its token (shown only this once)."""
+    with registry(db_file) as opened:
+        token = opened.add(name)
+    click.echo(f"{name} {token}")
+
+
+@bots.command(name="list")
+@DB_OPTION
+def list_(db_file: Path) -> None:
+    """The registered names, one a line."""
+    with registry(db_file) as opened:
+        for name in opened.names():
+            click.echo(name)
+
+
+@bots.command()
+@click.argument("name")
+@DB_OPTION
+def remove(name: str, db_file: Path) -> None:
+    """Unregister NAME (a connected bot stays until it leaves)."""
+    with registry(db_file) as opened:
+        opened.remove(name)
+    click.echo(f"removed {name}")
+
+
+@bots.command()
+@click.argument("old")
+@click.argument("new")
+@DB_OPTION
+def rename(old: str, new: str, db_file: Path) -> None:
+    """Register OLD's token under the name NEW."""
+    with registry(db_file) as opened:
+        opened.rename(old, new)
+    click.echo(f"renamed {old} to {new}")
+
+
+@bots.command(name="import")
+@DB_OPTION
+@click.option("--tokens", "tokens_file", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A `name token` file (as `arena serve --tokens`): each token is hashed.")
+def import_(db_file: Path, tokens_file: Path) -> None:
+    """Register every bot of a tokens file with its token."""
+    from arena.cli.events import load_tokens
+
+    tokens = load_tokens(tokens_file) or {}
+    with registry(db_file) as opened:
+        for name, token in tokens.items():
+            opened.add(name, token)
+    click.echo(f"imported {len(tokens)} bot(s)")
