@@ -37,6 +37,18 @@ def test_bots_are_named_after_their_command_and_numbered_when_repeated():
     assert bots[7].command == "java -jar Alice.jar"
 
 
+def test_a_builtin_bot_name_followed_by_options_runs_the_builtin_bot_with_them():
+    bots = plan_bots(["chochlik-heuristic --random-rate 0.25", "random", "random --seed 3",
+                      "carl=random --seed 'a b'", "randomly --x"])
+    assert [b.name for b in bots] == ["chochlik-heuristic", "random-1", "random-2", "carl",
+                                      "randomly"]
+    assert bots[0].command == BUILTIN_BOTS["chochlik-heuristic"] + " --random-rate 0.25"
+    assert bots[2].command == BUILTIN_BOTS["random"] + " --seed 3"
+    argv = bot_argv(bots[3].command, host="h", port=1, name="carl", token="t")
+    assert argv[-2:] == ["--seed", "a b"]
+    assert bots[4].command == "randomly --x"  # a name that only starts like a built-in one
+
+
 def test_placeholders_are_replaced_in_every_word():
     argv = bot_argv("bot --at={host}:{port} -n {name} {token}", host="h", port=1, name="n",
                     token="t")
