@@ -123,6 +123,7 @@ def builtin_command(command: str) -> tuple[str | None, str]:
     name, *options = command.split(None, 1) or [""]
     if name not in BUILTIN_BOTS:
         return None, command
+    shlex.split(command)  # a ValueError now (unbalanced quotes), not when it is launched
     return name, " ".join([BUILTIN_BOTS[name], *options])
 
 

@@ -49,3 +49,20 @@ def test_a_named_builtin_bot_takes_options_too(tmp_path: Path) -> None:
     done = match("careful=chochlik-heuristic --random-rate 0", tmp_path)
     assert done.returncode == 0, done.stderr
     assert status_of(done.stdout, "careful") == "ok"
+
+
+def test_a_tournament_bot_whose_command_is_not_found_stops_the_event_first(
+        tmp_path: Path) -> None:
+    bots = ["--bot", "a=random", "--bot", "b=random --seed 3"]
+    done = arena("tournament", "--game", "chochlik", *bots, "--bot", "c=no-such-bot-program",
+                 "--games", "3", "--hands", "1", "--db", "t.db", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "Error: bot c cannot start (command not found: no-such-bot-program): fix its --bot "
+        "command or leave it out; no game was played"]
+    assert not (tmp_path / "arena-logs").exists()
+    # the event was not stored: the same --db takes the fixed command
+    again = arena("tournament", "--game", "chochlik", *bots, "--bot", "c=random", "--games",
+                  "3", "--hands", "1", "--db", "t.db", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "6 of 6 games stored in t.db" in again.stdout
