@@ -163,5 +163,7 @@ def test_a_tournament_names_a_command_that_does_not_exist(tmp_path: Path):
                   "--connect-timeout", "5", "--db", str(tmp_path / "event.db"), "--log-dir",
                   str(tmp_path / "logs"), "--resamples", "0")
     assert done.returncode == 1
-    assert ("nosuchprogram-xyz: never connected (command not found: nosuchprogram-xyz); "
-            "its output is in ") in done.stderr, done.stderr
+    # issue 20: before anything is stored or played (it was: its seat played by defaults)
+    assert ("Error: bot nosuchprogram-xyz cannot start (command not found: nosuchprogram-xyz): "
+            "fix its --bot command or leave it out; no game was played") in done.stderr
+    assert not (tmp_path / "logs").exists()
