@@ -4,6 +4,7 @@ layer over ``arena.launch.tournament`` (the runner), ``arena.events.leaderboard`
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -145,6 +146,7 @@ def new_event(storage: Any, db: Path, game_name: str | None, players: int | None
               ) -> tuple[Any, list[Any], list[Any]]:
     """A new event's settings, bots and schedule, written to --db."""
     from arena.events.settings import EventSettings, plan_digest, sets_for
+    from arena.launch.bots import never_start
     from arena.launch.runner import plan_bots
 
     if storage.meta():
@@ -160,6 +162,9 @@ def new_event(storage: Any, db: Path, game_name: str | None, players: int | None
         raise click.UsageError(str(exc)) from None
     if len(bots) < 2:
         raise click.UsageError("a tournament needs at least two --bot")
+    unstartable = never_start(bots, os.environ.get("PATH"))
+    if unstartable:  # before the event is stored: its commands cannot change on --resume
+        raise click.ClickException("\n".join(unstartable))
     spec, options = parse_game_options(game_name, players, extra, flags,
                                        defaults=get_game(game_name).tournament_options)
     table = options.players

@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import attrs
@@ -93,3 +94,19 @@ def unstartable(program: str, path: str | None) -> str | None:
     if "/" in program and Path(program).exists():
         return f"not an executable file: {program}"
     return f"command not found: {program}"
+
+
+def never_start(bots: Iterable[BotSpec], path: str | None) -> list[str]:
+    """A line for each bot whose command cannot be started (its program is not found in
+    ``path``, or is not executable), naming the bot and what to do; the ``@remote`` bots are
+    not launched, so not checked."""
+    lines = []
+    for bot in bots:
+        if bot.remote:
+            continue
+        argv = bot_argv(bot.command, host="127.0.0.1", port=0, name=bot.name, token="")
+        problem = unstartable(argv[0] if argv else "", path)
+        if problem is not None:
+            lines.append(f"bot {bot.name} cannot start ({problem}): fix its --bot command "
+                         "or leave it out; no game was played")
+    return lines

@@ -65,8 +65,8 @@ EXIT_GRACE = 5.0
 
 #: Also importable from here, where they were first (the CLI, the kit and the benchmarks do).
 __all__ = ["BUILTIN_BOTS", "REMOTE", "SEAT_NOTE", "BotLaunch", "BotRun", "BotSpec", "Interrupt",
-           "MatchReport", "bot_argv", "launch", "plan_bots", "run_match", "serve_with_bots",
-           "unstartable", "watch"]
+           "MatchReport", "bot_argv", "builtin_command", "launch", "plan_bots", "run_match",
+           "serve_with_bots", "unstartable", "watch"]
 
 
 @attrs.frozen
@@ -115,21 +115,35 @@ def _default_name(command: str) -> str:
     return Path(program).stem
 
 
+def builtin_command(command: str) -> tuple[str | None, str]:
+    """The built-in bot ``command`` starts with (its first word, when that is a name in
+    :data:`BUILTIN_BOTS`) and the command's template: the built-in bot's, with the words after
+    its name appended as its options (``chochlik-heuristic --random-rate 0.25``); any other
+    command is its own template."""
+    name, *options = command.split(None, 1) or [""]
+    if name not in BUILTIN_BOTS:
+        return None, command
+    shlex.split(command)  # a ValueError now (unbalanced quotes), not when it is launched
+    return name, " ".join([BUILTIN_BOTS[name], *options])
+
+
 def plan_bots(commands: list[str]) -> list[BotSpec]:
     """One BotSpec per ``--bot``.  ``NAME=CMD`` names the bot; otherwise it is named after the
-    built-in bot, or its script (``node bot.js`` is ``bot``), or its program.  Repeated names
-    get -1, -2, ..."""
+    built-in bot, or its script (``node bot.js`` is ``bot``), or its program.  A built-in bot's
+    name may be followed by its options (``NAME=random --seed 3`` too).  Repeated names get
+    -1, -2, ..."""
     bases, templates = [], []
     for command in commands:
         named = _NAMED_COMMAND.match(command)
+        builtin, template = builtin_command(named.group(2) if named else command)
         if named:
-            base, command = named.groups()
-        elif command in BUILTIN_BOTS:
-            base = command
+            base = named.group(1)
+        elif builtin is not None:
+            base = builtin
         else:
             base = _default_name(command)
         bases.append(base)
-        templates.append(BUILTIN_BOTS.get(command, command))
+        templates.append(template)
     names = [f"{base}-{bases[:i].count(base) + 1}" if bases.count(base) > 1 else base
              for i, base in enumerate(bases)]
     return [BotSpec(name, template) for name, template in zip(names, templates)]

@@ -57,6 +57,15 @@ class EventServer(ArenaServer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.listening = trio.Event()
+        #: Told the token of a launched bot that ended before it ever connected, before the
+        #: server stops waiting for it (and seats the default policy in its place).
+        self.on_never_connected: Callable[[str], None] | None = None
+
+    def withdraw(self, token: str) -> None:
+        if (self.on_never_connected is not None
+                and token not in self.statistics().seating.ever_connected):
+            self.on_never_connected(token)
+        super().withdraw(token)
 
     async def serve(self, listen: bool = True, *,
                     task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
@@ -128,6 +137,8 @@ class Tournament:
                               compress_logs=compress_logs,
                               idle_timeout=None)  # instances wait for their scheduled tables
         self.server = EventServer(config, seating=self.seating, on_game_over=self._game_over)
+        self.server.on_never_connected = self._never_started
+        self.stopped_by: list[str] = []  # the bots that ended before they connected
         self.played = 0
         self.timeouts: dict[int, list[int]] = {}  # see TournamentReport.timeouts
 
@@ -136,6 +147,13 @@ class Tournament:
         self.seating.drain()
         if self.seating.done:
             self.server.all_games_done.set()
+
+    def _never_started(self, token: str) -> None:
+        """A bot ended before it connected: the event stops (as drained: the running games
+        finish), rather than play that bot's seats by the default policy."""
+        entrant = next(i.entrant for i in self.instances if i.token == token)
+        self.stopped_by.append(self.bots[entrant].name)
+        self.drain()
 
     def _game_over(self, record: GameRecord) -> None:
         """A game ended (in the event loop): queued for :meth:`_store`."""
@@ -191,7 +209,9 @@ class Tournament:
                 await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
-        failures = []
+        failures = [f"stopped the event: bot {name} ended before it connected (its output is "
+                    "above): fix that, then --resume, or play the event again with a "
+                    "corrected --bot and a new --db" for name in dict.fromkeys(self.stopped_by)]
         if self.server.unwritten_logs:
             failures.append(f"{len(self.server.unwritten_logs)} game log(s) could not be "
                             f"written to {self.log_dir} (is the disk full?)")

@@ -37,6 +37,18 @@ def test_bots_are_named_after_their_command_and_numbered_when_repeated():
     assert bots[7].command == "java -jar Alice.jar"
 
 
+def test_a_builtin_bot_name_followed_by_options_runs_the_builtin_bot_with_them():
+    bots = plan_bots(["chochlik-heuristic --random-rate 0.25", "random", "random --seed 3",
+                      "carl=random --seed 'a b'", "randomly --x"])
+    assert [b.name for b in bots] == ["chochlik-heuristic", "random-1", "random-2", "carl",
+                                      "randomly"]
+    assert bots[0].command == BUILTIN_BOTS["chochlik-heuristic"] + " --random-rate 0.25"
+    assert bots[2].command == BUILTIN_BOTS["random"] + " --seed 3"
+    argv = bot_argv(bots[3].command, host="h", port=1, name="carl", token="t")
+    assert argv[-2:] == ["--seed", "a b"]
+    assert bots[4].command == "randomly --x"  # a name that only starts like a built-in one
+
+
 def test_placeholders_are_replaced_in_every_word():
     argv = bot_argv("bot --at={host}:{port} -n {name} {token}", host="h", port=1, name="n",
                     token="t")
@@ -151,5 +163,7 @@ def test_a_tournament_names_a_command_that_does_not_exist(tmp_path: Path):
                   "--connect-timeout", "5", "--db", str(tmp_path / "event.db"), "--log-dir",
                   str(tmp_path / "logs"), "--resamples", "0")
     assert done.returncode == 1
-    assert ("nosuchprogram-xyz: never connected (command not found: nosuchprogram-xyz); "
-            "its output is in ") in done.stderr, done.stderr
+    # issue 20: before anything is stored or played (it was: its seat played by defaults)
+    assert ("Error: bot nosuchprogram-xyz cannot start (command not found: nosuchprogram-xyz): "
+            "fix its --bot command or leave it out; no game was played") in done.stderr
+    assert not (tmp_path / "logs").exists()
