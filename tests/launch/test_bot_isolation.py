@@ -52,10 +52,13 @@ sys.exit(main([]))
 #: A bot that first tries every other bot's token (it can read their token files: same user,
 #: who may make the folders readable again), then plays with its own.
 THIEF = '''
-import glob, json, os, socket, sys
+import glob, json, os, socket, sys, time
 mine = os.environ["ARENA_TOKEN_FILE"]
 tokens = os.path.dirname(os.path.dirname(mine))
 os.chmod(tokens, 0o700)
+deadline = time.monotonic() + 10  # the siblings are launched after it: wait for their files
+while len(glob.glob(os.path.join(tokens, "*", "token"))) < 3 and time.monotonic() < deadline:
+    time.sleep(0.01)
 for path in glob.glob(os.path.join(tokens, "*", "token")):
     if path == mine:
         continue
