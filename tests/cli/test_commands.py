@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from tests.helpers import log_files, log_lines, read_records
+from tests.serve_harness import Lines
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -118,8 +119,8 @@ def test_usage_errors_exit_2():
 
 @contextlib.contextmanager
 def serving_three_random_bots(tmp_path: Path):
-    """``arena serve`` in a subprocess with three random bots playing a long game (they get
-    1.5 s to connect and start); every process is killed on the way out."""
+    """``arena serve`` in a subprocess with three random bots playing a long game (from the
+    status line saying their table is seated); every process is killed on the way out."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     server = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "serve", "--game", "chochlik", "--port", "0",
@@ -131,8 +132,9 @@ def serving_three_random_bots(tmp_path: Path):
         port = int(re.search(r":(\d+);", banner).group(1))
         bots = [subprocess.Popen([sys.executable, "-m", "reference_bots.random", "--port",
                                   str(port), "--name", f"r{i}"]) for i in range(3)]
-        time.sleep(1.5)  # a subprocess gives no event to wait on: the game is under way by now
-        yield server, bots
+        lines = Lines(server.stdout)
+        lines.expect(r"seated: table 1 ")  # the operator's status line: the game is under way
+        yield server, bots, lines
     finally:
         for process in [server, *bots]:
             if process.poll() is None:
@@ -140,7 +142,7 @@ def serving_three_random_bots(tmp_path: Path):
 
 
 def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path):
-    with serving_three_random_bots(tmp_path) as (server, bots):
+    with serving_three_random_bots(tmp_path) as (server, bots, _):
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=20) == 0
         assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
@@ -150,11 +152,12 @@ def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path)
 
 
 def test_a_second_ctrl_c_stops_at_once_and_still_logs_the_game_and_says_bye(tmp_path: Path):
-    with serving_three_random_bots(tmp_path) as (server, bots):
+    with serving_three_random_bots(tmp_path) as (server, bots, lines):
         server.send_signal(signal.SIGINT)
         time.sleep(0.005)  # the defect's reproduction: a second Ctrl-C 5 ms after the first
         server.send_signal(signal.SIGINT)
-        output, _ = server.communicate(timeout=20)
+        server.wait(timeout=20)
+        output = "\n".join(lines.seen + lines.rest(20))
         assert server.returncode == 0, output
         assert "Traceback" not in output and "stopping now" in output
         assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
@@ -212,12 +215,12 @@ def test_ctrl_c_in_a_long_match_prints_the_table_of_the_games_played(tmp_path: P
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
-        deadline = time.monotonic() + 60
-        while len(_finished_logs(tmp_path)) < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)  # a subprocess gives no event to wait on: poll its logs
-        assert len(_finished_logs(tmp_path)) >= 3, "no game finished within 60 s"
+        lines = Lines(match.stdout)
+        lines.expect(r"^game 3/2000: ", deadline=60)  # three games played
         match.send_signal(signal.SIGINT)
-        out, err = match.communicate(timeout=60)
+        err = match.stderr.read()
+        match.wait(timeout=60)
+        out = "\n".join(lines.seen + lines.rest(60))
     finally:
         if match.poll() is None:
             match.kill()
