@@ -253,14 +253,15 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, versus: bool,
 
     import attrs
 
+    from arena.events.export import NotAnEvent, open_event
     from arena.events.headtohead import as_json_rows, format_head_to_head, head_to_head
     from arena.events.leaderboard import format_los, format_table, leaderboard
-    from arena.events.storage import SqliteStorage
 
-    storage = SqliteStorage(db)
+    try:  # a file that is not an event is said so and left untouched (never made one)
+        storage = open_event(db)
+    except NotAnEvent as exc:
+        raise click.UsageError(str(exc)) from None
     names = [name for name, _ in storage.entrants()]
-    if not names:
-        raise click.UsageError(f"{db} holds no event")
     if anchor is not None and anchor not in names:
         raise click.UsageError(f"no bot named {anchor!r}; the bots: {', '.join(names)}")
     rows = leaderboard(names, storage.games(), resamples=resamples,

@@ -19,11 +19,14 @@ import click
                    "then a row per game (per-seat lists as JSON arrays).")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The file to write (default: standard output).")
-def export(db: Path, fmt: str, output: Path | None) -> None:
+@click.option("--with-seeds", "seeds", is_flag=True,
+              help="Also the event's and each game's seed: they tell every deal, so give it "
+                   "only for a finished event (left out by default).")
+def export(db: Path, fmt: str, output: Path | None, seeds: bool) -> None:
     """Write every stored game of an event (also while it runs) to one file, in schedule
-    order, a game at a time: planned index, set, rotation, seed, game id, the entrants and
-    their names per seat, scores, ranks, winners, aborted, defaults, errors, rounds, seconds
-    and log path."""
+    order, a game at a time: planned index, set, rotation, game id, the entrants and their
+    names per seat, scores, ranks, winners, aborted, defaults, errors, rounds, seconds and log
+    path (and the seeds with --with-seeds)."""
     from arena.events.export import NotAnEvent, export_event, open_event
 
     try:
@@ -32,11 +35,11 @@ def export(db: Path, fmt: str, output: Path | None) -> None:
         raise click.ClickException(str(exc)) from None
     try:
         if output is None:
-            export_event(storage, fmt, sys.stdout)
+            export_event(storage, fmt, sys.stdout, seeds=seeds)
             sys.stdout.flush()
             return
         with output.open("w", encoding="utf-8", newline="") as out:
-            export_event(storage, fmt, out)
+            export_event(storage, fmt, out, seeds=seeds)
     except BrokenPipeError:  # `arena export ... | head`: the reader stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         sys.exit(1)

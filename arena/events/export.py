@@ -6,6 +6,10 @@ empty cell).
 
 The games are written as the database gives them, a row at a time, in schedule order: a big
 event is never held in memory.
+
+Seeds are left out unless asked for (``seeds=True``, ``--with-seeds``): the event's seed tells
+every deal of the event, and a game's seed the deal of the other seatings of its duplicate set,
+so an export taken while the event runs would show the cards of games still to be played.
 """
 
 from __future__ import annotations
@@ -73,36 +77,42 @@ def game_fields(game: GameRecord) -> dict[str, Any]:
 
 
 def write_jsonl(meta: dict[str, Any], names: list[str], games: Iterable[GameRecord],
-                out: TextIO) -> int:
+                out: TextIO, *, seeds: bool = False) -> int:
     """The header record, then a record per game; the number of games written."""
-    out.write(json.dumps({"type": "event", **meta, "entrants": names}) + "\n")
+    header = {key: value for key, value in meta.items() if seeds or key != "seed"}
+    out.write(json.dumps({"type": "event", **header, "entrants": names}) + "\n")
     count = 0
     for game in games:
-        out.write(json.dumps({"type": "game", **game_fields(game)}) + "\n")
+        fields = game_fields(game)
+        if not seeds:
+            del fields["seed"]
+        out.write(json.dumps({"type": "game", **fields}) + "\n")
         count += 1
     return count
 
 
-def write_csv(games: Iterable[GameRecord], out: TextIO) -> int:
+def write_csv(games: Iterable[GameRecord], out: TextIO, *, seeds: bool = False) -> int:
     """The header row, then a row per game; the number of games written."""
+    columns = [name for name in COLUMNS if seeds or name != "seed"]
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    writer.writerow(columns)
     count = 0
     for game in games:
         fields = game_fields(game)
         writer.writerow(json.dumps(fields[name], separators=(",", ":"))
-                        if name in LIST_COLUMNS else fields[name] for name in COLUMNS)
+                        if name in LIST_COLUMNS else fields[name] for name in columns)
         count += 1
     return count
 
 
-def export_event(storage: SqliteStorage, fmt: str, out: TextIO) -> int:
+def export_event(storage: SqliteStorage, fmt: str, out: TextIO, *, seeds: bool = False) -> int:
     """Write every stored game of ``storage``'s event to ``out`` in ``fmt`` (one of
-    :data:`FORMATS`), a game at a time; the number of games written."""
+    :data:`FORMATS`), a game at a time; the number of games written.  ``seeds``: the event's
+    and each game's seed too (they tell the deals: see the module's doc)."""
     games = storage.iter_games()
     if fmt == "jsonl":
         names = [name for name, _ in storage.entrants()]
-        return write_jsonl(storage.meta(), names, games, out)
+        return write_jsonl(storage.meta(), names, games, out, seeds=seeds)
     if fmt == "csv":
-        return write_csv(games, out)
+        return write_csv(games, out, seeds=seeds)
     raise ValueError(f"unknown export format {fmt!r}; the formats: {', '.join(FORMATS)}")

@@ -33,7 +33,7 @@ def export(*args):
 
 
 def test_jsonl_to_stdout_holds_the_event_and_every_stored_game(event):
-    result = export("--db", str(event))
+    result = export("--db", str(event), "--with-seeds")
     assert result.exit_code == 0, result.output
     header, *games = [json.loads(line) for line in result.output.splitlines()]
     storage = SqliteStorage(event)
@@ -46,6 +46,14 @@ def test_jsonl_to_stdout_holds_the_event_and_every_stored_game(event):
         (s.planned, s.set_index, s.rotation, s.seed, s.game_id, list(s.names),
          list(s.scores), list(s.ranks), list(s.winners), s.aborted, list(s.defaults),
          list(s.errors), s.rounds, s.seconds, str(s.log_path)) for s in stored]
+
+
+def test_without_with_seeds_no_seed_is_exported(event):
+    result = export("--db", str(event))
+    assert result.exit_code == 0, result.output
+    header, *games = [json.loads(line) for line in result.output.splitlines()]
+    assert "seed" not in header and not any("seed" in game for game in games)
+    assert SqliteStorage(event).meta()["seed"] not in result.output
 
 
 def test_csv_to_a_file_has_a_header_row_and_a_row_per_stored_game(event, tmp_path):

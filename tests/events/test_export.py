@@ -52,7 +52,7 @@ def back_from(fields, names):
 def test_jsonl_is_the_event_then_every_game_as_stored(tmp_path):
     storage = open_event(stored(tmp_path))
     out = io.StringIO()
-    assert export_event(storage, "jsonl", out) == 4
+    assert export_event(storage, "jsonl", out, seeds=True) == 4
     header, *games = [json.loads(line) for line in out.getvalue().splitlines()]
     assert header == {"type": "event", **META, "entrants": list(NAMES)}
     assert {g.pop("type") for g in games} == {"game"}
@@ -65,7 +65,7 @@ def test_jsonl_is_the_event_then_every_game_as_stored(tmp_path):
 def test_csv_is_a_header_row_then_a_row_per_game_as_stored(tmp_path):
     storage = open_event(stored(tmp_path))
     out = io.StringIO()
-    assert export_event(storage, "csv", out) == 4
+    assert export_event(storage, "csv", out, seeds=True) == 4
     reader = csv.DictReader(io.StringIO(out.getvalue()))
     assert tuple(reader.fieldnames or ()) == COLUMNS
     rows = list(reader)
@@ -80,6 +80,23 @@ def test_csv_is_a_header_row_then_a_row_per_game_as_stored(tmp_path):
 
     assert [back_from(parsed(row), NAMES) for row in rows] == storage.games()
     assert rows[0]["names"] == '["a","b","c"]' and rows[0]["aborted"] == ""
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_seeds_are_left_out_unless_asked_for(tmp_path, fmt):
+    """The event's seed tells every deal, a game's seed its set's other seatings: an export
+    taken while the event runs must not show the cards of games still to be played."""
+    storage = open_event(stored(tmp_path))
+    out = io.StringIO()
+    assert export_event(storage, fmt, out) == 4
+    text = out.getvalue()
+    if fmt == "csv":
+        header = next(csv.reader(io.StringIO(text)))
+        assert header == [name for name in COLUMNS if name != "seed"]
+    else:
+        records = [json.loads(line) for line in text.splitlines()]
+        assert not any("seed" in record for record in records)  # the event's, the games'
+        assert records[0]["options"] == META["options"]  # the rest of the header stays
 
 
 def test_games_are_written_as_they_are_read(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 
 from click.testing import CliRunner
 
@@ -81,3 +82,25 @@ def test_head_to_head_as_a_table_and_in_json(tmp_path):
     rows = {row["name"]: row for row in json.loads(ratings("--db", db, "--format", "json"))}
     assert {e["opponent"]: (e["wins"], e["ties"], e["losses"], e["games"])
             for e in rows["c"]["head_to_head"]} == {"a": (2, 0, 1, 3), "b": (1, 1, 1, 3)}
+
+
+def test_a_file_that_is_not_an_event_is_one_line_and_is_left_untouched(tmp_path):
+    """Before, a text file gave a traceback, and another SQLite file (a bots registry) got the
+    event's tables written into it."""
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    result = CliRunner().invoke(main, ["ratings", "--db", str(text)])
+    assert result.exit_code == 2 and "not an event database" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert text.read_text() == "hello\n"
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE bots (name TEXT)")
+    connection.close()
+    result = CliRunner().invoke(main, ["ratings", "--db", str(other)])
+    assert result.exit_code == 2 and "holds no event" in result.output
+    with sqlite3.connect(other) as connection:
+        tables = {name for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    connection.close()
+    assert tables == {"bots"}
