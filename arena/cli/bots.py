@@ -99,6 +99,11 @@ def import_(db_file: Path, tokens_file: Path) -> None:
 
     tokens = load_tokens(tokens_file) or {}
     with registry(db_file) as opened:
+        taken = {name.casefold() for name in opened.names()}
+        clashes = [name for name in tokens if name.casefold() in taken]
+        if clashes:  # all or nothing: no bot of the file is added
+            raise click.ClickException(f"registered already: {', '.join(clashes)}; nothing "
+                                       "was imported (remove or rename them first)")
         for name, token in tokens.items():
             opened.add(name, token)
     click.echo(f"imported {len(tokens)} bot(s)")

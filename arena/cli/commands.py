@@ -63,8 +63,9 @@ def main(verbose: bool) -> None:
               type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Registered players: a file of 'name token' lines. Only they are admitted, "
                    "each with its token (default: open to anyone).")
-@click.option("--db", "db_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Admit only the bots registered in this SQLite file (arena bots add).")
+@click.option("--db", "db_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None,
+              help="Admit only the bots registered in this SQLite file (made by arena bots add).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,

@@ -57,7 +57,18 @@ def test_import_hashes_each_token_of_a_tokens_file(tmp_path: Path):
     assert run("bots", "list", "--db", str(db)) == (0, "alice\nbob\n")
     assert not any(b"s3cret-token" in file.read_bytes() for file in tmp_path.glob("bots.db*"))
     code, out = run("bots", "import", "--db", str(db), "--tokens", str(tokens))
-    assert code == 1 and "'alice' is registered already" in out
+    assert code == 1 and "registered already: alice, bob; nothing was imported" in out
+    tokens.write_text("carol s3cret-token-carol\nBOB s3cret-token-bob-2\n")  # one clash
+    code, out = run("bots", "import", "--db", str(db), "--tokens", str(tokens))
+    assert code == 1 and "registered already: BOB" in out
+    assert run("bots", "list", "--db", str(db)) == (0, "alice\nbob\n")  # carol not added
+
+
+def test_serve_db_refuses_a_file_that_does_not_exist(tmp_path: Path):
+    missing = tmp_path / "missing.db"
+    code, out = run("serve", "--game", "chochlik", "--port", "0", "--db", str(missing))
+    assert code == 2 and "does not exist" in out
+    assert not missing.exists()
 
 
 def test_serve_db_admits_registered_bots_even_ones_added_while_it_runs(tmp_path: Path):
