@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 from typing import Any
@@ -111,3 +112,28 @@ def log_files(folder: Path, pattern: str = "*") -> list[Path]:
 def read_records(path: Path) -> list[dict[str, Any]]:
     """A log's records, compressed or plain."""
     return [json.loads(line) for line in log_lines(path)]
+
+
+class HalfWrite:
+    """A file that takes a few bytes of each write, then says the disk is full (a full disk
+    in the middle of a log's batch)."""
+
+    def __init__(self, file: Any) -> None:
+        self.file = file
+
+    def __enter__(self) -> HalfWrite:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+
+    def seek(self, offset: int) -> None:
+        self.file.seek(offset)
+
+    def write(self, data: Any) -> None:
+        self.file.write(data[:10])
+        self.file.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def truncate(self, size: int) -> None:
+        self.file.truncate(size)

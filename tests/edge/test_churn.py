@@ -65,7 +65,7 @@ async def test_survivors_of_a_table_that_did_not_start_are_seated_before_later_b
     await leaver.hello("leaver")
     while not server.tables:  # seated after settling (virtual time)
         await server.wait_for_change()
-    await trio.sleep(0.001)  # the table's task is settling now (as when this test polled)
+    await trio.sleep(0.001)  # virtual time (MockClock): the table's task is settling now
     await leaver.stream.aclose()  # gone before the table's game starts
     later = [await connect_in_memory(nursery, server) for _ in range(3)]
     for i, client in enumerate(later):

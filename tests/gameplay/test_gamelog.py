@@ -19,7 +19,7 @@ from arena.gameplay.gamelog import (
     ensure_writable,
     log_lines,
 )
-from tests.helpers import in_memory_clients, make_server
+from tests.helpers import HalfWrite, in_memory_clients, make_server
 
 
 def full_disk(*_args, **_kwargs):
@@ -75,28 +75,6 @@ def test_lines_the_disk_refused_mid_game_are_kept_and_the_log_stays_whole(tmp_pa
     for number in range(100):
         log.note(0, f"note {number}")
     real_open = open
-
-    class HalfWrite:  # takes a few bytes, then the disk is full
-        def __init__(self, file):
-            self.file = file
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.file.close()
-
-        def seek(self, offset):
-            self.file.seek(offset)
-
-        def write(self, data):
-            self.file.write(data[:10])
-            self.file.flush()
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def truncate(self, size):
-            self.file.truncate(size)
-
     monkeypatch.setattr("builtins.open", lambda *a, **k: HalfWrite(real_open(*a, **k)))
     for number in range(100, 200):
         log.note(0, f"note {number}")  # spooling fails: the lines stay in memory

@@ -5,7 +5,6 @@ the disk refused leaves the log whole."""
 
 from __future__ import annotations
 
-import errno
 import gzip
 import json
 import zlib
@@ -16,6 +15,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.gameplay.gamelog import GameLog, read_header, read_log
+from tests.helpers import HalfWrite
 
 BOTS = ["--bot", "random", "--bot", "random", "--bot", "random"]
 
@@ -87,28 +87,6 @@ def test_a_compressed_batch_the_disk_refused_leaves_the_log_whole(tmp_path, monk
     for number in range(100):
         log.note(0, f"note {number}")
     real_open = open
-
-    class HalfWrite:  # takes a few bytes, then the disk is full
-        def __init__(self, file):
-            self.file = file
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.file.close()
-
-        def seek(self, offset):
-            self.file.seek(offset)
-
-        def write(self, data):
-            self.file.write(data[:10])
-            self.file.flush()
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def truncate(self, size):
-            self.file.truncate(size)
-
     monkeypatch.setattr("builtins.open", lambda *a, **k: HalfWrite(real_open(*a, **k)))
     for number in range(100, 200):
         log.note(0, f"note {number}")  # spooling fails: the batches stay in memory
