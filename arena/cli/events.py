@@ -30,7 +30,8 @@ from arena.launch.options import (
 #: Options that may go with --resume (how to run, not what the event is).
 RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
                           "connect_timeout", "resamples", "tokens_file", "host", "port", "stdio",
-                          "sandbox", "sandbox_memory", "sandbox_cpu", "plain_logs"})
+                          "sandbox", "sandbox_memory", "sandbox_cpu", "plain_logs", "restarts",
+                          "lost_games"})
 
 
 @click.command()
@@ -71,6 +72,14 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
               help="Address the event's server listens on (for @remote bots).")
 @click.option("--port", type=int, default=0, show_default=True,
               help="Port the event's server listens on (0: any free one).")
+@click.option("--restarts", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Times a bot whose process ends mid-event is started again (after 0.5 s, "
+                   "then twice as long each time); past them the event stops (--resume "
+                   "continues it).")
+@click.option("--lost-games", type=click.Choice(["forfeit", "replay"]), default="forfeit",
+              show_default=True,
+              help="The games a bot was playing when its process ended: stored with it ranked "
+                   "last at the table (forfeit), or played again once it is back (replay).")
 @plain_logs_option
 @bot_launch_options
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
@@ -80,11 +89,12 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
                concurrency: int, workers: int, db: Path, resume: bool, connect_timeout: float,
                resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
                sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
-               plain_logs: bool, **flags: Any) -> None:
+               plain_logs: bool, restarts: int, lost_games: str, **flags: Any) -> None:
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
     from arena.events.storage import SqliteStorage
+    from arena.launch.restarts import Restarts
 
     if workers > concurrency:
         raise click.UsageError(f"--workers {workers} needs --concurrency {workers} or more (each "
@@ -104,7 +114,9 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     run_event(settings, bots, planned, storage, log_dir=log_dir, concurrency=concurrency,
               workers=workers, connect_timeout=connect_timeout, resamples=resamples,
               launch=launch, registry=registry, host=host, port=port,
-              compress_logs=not plain_logs)
+              compress_logs=not plain_logs,
+              restarts=Restarts(most=restarts, replay=lost_games == "replay",
+                                connect_timeout=connect_timeout))
 
 
 def resumed_event(storage: Any, db: Path, log_dir: Path) -> tuple[Any, list[Any], list[Any]]:
@@ -198,7 +210,8 @@ def load_tokens(tokens_file: Path | None) -> dict[str, str] | None:
 def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, *,
               log_dir: Path, concurrency: int, connect_timeout: float, resamples: int,
               workers: int = 1, launch: Any = None, registry: Any = None,
-              host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True) -> None:
+              host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True,
+              restarts: Any = None) -> None:
     """Play the event (:class:`arena.launch.event_run.EventRun`) and exit with its status;
     its failures as command-line errors."""
     from arena.launch.event_run import EventRun
@@ -212,7 +225,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
                          concurrency=concurrency, connect_timeout=connect_timeout,
                          echo=click.echo, on_terminal=sys.stdout.isatty(), workers=workers,
                          launch=launch, registry=registry, host=host, port=port,
-                         compress_logs=compress_logs)
+                         compress_logs=compress_logs, restarts=restarts)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(event.banner())

@@ -53,6 +53,11 @@ class BotRun:
     not_needed: bool = False
     #: Why its command could not be started ("command not found: X"), if it could not.
     start_error: str | None = None
+    #: Times its process ended mid-event, and was started again (``arena.launch.restarts``);
+    #: ``excluded``: it died past its restarts (the event stopped).
+    deaths: int = 0
+    restarts: int = 0
+    excluded: bool = False
 
     @property
     def status(self) -> str:
@@ -60,6 +65,10 @@ class BotRun:
                      else f" (exit {self.exit_code})" if self.exit_code else "")
         if not self.connected:
             return "not needed" if self.not_needed else "never connected" + exit_note
+        if self.deaths:
+            restarted = f"restarted {self.restarts} time(s)"
+            return (f"died {self.deaths} time(s){exit_note}, "
+                    + (f"{restarted}, then excluded" if self.excluded else restarted))
         if self.left_early:
             return "left early" + exit_note
         return "ok"

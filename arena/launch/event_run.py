@@ -24,6 +24,7 @@ from arena.events.settings import EventSettings
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord, timed_out_note
 from arena.games import get_game
+from arena.launch.restarts import Restarts
 from arena.launch.runner import BotLaunch, BotSpec
 from arena.launch.tournament import EventServer, Tournament, TournamentReport
 from arena.launch.workers import TournamentWorkers
@@ -46,8 +47,11 @@ class EventRun:
                  concurrency: int, connect_timeout: float, echo: Echo, on_terminal: bool,
                  workers: int = 1, launch: BotLaunch | None = None,
                  registry: Mapping[str, str] | None = None, host: str = "127.0.0.1",
-                 port: int = 0, compress_logs: bool = True) -> None:
+                 port: int = 0, compress_logs: bool = True,
+                 restarts: Restarts | None = None) -> None:
         self.settings, self.bots, self.planned, self.storage = settings, bots, planned, storage
+        self.restarts = (restarts if restarts is not None
+                         else Restarts(connect_timeout=connect_timeout))
         self.echo, self.on_terminal, self.host = echo, on_terminal, host
         self.concurrency, self.workers = concurrency, workers
         spec = get_game(settings.game)
@@ -65,11 +69,13 @@ class EventRun:
         if workers > 1:
             self.event = TournamentWorkers(spec, options, bots, planned, storage,
                                            log_dir=log_dir, workers=workers,
-                                           on_game_over=self.progress, launch=launch, **timing)
+                                           on_game_over=self.progress, launch=launch,
+                                           restarts=self.restarts, **timing)
         else:
             self.event = Tournament(spec, options, bots, planned, storage, log_dir=log_dir,
                                     on_game_over=self.progress, launch=launch,
-                                    registry=registry, host=host, port=port, **timing)
+                                    registry=registry, host=host, port=port,
+                                    restarts=self.restarts, **timing)
 
     @property
     def server(self) -> EventServer | None:
@@ -83,7 +89,7 @@ class EventRun:
                 f"{', duplicate' if settings.duplicate else ''}), {len(self.event.todo)} to "
                 f"play, {self.concurrency} at a time"
                 f"{f' over {self.workers} server processes' if self.workers > 1 else ''}; "
-                f"results in {self.storage.path}")
+                f"results in {self.storage.path}\n" + restart_note(self.restarts))
 
     def progress(self, game: GameRecord) -> None:
         """The live view after every game: in place on a terminal, a line each elsewhere."""
@@ -155,12 +161,50 @@ class EventRun:
         failures = report.failures if report is not None else []
         for failure in failures:
             echo(f"arena: {failure}", err=True)
+        if report is not None:
+            for line in lost_lines(self.names, report):
+                echo(line, err=True)
         stuck = stuck_notes(self.names, report.timeouts if report is not None else {})
         for note in stuck:
             echo(note)
         failed = (remaining or report is None or failures or stuck
                   or any(r.failed for r in bot_runs))
         return 1 if failed else 0
+
+
+def restart_note(restarts: Restarts) -> str:
+    """The banner's line on bots that die mid-event."""
+    if restarts.most == 0:
+        return ("arena: a bot that dies is not restarted: the event stops, and the games it "
+                f"was playing are {restarts.policy}")
+    other = "forfeit" if restarts.replay else "replay"
+    return (f"arena: a bot that dies is restarted (at most {restarts.most} times, then the "
+            f"event stops); the games it was playing are {restarts.policy} (--lost-games "
+            f"{other} to change)")
+
+
+def lost_lines(names: Sequence[str], report: TournamentReport) -> list[str]:
+    """Per bot whose process ended mid-event: its deaths and restarts, and the games it
+    was playing then, forfeited (ranked last) or replayed; nothing is rated on defaults
+    silently."""
+    deaths: dict[str, list[int]] = {}
+    for run in report.runs:
+        counts = deaths.setdefault(run.spec.name, [0, 0])
+        counts[0] += run.deaths
+        counts[1] += run.restarts
+    lines = []
+    for entrant, name in enumerate(names):
+        died, restarted = deaths.get(name, [0, 0])
+        lost = report.lost_games.get(entrant, 0)
+        if not died and not lost:
+            continue
+        what = ("forfeited (stored with it ranked last; its seat played by the default "
+                "policy from then on: the leaderboard's defaults column)"
+                if report.lost_policy == "forfeited" else "replayed (not stored; played "
+                "again after its restart)")
+        lines.append(f"arena: {name} died {died} time(s) and was restarted {restarted} "
+                     f"time(s); {lost} game(s) it was playing then {what}")
+    return lines
 
 
 def stuck_notes(names: Sequence[str], timeouts: Mapping[int, list[int]]) -> list[str]:

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -47,6 +47,7 @@ from arena.games import GAMES
 from arena.games.base import GameSpec
 from arena.launch.bots import REMOTE, BotRun, BotSpec, bot_argv, unstartable
 from arena.launch.match_report import SEAT_NOTE, MatchReport
+from arena.launch.restarts import RestartBook, keep_running
 from arena.launch.sandbox import Sandbox
 from arena.launch.sandbox_run import SandboxRun
 from arena.seating.policies import RosterEntry, RosterSeating
@@ -210,42 +211,54 @@ async def run_match(
 
 async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: ErrorCode,
                           how: BotLaunch | None = None, *,
-                          interrupt: Interrupt | None = None) -> None:
+                          interrupt: Interrupt | None = None,
+                          restarts: RestartBook | None = None) -> None:
     """Serve, launch every bot, wait until the server's seating is done (or ``interrupt`` is
     pressed: the running games are aborted and logged, no other starts), then say ``bye``
     (``ending``, or ``server_shutdown`` when interrupted) and stop the bots: the ones that
     never connected at once, the others after :data:`EXIT_GRACE` seconds (at once on a second
     press).  Whatever happens (Ctrl-C included), no bot outlives it, and its token file is
-    removed."""
+    removed.  ``restarts`` (the server then offers :class:`~arena.launch.restarts.Recovering`):
+    a bot that dies after it connected is started again (:mod:`arena.launch.restarts`)."""
     interrupt = interrupt if interrupt is not None else Interrupt()
     processes: list[trio.Process] = []
     how = how if how is not None else BotLaunch()
     if server.binding is None:
         server.binding = ProcessBinding()
+    binding = server.binding
     private = _private_folder()
     confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
         private, server.config.log_dir, *(run.output.parent for run in runs),
         *([server.config.transcript_dir] if server.config.transcript_dir else [])])
+    local = [run for run in runs if not run.spec.remote]
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
-            if not how.uses_stdio:  # given out from now on: no hello may use one unbound
-                for run in runs:
-                    if not run.spec.remote:
-                        server.binding.expect(run.token)
-            for run in runs:
-                if run.spec.remote:  # it connects by itself, with its registered token
-                    continue
-                processes.append(await launch(run, port, how, private, confined))
+
+            async def start(run: BotRun) -> trio.Process:
+                if not how.uses_stdio:
+                    binding.expect(run.token)
+                process = await launch(run, port, how, private, confined)
+                processes[local.index(run)] = process
                 if how.uses_stdio:
-                    process = processes[-1]
                     assert process.stdin is not None and process.stdout is not None
                     nursery.start_soon(functools.partial(
                         server.handle_stream, trio.StapledStream(process.stdin, process.stdout),
                         bound_token=run.token))
                 else:
-                    server.binding.bind(run.token, processes[-1].pid)
-                nursery.start_soon(watch, server, run, processes[-1])
+                    binding.bind(run.token, process.pid)
+                return process
+
+            if not how.uses_stdio:  # given out from now on: no hello may use one unbound
+                for run in local:
+                    binding.expect(run.token)
+            for run in local:  # the @remote ones connect by themselves, with their tokens
+                processes.append(None)  # type: ignore[arg-type]  # start() puts it here
+                process = await start(run)
+                if restarts is None:
+                    nursery.start_soon(watch, server, run, process)
+                else:
+                    nursery.start_soon(_watch_restarting, server, run, process, start, restarts)
             async with trio.open_nursery() as waiting:  # the games end, or a Ctrl-C
                 waiting.start_soon(_cancel_when, server.all_games_done, waiting.cancel_scope)
                 waiting.start_soon(_cancel_when, interrupt.requested, waiting.cancel_scope)
@@ -258,7 +271,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 run.left_early = run.token in seated.left_early
                 run.not_needed = not run.connected and run.token not in seated.given_up
             await server.shutdown(ending)
-            for run, process in zip([r for r in runs if not r.spec.remote], processes):
+            for run, process in zip(local, processes):
                 if not run.connected and process.returncode is None:
                     process.kill()  # it was never told anything: it will not leave by itself
             with trio.move_on_after(0 if interrupt.hurried.is_set() else EXIT_GRACE):
@@ -267,11 +280,24 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
             nursery.cancel_scope.cancel()
     finally:
         for process in processes:
-            if process.returncode is None:
+            if process is not None and process.returncode is None:
                 process.kill()
         if confined is not None:
             confined.close()
         _remove_private_folder(private)
+
+
+async def _watch_restarting(server: Any, run: BotRun, process: trio.Process,
+                            start: Callable[[BotRun], Awaitable[trio.Process]],
+                            book: RestartBook) -> None:
+    """:func:`watch`, but a bot that had connected is started again when it dies."""
+    await process.wait()
+    if (server.all_games_done.is_set()
+            or run.token not in server.statistics().seating.ever_connected):
+        await watch(server, run, process)  # one that never connected stops the event
+        return
+    await keep_running(server, run, process, start, book, server.all_games_done,
+                       server.binding.release)
 
 
 def _private_folder() -> Path:
@@ -322,7 +348,7 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
     if how.sandbox is not None and run.start_error is None:
         confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
         argv, extra = confined.command(argv)
-    output = _output_file(run.output)
+    output = _output_file(run.output, append=run.restarts > 0)
     try:
         if run.start_error is not None:
             raise OSError(run.start_error)
@@ -346,9 +372,10 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
         output.close()
 
 
-def _output_file(path: Path) -> BinaryIO:
-    """The bot's output file, opened for its process (which owns it while it runs)."""
-    return open(path, "wb")  # noqa: SIM115 - closed by launch() once the child has it
+def _output_file(path: Path, append: bool = False) -> BinaryIO:
+    """The bot's output file, opened for its process (which owns it while it runs); a
+    restarted bot's output follows its earlier runs'."""
+    return open(path, "ab" if append else "wb")  # noqa: SIM115 - closed by launch() once the child has it
 
 
 async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None:

@@ -18,7 +18,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,9 @@ from arena.events.storage import Storage
 from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord
 from arena.games.base import GameSpec
+from arena.launch.restarts import RestartBook, Restarts, forfeited
 from arena.launch.runner import BotLaunch, BotRun, BotSpec, serve_with_bots
+from arena.seating.interface import Admission
 from arena.seating.scheduled import Instance, ScheduledSeating
 from protocol.errors import ErrorCode
 
@@ -50,9 +52,27 @@ class _Started:
         self.listening.set()
 
 
+class RestartingSeating(ScheduledSeating):
+    """The schedule's seating, which tells the runner when a restarted bot is back."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.arrivals: dict[str, trio.Event] = {}
+
+    def arrival(self, token: str) -> trio.Event:
+        return self.arrivals.setdefault(token, trio.Event())
+
+    def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
+        admission = super().admit(session, name, token)
+        if admission.refusal is None and token in self.arrivals:
+            self.arrivals.pop(token).set()
+        return admission
+
+
 class EventServer(ArenaServer):
     """An event's server: :attr:`listening` is set once it listens (its port is known), for
-    whoever tells the ``@remote`` bots where to connect."""
+    whoever tells the ``@remote`` bots where to connect; for the runner, it offers
+    :class:`~arena.launch.restarts.Recovering` (the tournament's ``on_died``, ``on_out``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -60,6 +80,26 @@ class EventServer(ArenaServer):
         #: Told the token of a launched bot that ended before it ever connected, before the
         #: server stops waiting for it (and seats the default policy in its place).
         self.on_never_connected: Callable[[str], None] | None = None
+        self.on_died: Callable[[str], None] = lambda token: None
+        self.on_out: Callable[[str, BotRun], None] = lambda token, run: None
+
+    def died(self, token: str) -> None:
+        self.on_died(token)
+
+    def arrival(self, token: str) -> trio.Event:
+        seating = self.hall.seating
+        assert isinstance(seating, RestartingSeating)
+        return seating.arrival(token)
+
+    def out(self, token: str, run: BotRun) -> None:
+        self.on_out(token, run)
+
+    def seated_at(self, token: str) -> list[tuple[PlannedTable, int]]:
+        """The running games (their planned tables) and seats where ``token``'s bot sits."""
+        return [(table.seated.tag, seat.number) for table in self.hall.tables
+                if table.seated.tag is not None and not table.driver.finished
+                for seat in table.seats
+                if seat.session is not None and seat.session.token == token]
 
     def withdraw(self, token: str) -> None:
         if (self.on_never_connected is not None
@@ -88,6 +128,10 @@ class TournamentReport:
     #: the games stored by this run (:func:`arena.gameplay.records.timed_out_note` flags a stuck
     #: bot).
     timeouts: dict[int, list[int]] = attrs.Factory(dict)
+    #: Per entrant: the games it was playing when its process ended, forfeited (stored with
+    #: it ranked last) or to be replayed (``lost_policy`` says which: "forfeited", "replayed").
+    lost_games: dict[int, int] = attrs.Factory(dict)
+    lost_policy: str = "forfeited"
 
 
 class Tournament:
@@ -100,12 +144,14 @@ class Tournament:
                  launch: BotLaunch | None = None,
                  registry: Mapping[str, str] | None = None,
                  host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True,
-                 on_game_finished: Callable[[GameRecord], None] | None = None) -> None:
+                 on_game_finished: Callable[[GameRecord], None] | None = None,
+                 restarts: Restarts | None = None) -> None:
         """``registry``: registered names and tokens, for the entrants that connect by
         themselves (``NAME=@remote``) to ``host``:``port``; each plays one table at a time.
         ``on_game_over`` hears of each game once it is stored; ``on_game_finished`` as it ends,
         before it is stored and before the next table is seated (a :meth:`drain` there starts
-        no other game)."""
+        no other game).  ``restarts``: how bots that die mid-event are started again
+        (:mod:`arena.launch.restarts`; default :class:`Restarts`)."""
         self.spec, self.options, self.bots = spec, options, list(bots)
         self.launch = launch if launch is not None else BotLaunch()
         self.storage = storage
@@ -128,7 +174,9 @@ class Tournament:
                                  "registered token (--tokens FILE)")
             elif count:
                 self.instances.append(Instance(entrant, tokens[bot.name.casefold()]))
-        self.seating = ScheduledSeating(self.todo, [bot.name for bot in self.bots],
+        self.restarts = (restarts if restarts is not None
+                         else Restarts(connect_timeout=connect_timeout))
+        self.seating = RestartingSeating(self.todo, [bot.name for bot in self.bots],
                                         self.instances, concurrency,
                                         connect_timeout=connect_timeout)
         config = ServerConfig(spec=spec, options=options, host=host, port=port,
@@ -138,6 +186,11 @@ class Tournament:
                               idle_timeout=None)  # instances wait for their scheduled tables
         self.server = EventServer(config, seating=self.seating, on_game_over=self._game_over)
         self.server.on_never_connected = self._never_started
+        self.server.on_died, self.server.on_out = self._died, self._out
+        #: The running games a bot's death hit: planned index -> its seats there.
+        self.hit: dict[int, set[int]] = {}
+        self.lost_games: dict[int, int] = {}  # see TournamentReport.lost_games
+        self.excluded: list[str] = []  # the bots that died past their restarts
         self.stopped_by: list[str] = []  # the bots that ended before they connected
         self.played = 0
         self.timeouts: dict[int, list[int]] = {}  # see TournamentReport.timeouts
@@ -155,12 +208,44 @@ class Tournament:
         self.stopped_by.append(self.bots[entrant].name)
         self.drain()
 
+    def _entrant(self, token: str) -> int:
+        return next(i.entrant for i in self.instances if i.token == token)
+
+    def _died(self, token: str) -> None:
+        """A bot's process ended mid-event: its running games are hit (forfeited or
+        replayed), and its later tables wait for it (the runner starts it again)."""
+        self.seating.hold(token)
+        for planned, seat in self.server.seated_at(token):
+            self.hit.setdefault(planned.index, set()).add(seat)
+
+    def _out(self, token: str, run: BotRun) -> None:
+        """It will not be started again: it is excluded and the event stops (drained)."""
+        self.server.hall.seat(self.seating.release(token, trio.current_time()))
+        if run.excluded and run.spec.name not in self.excluded:
+            self.excluded.append(run.spec.name)
+            self.drain()
+
     def _game_over(self, record: GameRecord) -> None:
-        """A game ended (in the event loop): queued for :meth:`_store`."""
-        if record.aborted in REPLAYED_ABORTS:
-            return
+        """A game ended (in the event loop): queued for :meth:`_store`; a game a bot's death
+        hit is forfeited (its seats ranked last) or played again."""
         if record.tag is None:
             raise ValueError(f"game {record.game_id} was not planned by a schedule")
+        hit = self.hit.pop(record.tag.index, None)
+        if hit is not None and record.aborted in REPLAYED_ABORTS:
+            self.seating.replay(record.tag)  # nobody played it to its end: played again
+            return
+        if hit is not None:
+            for seat in hit:
+                entrant = record.tag.entrants[seat]
+                self.lost_games[entrant] = self.lost_games.get(entrant, 0) + 1
+            if self.restarts.replay:
+                self.seating.replay(record.tag)
+                return
+            ranks = forfeited(record.ranks, hit)
+            record = attrs.evolve(record, ranks=ranks, winners=tuple(
+                seat for seat, rank in enumerate(ranks) if rank == 1))
+        if record.aborted in REPLAYED_ABORTS:
+            return
         if self.on_game_finished is not None:
             self.on_game_finished(record)
         assert self._finished is not None, "run() is not running"
@@ -206,14 +291,19 @@ class Tournament:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._store, finished)
             with self._finished:  # closed when the games are over: the last ones get stored
-                await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch)
+                await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch,
+                                      restarts=RestartBook(self.restarts))
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
         failures = [f"stopped the event: bot {name} ended before it connected (its output is "
                     "above): fix that, then --resume, or play the event again with a "
                     "corrected --bot and a new --db" for name in dict.fromkeys(self.stopped_by)]
+        failures += [f"stopped the event: bot {name} died more often than its "
+                     f"{self.restarts.most} restart(s) (its output is above); its games so far "
+                     "are stored: fix it, then --resume" for name in self.excluded]
         if self.server.unwritten_logs:
             failures.append(f"{len(self.server.unwritten_logs)} game log(s) could not be "
                             f"written to {self.log_dir} (is the disk full?)")
         return TournamentReport(runs, self.played, remaining, time.monotonic() - started,
-                                failures=failures, timeouts=self.timeouts)
+                                failures=failures, timeouts=self.timeouts,
+                                lost_games=self.lost_games, lost_policy=self.restarts.policy)

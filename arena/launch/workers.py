@@ -53,6 +53,7 @@ from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord
 from arena.games import get_game
 from arena.games.base import GameSpec
+from arena.launch.restarts import Restarts
 from arena.launch.runner import BotLaunch, BotRun, BotSpec
 from arena.launch.sandbox import Sandbox
 from arena.launch.tournament import Tournament, TournamentReport
@@ -82,6 +83,7 @@ class Share:
     stdio: bool
     sandbox: dict[str, Any] | None  # the Sandbox's fields, or None
     compress_logs: bool = True
+    restarts: dict[str, Any] | None = None  # the Restarts' fields (None: the default)
 
     def to_line(self) -> bytes:
         return json.dumps(attrs.asdict(self)).encode() + b"\n"
@@ -94,6 +96,9 @@ class Share:
                             for table in fields["tables"]]
         return cls(**fields)
 
+    def tournament_policy(self) -> str:
+        return "replayed" if self.restarts and self.restarts["replay"] else "forfeited"
+
     def tournament(self, storage: Storage) -> Tournament:
         spec = get_game(self.game)
         launch = BotLaunch(stdio=self.stdio,
@@ -103,7 +108,8 @@ class Share:
                           storage, log_dir=Path(self.log_dir), concurrency=self.concurrency,
                           move_timeout=self.move_timeout, reaction_timeout=self.reaction_timeout,
                           connect_timeout=self.connect_timeout, time_bank=self.time_bank,
-                          launch=launch, compress_logs=self.compress_logs)
+                          launch=launch, compress_logs=self.compress_logs,
+                          restarts=Restarts(**self.restarts) if self.restarts else None)
 
 
 def deal(tables: Sequence[PlannedTable], concurrency: int,
@@ -141,17 +147,29 @@ def summed_timeouts(reported: Any) -> dict[int, list[int]]:
     return total
 
 
+def summed_lost(reported: Any) -> dict[int, int]:
+    """The workers' :attr:`TournamentReport.lost_games` (JSON: entrants as text), added up."""
+    total: dict[int, int] = {}
+    for lost in reported:
+        for entrant, count in lost.items():
+            total[int(entrant)] = total.get(int(entrant), 0) + count
+    return total
+
+
 def run_fields(run: BotRun) -> dict[str, Any]:
     """A bot instance's outcome, for the runner (its token never leaves the worker)."""
     return {"name": run.spec.name, "command": run.spec.command, "output": str(run.output),
             "exit_code": run.exit_code, "connected": run.connected,
-            "left_early": run.left_early, "not_needed": run.not_needed}
+            "left_early": run.left_early, "not_needed": run.not_needed,
+            "deaths": run.deaths, "restarts": run.restarts, "excluded": run.excluded}
 
 
 def run_from(fields: Mapping[str, Any]) -> BotRun:
     return BotRun(BotSpec(fields["name"], fields["command"]), "", Path(fields["output"]),
                   exit_code=fields["exit_code"], connected=fields["connected"],
-                  left_early=fields["left_early"], not_needed=fields["not_needed"])
+                  left_early=fields["left_early"], not_needed=fields["not_needed"],
+                  deaths=fields.get("deaths", 0), restarts=fields.get("restarts", 0),
+                  excluded=fields.get("excluded", False))
 
 
 class LineReceiver:
@@ -186,8 +204,10 @@ class TournamentWorkers:
                  reaction_timeout: float = 1.0, connect_timeout: float = 10.0,
                  time_bank: float = 0.0,
                  on_game_over: Callable[[GameRecord], None] | None = None,
-                 launch: BotLaunch | None = None, compress_logs: bool = True) -> None:
-        """Raises ValueError for more workers than ``concurrency`` and for bots that connect
+                 launch: BotLaunch | None = None, compress_logs: bool = True,
+                 restarts: Restarts | None = None) -> None:
+        """Each worker restarts its own bots (``restarts``, counted per worker).  Raises
+        ValueError for more workers than ``concurrency`` and for bots that connect
         by themselves (``@remote``: they find one server)."""
         if any(bot.remote for bot in bots):
             raise ValueError("bots that connect by themselves (@remote) need one server: "
@@ -203,7 +223,8 @@ class TournamentWorkers:
                   concurrency=at_once, log_dir=str(log_dir), move_timeout=move_timeout,
                   reaction_timeout=reaction_timeout, time_bank=time_bank,
                   connect_timeout=connect_timeout, stdio=launch.stdio, sandbox=sandbox,
-                  compress_logs=compress_logs)
+                  compress_logs=compress_logs,
+                  restarts=attrs.asdict(restarts) if restarts is not None else None)
             for at_once, tables in deal(self.todo, concurrency, workers)]
         self.played = 0
         self.draining = False
@@ -237,7 +258,9 @@ class TournamentWorkers:
             failures=[f"worker {number + 1} ended without its report (its output is above)"
                       for number, report in enumerate(reports) if report is None]
             + [failure for report in finished for failure in report.get("failures", [])],
-            timeouts=summed_timeouts(report.get("timeouts", {}) for report in finished))
+            timeouts=summed_timeouts(report.get("timeouts", {}) for report in finished),
+            lost_games=summed_lost(report.get("lost_games", {}) for report in finished),
+            lost_policy=self.shares[0].tournament_policy() if self.shares else "forfeited")
 
     async def _worker(self, number: int, share: Share,
                       reports: list[dict[str, Any] | None]) -> None:
@@ -356,6 +379,7 @@ async def work(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> No
                 "runs": [run_fields(run) for run in report.runs],
                 "failures": report.failures,
                 "timeouts": report.timeouts,
+                "lost_games": report.lost_games,
                 "cpu": cpu_line()}}).encode() + b"\n")
             playing.cancel_scope.cancel()
 

@@ -48,6 +48,9 @@ class ScheduledSeating:
         self.running = 0
         self.started = 0
         self.draining = False
+        #: Instances being started again (their process ended): tables wait for them, as for
+        #: the connected, until they are back or :meth:`release` gives up on them.
+        self.held: set[int] = set()
 
     def start(self, now: float) -> list[SeatedTable]:
         self.book.start(now)
@@ -57,10 +60,26 @@ class ScheduledSeating:
         """Start no more tables; the running ones finish."""
         self.draining = True
 
+    def hold(self, token: str) -> None:
+        """The instance with this token is being started again: its tables wait for it."""
+        index = self.book.index.get(token)
+        if index is not None:
+            self.held.add(index)
+
+    def release(self, token: str, now: float) -> list[SeatedTable]:
+        """It will not come back: its seats go to the default policy, as for the gone."""
+        self.held.discard(self.book.index.get(token, -1))
+        return self._next()
+
+    def replay(self, planned: PlannedTable) -> None:
+        """Play this table again (a game that will not be stored), before the others."""
+        self.pending.insert(0, planned)
+
     def admit(self, session: Hashable, name: str, token: str | None) -> Admission:
         index, refusal = self.book.admit(session, token)
         if refusal is not None or index is None:
             return Admission(refusal=refusal)
+        self.held.discard(index)
         return Admission(name=self.names[self.instances[index].entrant])
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
@@ -105,9 +124,10 @@ class ScheduledSeating:
         return self.book.statistics(self.started, self.running, self.done)
 
     def _expected(self, entrant: int) -> int:
-        """The entrant's instances alive or still expected (not given up on)."""
+        """The entrant's instances alive or still expected (not given up on, or held)."""
         return sum(1 for i, instance in enumerate(self.instances)
-                   if instance.entrant == entrant and i not in self.book.given_up)
+                   if instance.entrant == entrant
+                   and (i not in self.book.given_up or i in self.held))
 
     def _next(self) -> list[SeatedTable]:
         tables: list[SeatedTable] = []
