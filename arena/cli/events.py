@@ -96,17 +96,19 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     from arena.events.storage import SqliteStorage
     from arena.launch.restarts import Restarts
 
-    if workers > concurrency:
-        raise click.UsageError(f"--workers {workers} needs --concurrency {workers} or more (each "
-                               "worker plays at least one table at a time)")
+    if not resume:
+        check_workers(workers, concurrency)
     storage = SqliteStorage(db)
     if resume:
         settings, bots, planned = resumed_event(storage, db, log_dir)
+        concurrency, workers = resumed_pace(storage.meta(), concurrency, workers)
+        check_workers(workers, concurrency)
     else:
         settings, bots, planned = new_event(
             storage, db, game_name, players, extra, flags, bot_commands, games=games, sets=sets,
             fmt=fmt, duplicate=duplicate, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, time_bank=time_bank)
+    storage.write_event({"concurrency": concurrency, "workers": workers}, [])
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
@@ -149,6 +151,43 @@ def resumed_event(storage: Any, db: Path, log_dir: Path) -> tuple[Any, list[Any]
             click.echo(f"arena: removed {len(stale)} unfinished game log(s) (.part) an "
                        f"earlier run of this event left in {log_dir}")
     return settings, bots, planned
+
+
+def check_workers(workers: int, concurrency: int) -> None:
+    if workers > concurrency:
+        raise click.UsageError(f"--workers {workers} needs --concurrency {workers} or more (each "
+                               "worker plays at least one table at a time)")
+
+
+def pace_text(concurrency: int, workers: int) -> str:
+    return f"{concurrency} at a time" + (f" over {workers} server processes" if workers > 1
+                                         else "")
+
+
+def resumed_pace(meta: dict[str, Any], concurrency: int, workers: int) -> tuple[int, int]:
+    """On --resume: the tables at once and server processes the event was played with (its
+    meta keeps them) unless given again; a line says which, and why."""
+    context = click.get_current_context()
+    pace = {"concurrency": concurrency, "workers": workers}
+    given = {name for name in pace
+             if context.get_parameter_source(name) is not ParameterSource.DEFAULT}
+    played = {name: meta[name] for name in pace if name in meta}
+    for name in pace.keys() - given:
+        pace[name] = played.get(name, pace[name])
+    if "workers" not in given:
+        pace["workers"] = min(pace["workers"], pace["concurrency"])
+    concurrency, workers = pace["concurrency"], pace["workers"]
+    now = pace_text(concurrency, workers)
+    if "concurrency" not in played:
+        click.echo("arena: the event's database does not say how many tables it played at "
+                   f"once (an older arena wrote it): resuming {now} (--concurrency N to change)")
+    elif any(pace[name] != played.get(name, 1) for name in given):
+        before = pace_text(played["concurrency"], played.get("workers", 1))
+        click.echo(f"arena: resuming {now}, as given (the event was played {before})")
+    else:
+        click.echo(f"arena: resuming {now}, as the event was played (--concurrency N to "
+                   "change)")
+    return concurrency, workers
 
 
 def new_event(storage: Any, db: Path, game_name: str | None, players: int | None,
