@@ -216,8 +216,11 @@ def serve_failure(exc: BaseException, host: str, port: int,
                            "refused).")
 @click.option("--bot", "bot_commands", multiple=True, required=True, metavar="CMD",
               help="A bot command (one per seat), or a built-in bot: "
-                   f"{', '.join(BUILTIN_BOTS)}.  {{host}} {{port}} {{name}} {{token_file}} are "
-                   "replaced.")
+                   f"{', '.join(BUILTIN_BOTS)}, with its options after its name (random "
+                   "--seed 3; a game's heuristic bot: --random-rate 0.25, a share of random "
+                   "moves; `python -m reference_bots.chochlik_heuristic --help` lists a bot's "
+                   "options); NAME=CMD "
+                   "names a bot.  {host} {port} {name} {token_file} are replaced.")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play with the same bots (seats rotate each game).")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,

@@ -37,8 +37,9 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
 @click.command()
 @game_options(game_required=False)
 @click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
-              help="An entrant: a bot command or a built-in bot, optionally named "
-                   "(NAME=CMD); at least two.  {host} {port} {name} {token} are replaced.")
+              help="An entrant: a bot command or a built-in bot with its options "
+                   "(chochlik-heuristic --random-rate 0.25), optionally named (NAME=CMD); at "
+                   "least two.  {host} {port} {name} {token} are replaced.")
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Games to play (rounded up to whole duplicate sets).")
 @click.option("--sets", type=click.IntRange(min=1), default=None,

@@ -154,6 +154,20 @@ def test_a_command_is_one_word_or_its_words() -> None:
     assert command_template(("node", "my bot.js")) == "node 'my bot.js'"
 
 
+def test_a_builtin_bot_takes_its_options_as_words_or_in_one_word() -> None:
+    heuristic = "{python} -m reference_bots.chochlik_heuristic --random-rate 0.25"
+    assert command_template(("chochlik-heuristic", "--random-rate", "0.25")) == heuristic
+    assert command_template(("chochlik-heuristic --random-rate 0.25",)) == heuristic
+
+
+def test_a_builtin_bot_with_options_passes_its_checks() -> None:
+    result, outcomes = check("--game", "chochlik", "--games", "1", "--",
+                             "chochlik-heuristic", "--random-rate", "0.25")
+    assert result.exit_code == 0, result.output
+    assert "reference_bots.chochlik_heuristic --random-rate 0.25" in result.output
+    assert outcomes and all(outcome != "FAIL" for outcome, _ in outcomes.values())
+
+
 def test_findings_fail_over_pass_and_skip_only_what_never_came_up() -> None:
     findings = Findings()
     findings.skip(Check.RECONNECT, "not supported (optional): gone")
