@@ -231,6 +231,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         private, server.config.log_dir, *(run.output.parent for run in runs),
         *([server.config.transcript_dir] if server.config.transcript_dir else [])])
     local = [run for run in runs if not run.spec.remote]
+    slot = {id(run): i for i, run in enumerate(local)}  # its place in processes
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
@@ -239,7 +240,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 if not how.uses_stdio:
                     binding.expect(run.token)
                 process = await launch(run, port, how, private, confined)
-                processes[local.index(run)] = process
+                processes[slot[id(run)]] = process
                 if how.uses_stdio:
                     assert process.stdin is not None and process.stdout is not None
                     nursery.start_soon(functools.partial(

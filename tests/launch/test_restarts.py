@@ -82,3 +82,30 @@ def test_a_bot_that_dies_past_its_restarts_stops_the_event(tmp_path):
     assert f"{len(stored)} of 12 games stored" in out
     # no seat of c was played by default but in the two games it died in (both forfeited)
     assert sum(1 for g in stored if g.defaults[g.entrants.index(2)]) == 2
+
+
+def test_the_seating_waits_for_a_held_bot_replays_first_and_gives_up_on_release():
+    from arena.gameplay.records import PlannedTable
+    from arena.seating.scheduled import Instance, ScheduledSeating
+
+    planned = [PlannedTable(i, 0, i, (0, 1), f"s{i}") for i in range(3)]
+    seating = ScheduledSeating(planned, ["a", "b"], [Instance(0, "ta"), Instance(1, "tb")], 1)
+    seating.start(0.0)
+    seating.admit("A", "a", "ta")
+    seating.admit("B", "b", "tb")
+    seating.ready("A", 0.0)
+    (first,) = seating.ready("B", 0.0)
+    assert first.number == 0 and first.sessions == ("A", "B")
+    seating.hold("tb")  # b's process ended mid-game: it is being started again
+    assert seating.gone("B", 1.0) == []
+    seating.replay(planned[0])  # its game is played again
+    assert seating.game_over(first, 2.0) == []
+    assert seating.ready("A", 2.0) == []  # the next table waits for b, not for its defaults
+    seating.admit("B2", "b", "tb")  # b is back
+    (again,) = seating.ready("B2", 3.0)
+    assert again.number == 0 and again.sessions == ("A", "B2")
+    seating.hold("tb")
+    seating.gone("B2", 4.0)
+    assert seating.game_over(again, 4.0) == [] and seating.ready("A", 4.0) == []
+    (alone,) = seating.release("tb", 5.0)  # b will not come back: its seat is the default's
+    assert alone.number == 1 and alone.sessions == ("A", None)
