@@ -103,13 +103,16 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
     if resume:
         settings, bots, planned = resumed_event(storage, db, log_dir)
         concurrency, workers = resumed_pace(storage.meta(), concurrency, workers)
+        restarts, lost_games = kept_unless_given(storage.meta(), restarts=restarts,
+                                                 lost_games=lost_games).values()
         check_workers(workers, concurrency)
     else:
         settings, bots, planned = new_event(
             storage, db, game_name, players, extra, flags, bot_commands, games=games, sets=sets,
             fmt=fmt, duplicate=duplicate, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, time_bank=time_bank)
-    storage.write_event({"concurrency": concurrency, "workers": workers}, [])
+    storage.write_event({"concurrency": concurrency, "workers": workers, "restarts": restarts,
+                         "lost_games": lost_games}, [])
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
@@ -163,6 +166,15 @@ def check_workers(workers: int, concurrency: int) -> None:
 def pace_text(concurrency: int, workers: int) -> str:
     return f"{concurrency} at a time" + (f" over {workers} server processes" if workers > 1
                                          else "")
+
+
+def kept_unless_given(meta: dict[str, Any], **options: Any) -> dict[str, Any]:
+    """On --resume: each option as the event's meta keeps it, unless given again (the banner
+    then says what applies)."""
+    context = click.get_current_context()
+    return {name: meta.get(name, value)
+            if context.get_parameter_source(name) is ParameterSource.DEFAULT else value
+            for name, value in options.items()}
 
 
 def resumed_pace(meta: dict[str, Any], concurrency: int, workers: int) -> tuple[int, int]:

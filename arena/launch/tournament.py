@@ -208,9 +208,6 @@ class Tournament:
         self.stopped_by.append(self.bots[entrant].name)
         self.drain()
 
-    def _entrant(self, token: str) -> int:
-        return next(i.entrant for i in self.instances if i.token == token)
-
     def _died(self, token: str) -> None:
         """A bot's process ended mid-event: its running games are hit (forfeited or
         replayed), and its later tables wait for it (the runner starts it again)."""
@@ -298,9 +295,11 @@ class Tournament:
         failures = [f"stopped the event: bot {name} ended before it connected (its output is "
                     "above): fix that, then --resume, or play the event again with a "
                     "corrected --bot and a new --db" for name in dict.fromkeys(self.stopped_by)]
-        failures += [f"stopped the event: bot {name} died more often than its "
-                     f"{self.restarts.most} restart(s) (its output is above); its games so far "
-                     "are stored: fix it, then --resume" for name in self.excluded]
+        failures += [f"stopped the event: bot {name} died "
+                     + (f"more often than its {self.restarts.most} restart(s)"
+                        if self.restarts.most else "(--restarts 0)")
+                     + " (its output is above); its games so far are stored: fix it, then "
+                     "--resume" for name in self.excluded]
         if self.server.unwritten_logs:
             failures.append(f"{len(self.server.unwritten_logs)} game log(s) could not be "
                             f"written to {self.log_dir} (is the disk full?)")

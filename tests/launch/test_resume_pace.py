@@ -1,6 +1,7 @@
 """``arena tournament --resume`` after the event's process was killed mid-game: it plays at the
-event's own concurrency (kept in its database) unless told otherwise, and says which; the
-killed games' ``.part`` logs are removed; every planned game is stored once."""
+event's own concurrency (kept in its database, as its --restarts and --lost-games) unless told
+otherwise, and says which; the killed games' ``.part`` logs are removed; every planned game is
+stored once."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def killed_event(tmp_path: Path, concurrency: int) -> Path:
              f"a={sys.executable} {picker} 0", "--bot", f"b={sys.executable} {picker} 1",
              "--bot", stalls, "--sets", "1", "--hands", "1", "--seed", "p",
              "--concurrency", str(concurrency), "--move-timeout", "60", "--db", str(db),
+             "--restarts", "2", "--lost-games", "replay",
              "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -64,6 +66,8 @@ def test_a_killed_event_resumes_at_its_concurrency_without_its_part_logs(tmp_pat
     assert "arena: resuming 3 at a time, as the event was played (--concurrency N to change)" \
         in result.output
     assert f"{6 - stored} to play, 3 at a time;" in result.output
+    assert ("arena: a bot that dies is restarted (at most 2 times, then the event stops); the "
+            "games it was playing are replayed") in result.output  # kept, as the concurrency
     assert f"arena: removed {len(parts)} unfinished game log(s) (.part)" in result.output
     assert not list((tmp_path / "logs").glob("*.part"))
     assert [g.planned for g in SqliteStorage(db).games()] == list(range(6))
