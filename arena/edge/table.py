@@ -105,6 +105,9 @@ class Table:
         self.failed = False
         #: The wait for the next input while the table is idle (see :meth:`_handled_now`).
         self._waiting: trio.CancelScope | None = None
+        #: Inputs handed to the inbox and not yet taken by the table's task (cheaper to keep
+        #: than to ask the channel for its statistics at every answer).
+        self._in_inbox = 0
         for seat in self.seats:
             if seat.session is not None:
                 seat.session.seat = seat
@@ -119,10 +122,15 @@ class Table:
         ``stale_request`` notice here."""
         if self._handled_now(item):
             return
+        self._in_inbox += 1
         try:
             await self.inbox_send.send(item)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
+            self._in_inbox -= 1
             self._late(item)
+        except BaseException:  # cancelled while the inbox was full: the item never went in
+            self._in_inbox -= 1
+            raise
 
     async def settle(self, session: Session, patience: float = 1.0) -> None:
         """Wait (at most ``patience`` seconds) until the table has answered every line
@@ -147,9 +155,10 @@ class Table:
             return True
         try:
             self.inbox_send.send_nowait(item)
-            return True
         except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             return False
+        self._in_inbox += 1
+        return True
 
     def _someone_gone(self) -> bool:
         return any(s is not None and s.leaving and s.away_until is None
@@ -185,6 +194,7 @@ class Table:
                             item = await self.inbox_receive.receive()
                         finally:
                             self._waiting = None
+                        self._in_inbox -= 1
                         self._dispatch(self._feed(item))
                         continue
                     if not driver.finished and not self.failed:
@@ -211,7 +221,7 @@ class Table:
         and the replies are written without a switch to the table's task.  The table's wait
         is then moved to the new next deadline (or ended, when the game is over)."""
         wait = self._waiting
-        if wait is None or self.inbox_receive.statistics().current_buffer_used:
+        if wait is None or self._in_inbox:
             return False
         self._waiting = None  # an input that comes meanwhile waits its turn in the inbox
         try:
