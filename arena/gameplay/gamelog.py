@@ -81,6 +81,7 @@ class GameLog:
         self._discarded = False
         self._spooler: Spooler | None = None
         self._spooling: Future[Any] | None = None  # the last batch handed to the spooler
+        self._broken: Exception | None = None  # what went wrong in the spooler (our bug)
 
     @classmethod
     def begin(cls, *, compress: bool = True, **header: Any) -> GameLog:
@@ -133,15 +134,24 @@ class GameLog:
     def _spool_batch(self, batch: list[str]) -> None:
         """In the spooler's thread: a batch compressed and spooled (as :meth:`_spool`; it
         touches only what the caller's thread leaves alone until :meth:`_settle`)."""
-        self._compress(batch)
-        with contextlib.suppress(OSError):  # kept in memory; tried again later, and at the end
-            self._write_pending()
+        if self._broken is not None:
+            return
+        try:
+            self._compress(batch)
+            with contextlib.suppress(OSError):  # kept in memory; tried again later, and at the end
+                self._write_pending()
+        except Exception as exc:  # our bug: a batch is lost, so the log is never written
+            self._broken = exc
 
     def _settle(self) -> None:
-        """Wait until the spooler has done every batch handed to it (they run in order)."""
+        """Wait until the spooler has done every batch handed to it (they run in order); a
+        batch it lost (our bug) makes every later use of the log fail, never a log with a
+        hole."""
         spooling, self._spooling = self._spooling, None
         if spooling is not None:
             spooling.result()
+        if self._broken is not None:
+            raise self._broken
 
     def _append(self, record: dict[str, Any]) -> None:
         self.add(to_json(record) + "\n")

@@ -69,3 +69,29 @@ def test_a_batch_the_disk_refuses_in_the_worker_is_kept_and_written_later(tmp_pa
     monkeypatch.undo()
     clean, _ = play(tmp_path / "clean", spooler=None, compress=True)
     assert refused.log.write().read_bytes() == clean.log.write().read_bytes()
+
+
+def test_a_batch_the_worker_fails_on_leaves_no_log_with_a_hole(tmp_path, monkeypatch):
+    """A bug in the worker (not a full disk) loses a batch: the log is then never written
+    (the server reports it as unwritten), rather than written without those lines."""
+    spec = GAMES["chochlik"]
+    driver = MatchDriver(spec, spec.parse_options({"players": 3}), "spool-seed", ["a", "b", "c"],
+                         game_id="g1", table=1, move_timeout=10.0, started_at="now")
+    driver.log.spool_to(tmp_path, spooler=log_spooler())
+    failing = [True]
+    compress = driver.log._compress
+
+    def broken(lines, **kwargs):
+        if failing[0]:
+            failing[0] = False
+            raise RuntimeError("a bug")
+        compress(lines, **kwargs)
+
+    monkeypatch.setattr(driver.log, "_compress", broken)
+    driver.start(0.0)
+    while not driver.finished:
+        seat, request = min(driver.open.items())
+        driver.answer(seat, request.id, request.legal[0], 1.0)
+    with pytest.raises(RuntimeError, match="a bug"):
+        driver.log.write()
+    assert not any(path.name.endswith(".jsonl.gz") for path in tmp_path.iterdir())
