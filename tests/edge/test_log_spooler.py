@@ -19,8 +19,9 @@ def play(folder, *, spooler, compress, refuse_at=None):
     """One seeded chochlik game, first legal actions at fixed times; returns the driver and
     the ``.part`` bytes seen after each spooled batch (read through ``records``' wait)."""
     spec = GAMES["chochlik"]
-    driver = MatchDriver(spec, spec.parse_options({"players": 3}), "spool-seed", ["a", "b", "c"],
-                         game_id="g1", table=1, move_timeout=10.0, started_at="now")
+    options = spec.parse_options({"players": 3, "hands": 2})  # a short game: 5 batches
+    driver = MatchDriver(spec, options, "spool-seed", ["a", "b", "c"], game_id="g1", table=1,
+                         move_timeout=10.0, started_at="now")
     driver.log.spool_to(folder, compress=compress, spooler=spooler)
     driver.start(0.0)
     now, parts, decisions = 0.0, [], 0
@@ -65,7 +66,7 @@ def test_a_batch_the_disk_refuses_in_the_worker_is_kept_and_written_later(tmp_pa
 
     monkeypatch.setattr(gamelog, "open", opening, raising=False)
     refused, _ = play(tmp_path / "refused", spooler=log_spooler(), compress=True,
-                      refuse_at=(120, lambda: full.__setitem__(0, False)))
+                      refuse_at=(30, lambda: full.__setitem__(0, False)))
     monkeypatch.undo()
     clean, _ = play(tmp_path / "clean", spooler=None, compress=True)
     assert refused.log.write().read_bytes() == clean.log.write().read_bytes()
@@ -75,8 +76,9 @@ def test_a_batch_the_worker_fails_on_leaves_no_log_with_a_hole(tmp_path, monkeyp
     """A bug in the worker (not a full disk) loses a batch: the log is then never written
     (the server reports it as unwritten), rather than written without those lines."""
     spec = GAMES["chochlik"]
-    driver = MatchDriver(spec, spec.parse_options({"players": 3}), "spool-seed", ["a", "b", "c"],
-                         game_id="g1", table=1, move_timeout=10.0, started_at="now")
+    options = spec.parse_options({"players": 3, "hands": 2})  # a short game: 5 batches
+    driver = MatchDriver(spec, options, "spool-seed", ["a", "b", "c"], game_id="g1", table=1,
+                         move_timeout=10.0, started_at="now")
     driver.log.spool_to(tmp_path, spooler=log_spooler())
     failing = [True]
     compress = driver.log._compress
