@@ -47,6 +47,10 @@ Compare the pauses and the p99 with and without them.  ``--spread-addresses``: e
 connects from a loopback address of its own (127.1.x.y), as bots of many machines would, so a
 server's per-address limits treat them as strangers.  ``--arena-path DIR`` runs the server from
 another checkout (``PYTHONPATH``), e.g. the code before a change.
+
+``--scaling 30,1000`` runs the benchmark at each number of bots in turn (``--repeat`` rounds)
+and prints the server's CPU per decision side by side, with the ratio (issue 20: at most 1.3 x
+at 1,000 connections its cost at 30), the p99 and the longest pause (``load_scaling.py``).
 """
 
 from __future__ import annotations
@@ -579,12 +583,11 @@ class Server:
                 + ([self.env["PYTHONPATH"]] if self.env.get("PYTHONPATH") else []))
             script = None
         program = [script] if script is not None else [sys.executable, "-m", "arena"]
-        if args.profile_server and script is None:
-            raise SystemExit("--profile-server needs the `arena` command (pip install -e .)")
         self.gc_log: Path | None = None
         if args.profile_server:
-            assert script is not None  # refused above
-            program = [sys.executable, "-m", "cProfile", "-o", args.profile_server, script]
+            program = [sys.executable, "-m", "cProfile", "-o",
+                       str(Path(args.profile_server).resolve()),
+                       *([script] if script is not None else ["-m", "arena"])]
         elif args.server_gc:
             self.gc_log = folder / "server-gc.log"
             program = [sys.executable, "-c", GC_BOOTSTRAP, str(self.gc_log)]
@@ -595,6 +598,9 @@ class Server:
             # of --players may wait a whole (slow) game for a seat
             "--max-connections-per-address", str(args.bots + 64),
             "--max-connections", str(args.bots + 64),
+            # ... and they all say hello within seconds: the pacing of hellos per address
+            # (20 a second by default) would refuse most of them
+            "--max-hellos-per-second", str(10 * args.bots + 100),
             "--idle-timeout", "3600", *args.server_arg]
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
@@ -1125,7 +1131,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run the server from this checkout (first on PYTHONPATH)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the temporary folder (server output, game logs)")
+    parser.add_argument("--scaling", metavar="N,M",
+                        help="the server's CPU per decision at these numbers of bots, side by "
+                             "side (one run each, taking turns; benchmarks/load_scaling.py)")
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="with --scaling: rounds of runs (default 2)")
     args = parser.parse_args(argv)
+    if args.scaling:
+        from load_scaling import scaling  # benchmarks/load_scaling.py
+
+        counts = [int(count) for count in args.scaling.split(",")]
+        if len(counts) < 2 or min(counts) < args.players or args.repeat < 1:
+            parser.error("--scaling needs two counts or more, each at least --players, and "
+                         "--repeat >= 1")
+        return scaling(sys.argv[1:] if argv is None else argv, counts, args.repeat)
     if args.profile_server and args.server_gc:
         parser.error("--profile-server and --server-gc do not go together")
     if args.bots < args.players or args.rate <= 0 or args.seconds <= 0:

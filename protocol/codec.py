@@ -32,8 +32,9 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 def _jsonable(value: Any) -> Any:
     """``json.dumps`` hook: attrs values become objects, sets sorted lists, enums values."""
-    if attrs.has(type(value)):
-        return {name: getattr(value, name) for name in _field_names(type(value))}
+    names = _FIELDS.get(type(value))  # an attrs class seen before (an observation, say)
+    if names is not None or attrs.has(type(value)):
+        return {name: getattr(value, name) for name in names or _field_names(type(value))}
     if isinstance(value, (set, frozenset)):
         return sorted(value)
     if isinstance(value, enum.Enum):

@@ -48,6 +48,10 @@ class State(enum.Enum):
     READY = "ready"
     CLOSED = "closed"
 
+    #: Hashed by identity (each member is one object): ``Enum.__hash__`` is a Python call,
+    #: and every line in or out looks its state up in a table (``SERVER_ALLOWED``, ...).
+    __hash__ = object.__hash__
+
 
 class LocalProtocolError(RuntimeError):
     """We tried to send something the protocol does not allow now."""

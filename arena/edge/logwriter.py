@@ -1,12 +1,16 @@
 """Log writing: finished games' logs go to disk, and are synced there in batches.
 
 A log that cannot be written now (a full disk) is kept and tried again after every game and
-at shutdown; what is left at the end is reported (``unwritten``).
+at shutdown; what is left at the end is reported (``unwritten``).  While games run, their logs
+are compressed and spooled a batch at a time in one worker thread (:func:`log_spooler`), off
+the event loop.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import trio
@@ -18,6 +22,20 @@ log = logging.getLogger("arena.server")
 #: Seconds between syncs of finished logs to disk (a batch in a worker thread).
 LOG_SYNC_SECONDS = 0.2
 
+_spooler: ThreadPoolExecutor | None = None
+_spooler_made = threading.Lock()
+
+
+def log_spooler() -> ThreadPoolExecutor:
+    """The process's one thread that compresses and spools running games' logs (batches in
+    the order given; zlib lets go of the interpreter while it compresses, so the event loop
+    goes on meanwhile)."""
+    global _spooler
+    with _spooler_made:
+        if _spooler is None:
+            _spooler = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-log-spool")
+        return _spooler
+
 
 class LogWriter:
     def __init__(self, log_dir: Path) -> None:
@@ -28,6 +46,8 @@ class LogWriter:
         self._unsynced_lot = trio.lowlevel.ParkingLot()
         #: Finished games whose log could not be written yet (a full disk).
         self.unwritten: list[GameLog] = []
+        #: Where running games' logs are compressed and spooled (see :func:`log_spooler`).
+        self.spooler = log_spooler()
 
     def write(self) -> dict[int, Path]:
         """Write every finished game's log not written yet; returns where each went (by the

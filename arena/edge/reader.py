@@ -121,20 +121,31 @@ class ConnectionLoops:
         """The next bytes from the peer (b"": it closed).  From a socket they are read
         directly when they are there, and trio is asked only to wait for more (its
         ``receive_some`` also gives way to other tasks after every read it makes); to stay
-        fair, a reader that keeps finding data gives way every :data:`READS_BEFORE_YIELD`."""
+        fair, a reader that keeps finding data gives way every :data:`READS_BEFORE_YIELD`.  A read
+        that got less than it asked for emptied the socket: the next one waits for data first
+        (a bot that was just answered has rarely sent more yet, and a read that finds nothing
+        costs a system call and an exception)."""
         fd = link.fd
         if fd is None:
             return bytes(await stream.receive_some(RECEIVE_CHUNK))
-        link.reads_in_a_row += 1
-        if link.reads_in_a_row >= READS_BEFORE_YIELD:
+        if link.drained:  # the last read emptied the socket: wait, do not try a read first
+            link.drained = False
             link.reads_in_a_row = 0
-            await trio.lowlevel.checkpoint()
+            await trio.lowlevel.wait_readable(fd)
+        else:
+            link.reads_in_a_row += 1
+            if link.reads_in_a_row >= READS_BEFORE_YIELD:
+                link.reads_in_a_row = 0
+                await trio.lowlevel.checkpoint()
         while True:
             try:
-                return os.read(fd, RECEIVE_CHUNK)
+                data = os.read(fd, RECEIVE_CHUNK)
             except BlockingIOError:
                 link.reads_in_a_row = 0
                 await trio.lowlevel.wait_readable(fd)
+                continue
+            link.drained = 0 < len(data) < RECEIVE_CHUNK
+            return data
 
     async def _until_bound(self, session: Session, hello: Hello) -> None:
         """A hello with a token the runner gave out but has not bound to its process yet

@@ -95,6 +95,7 @@ class Link:
         self.owner: Session | None = None  # the session it speaks for
         self._queue: list[bytes] = []
         self.reads_in_a_row = 0  # reads that found data without waiting (the reader's turn)
+        self.drained = False  # the last read emptied the socket (the reader's)
         self.transcript: Transcript | None = None  # every line exchanged, when asked for
         self._writer_busy = False  # the writer task is sending: no direct write now
         self._writer_lot = trio.lowlevel.ParkingLot()

@@ -90,7 +90,8 @@ class TableHall:
             counters=[s.requests if s is not None else RequestCounter() for s in sessions],
             started_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
         # a long game's log waits on disk
-        driver.log.spool_to(config.log_dir, compress=config.compress_logs)
+        driver.log.spool_to(config.log_dir, compress=config.compress_logs,
+                            spooler=self.writer.spooler)
         table = Table(seated, driver, sessions)
         log.info("table %d: %s", number, ", ".join(seated.names))
         if stage.notes is not None:

@@ -17,8 +17,10 @@ import io
 import json
 import os
 import zlib
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from arena.games.base import GameEvent, Result
 from protocol.codec import to_json, to_json_value
@@ -39,6 +41,13 @@ GZIP_WBITS = 16 + zlib.MAX_WBITS
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+class Spooler(Protocol):
+    """Runs the batches of logs in a thread of its own, in the order given, one at a time
+    (a ``concurrent.futures.ThreadPoolExecutor`` with one worker)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any) -> Future[Any]: ...
+
+
 class GameLog:
     """A game's log as it is written: lines of JSON text, in order, gzip-compressed unless
     ``compress`` is false (then plain ``.jsonl``).
@@ -50,6 +59,11 @@ class GameLog:
     there decompresses, and a killed server's ``.part`` can be read up to its last batch);
     :meth:`write` ends the stream.  What cannot be spooled (a full disk) stays in memory and is
     tried again later; the ``.part`` file never keeps half a batch.
+
+    With a :class:`Spooler` (``spool_to``), a batch is compressed and spooled in the spooler's
+    thread, off the caller's (a server's event loop): the bytes are the same, batch for batch;
+    whatever reads or ends the log (:attr:`records`, :meth:`write`, :meth:`discard`) waits for
+    the batches handed over first.
     """
 
     def __init__(self, header: dict[str, Any], *, compress: bool = True) -> None:
@@ -65,6 +79,9 @@ class GameLog:
         #: the server reports a log's failure once, not at every retry.
         self.write_failure: str | None = None
         self._discarded = False
+        self._spooler: Spooler | None = None
+        self._spooling: Future[Any] | None = None  # the last batch handed to the spooler
+        self._broken: Exception | None = None  # what went wrong in the spooler (our bug)
 
     @classmethod
     def begin(cls, *, compress: bool = True, **header: Any) -> GameLog:
@@ -79,6 +96,7 @@ class GameLog:
     def records(self) -> list[dict[str, Any]]:
         """Every record so far, parsed (for spectators who join late, and for tests: the
         server itself never reads a log back)."""
+        self._settle()
         data = self._pending
         if self._folder is not None and self._spooled:
             with open(self._folder / (self.name + ".part"), "rb") as spooled:
@@ -89,9 +107,12 @@ class GameLog:
         return [json.loads(line) for line in text.splitlines()]
 
     def spool_to(self, directory: str | os.PathLike[str], *,
-                 compress: bool | None = None) -> None:
+                 compress: bool | None = None, spooler: Spooler | None = None) -> None:
         """Write the lines to ``directory`` as the game goes (see the class); ``compress``,
-        when given, chooses gzip or plain text (before anything is spooled)."""
+        when given, chooses gzip or plain text (before anything is spooled); ``spooler``:
+        batches are compressed and written in its thread."""
+        self._settle()
+        self._spooler = spooler
         if compress is not None and compress != self.compressed:
             assert not self._spooled and not self._pending, "the log is being written"
             self.compressed = compress
@@ -103,8 +124,34 @@ class GameLog:
         """A record already encoded as one line of JSON text (newline included)."""
         self._lines.append(line)
         if self._folder is not None and len(self._lines) >= SPOOL_LINES:
+            if self._spooler is not None:
+                batch, self._lines = self._lines, []
+                self._spooling = self._spooler.submit(self._spool_batch, batch)
+                return
             with contextlib.suppress(OSError):  # kept in memory; tried again later, and at the end
                 self._spool()
+
+    def _spool_batch(self, batch: list[str]) -> None:
+        """In the spooler's thread: a batch compressed and spooled (as :meth:`_spool`; it
+        touches only what the caller's thread leaves alone until :meth:`_settle`)."""
+        if self._broken is not None:
+            return
+        try:
+            self._compress(batch)
+            with contextlib.suppress(OSError):  # kept in memory; tried again later, and at the end
+                self._write_pending()
+        except Exception as exc:  # our bug: a batch is lost, so the log is never written
+            self._broken = exc
+
+    def _settle(self) -> None:
+        """Wait until the spooler has done every batch handed to it (they run in order); a
+        batch it lost (our bug) makes every later use of the log fail, never a log with a
+        hole."""
+        spooling, self._spooling = self._spooling, None
+        if spooling is not None:
+            spooling.result()
+        if self._broken is not None:
+            raise self._broken
 
     def _append(self, record: dict[str, Any]) -> None:
         self.add(to_json(record) + "\n")
@@ -112,8 +159,11 @@ class GameLog:
     def _encode(self, *, final: bool = False) -> None:
         """Move the lines in flight to the bytes pending (compressed: a flushed batch; with
         ``final``, the end of the gzip stream)."""
-        data = "".join(self._lines).encode("utf-8")
-        self._lines = []
+        lines, self._lines = self._lines, []
+        self._compress(lines, final=final)
+
+    def _compress(self, lines: list[str], *, final: bool = False) -> None:
+        data = "".join(lines).encode("utf-8")
         if self._compressor is None:
             self._pending += data
             return
@@ -126,6 +176,11 @@ class GameLog:
         assert self._folder is not None
         if self._lines or (final and self._compressor is not None):
             self._encode(final=final)
+        self._write_pending()
+
+    def _write_pending(self) -> None:
+        """Append the bytes pending to the ``.part`` file (all of them, or none)."""
+        assert self._folder is not None
         if not self._spooled:
             self._folder.mkdir(parents=True, exist_ok=True)
         data = self._pending
@@ -143,6 +198,8 @@ class GameLog:
     def discard(self) -> None:
         """Give the log up (it cannot be written and the server stops): its ``.part`` file
         goes, so that it does not keep a full disk full; it can no longer be written."""
+        with contextlib.suppress(Exception):  # what the spooler did is given up anyway
+            self._settle()
         self._discarded = True
         self._lines = []
         self._pending = b""
@@ -203,6 +260,7 @@ class GameLog:
         (:func:`sync_logs`)."""
         if self._discarded:
             raise ValueError("this log was discarded")
+        self._settle()
         if self._folder is None:
             if directory is None:
                 raise ValueError("no folder to write the log to")

@@ -87,3 +87,38 @@ async def test_an_answer_played_at_once_moves_the_tables_wait_to_a_nearer_deadli
         await trio.sleep(0.5)  # the table now waits for seat 0 or 1 (10 s)
         await table.put(Answer(sessions[0], Action(id=1, action="x")))
     assert driver.expired_at == [1.5]  # seat 2's second, not seat 1's ten
+
+
+class SlidingDriver(StubDriver):
+    """Every answer closes the seat's request and opens the next one, due 1 s later."""
+
+    def start(self, now):
+        self.deadlines[0] = now + 1.0
+        return []
+
+    def answer(self, seat, request_id, action, now):
+        self.deadlines[0] = now + 1.0
+        return []
+
+    def expire(self, now):
+        self.expired_at.append(now)
+        self.finished = min(self.deadlines.values()) <= now
+        return []
+
+
+async def test_a_table_whose_bots_answer_in_time_is_never_woken_by_a_passed_deadline(
+        autojump_clock):
+    """The table's wait follows the open requests' deadline, later ones too: a table whose
+    bots answer every half second never wakes for a deadline that was already met (with 1,000
+    bots at a few decisions a second per table, such wake-ups cost a third of a wake per
+    decision)."""
+    sessions = [Session(n, ServerConnection(game="chochlik")) for n in range(3)]
+    driver = SlidingDriver()
+    table = Table(SeatedTable(1, tuple(sessions), ("a", "b", "c"), (None,) * 3),
+                  driver, sessions)  # type: ignore[arg-type]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        for number in range(10):
+            await trio.sleep(0.5)
+            await table.put(Answer(sessions[0], Action(id=number + 1, action="x")))
+    assert driver.expired_at == [6.0]  # only the last request's deadline, 1 s after 5.0
