@@ -70,14 +70,15 @@ class LiveRating:
         self.seen = 0
 
     def seat_names(self, game: GameRecord) -> list[str]:
-        """Who sat at each seat: the record's names, else ``names`` by entrant."""
+        """Who sat at each seat: ``names`` by entrant (as the batch fit counts them), else the
+        record's names (the connected players')."""
+        entrants = game.entrants
+        if len(entrants) == len(game.ranks) and all(
+                entrant is not None and 0 <= entrant < len(self.names) for entrant in entrants):
+            return [self.names[entrant] for entrant in entrants if entrant is not None]
         if len(game.names) == len(game.ranks):
             return list(game.names)
-        entrants = game.entrants
-        if len(entrants) != len(game.ranks) or not all(
-                entrant is not None and 0 <= entrant < len(self.names) for entrant in entrants):
-            raise ValueError(f"game {game.game_id}: its seats have no names")
-        return [self.names[entrant] for entrant in entrants if entrant is not None]
+        raise ValueError(f"game {game.game_id}: its seats have no names")
 
     def add(self, game: GameRecord) -> bool:
         """Take one game in; False if it is not rated (aborted, or a single bot)."""

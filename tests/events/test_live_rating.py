@@ -91,7 +91,7 @@ def test_seat_order_and_unrelated_games_commute():
 def test_aborted_games_and_single_bot_tables_are_not_rated():
     live = LiveRating(players=2, names=["a", "b"])
     assert not live.add(game(["a", "b"], (1, 2), aborted="server error"))
-    assert not live.add(game(["a", "a"], (1, 2)))
+    assert not live.add(game(["a", "a"], (1, 2), entrants=(0, 0)))
     assert live.ranking() == [] and (live.rated, live.seen) == (0, 2)
     assert live.add(game([], (2, 1), entrants=(0, 1)))  # names by entrant number
     assert live.estimate("b")[0] > live.estimate("a")[0]
