@@ -94,8 +94,8 @@ class EventRun:
         self.view.game_over(TableResult(game.table.entrants, game.ranks)
                             if game.aborted is None else None)
         self.board.game_over(game)
-        self.echo(("\r\x1b[2K" if self.on_terminal else "") + self.view.line(time_now()),
-                  nl=not self.on_terminal)
+        self.echo(("\r\x1b[2K" if self.on_terminal else "")
+                  + self.view.line(time_now(), self.board.leaders()), nl=not self.on_terminal)
 
     async def announce_address(self, server: EventServer) -> None:
         """Where the ``@remote`` bots connect, once the server listens."""

@@ -79,6 +79,10 @@ class LiveBoard:
     def ranking(self) -> list[LiveRow]:
         return self.live.ranking(self.names)
 
+    def leaders(self, top: int = 3) -> list[tuple[str, float]]:
+        """The live rating's first ``top`` (name, mean), for the progress line."""
+        return [(row.name, row.mean) for row in self.ranking()[:top]]
+
     async def run(self) -> None:
         """The snapshot writer and, every ``every`` seconds, the batch fit (until
         cancelled)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.events.progress import LiveView
 from arena.events.snapshots import SnapshotPolicy, history
 from arena.events.storage import SqliteStorage
 from arena.launch.live_board import LiveBoard
@@ -70,3 +71,11 @@ async def test_a_failed_fit_is_one_line(tmp_path):
     await board.refresh()
     assert printed[0].splitlines()[-1].startswith("arena: the leaderboard's fit failed (exit 1)")
     assert "Traceback" not in printed[0]
+
+
+def test_the_progress_line_shows_the_live_ratings_leaders(tmp_path):
+    db, games = event(tmp_path)
+    board = LiveBoard(db, NAMES, 3, echo=print, earlier=games[:9])  # c won the first sets
+    line = LiveView(NAMES, total=15, done=9, started=0.0).line(60.0, board.leaders())
+    c, a, b = (round(board.live.estimate(name)[0]) for name in "cab")
+    assert c > a > b and line.endswith(f"| c {c}, a {a}, b {b}")
