@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS rating_snapshots (
     games INTEGER NOT NULL, name TEXT NOT NULL, taken_at REAL NOT NULL,
     mean REAL NOT NULL, uncertainty REAL NOT NULL, elo REAL, low REAL, high REAL,
     PRIMARY KEY (games, name));
+CREATE INDEX IF NOT EXISTS rating_snapshots_by_name ON rating_snapshots (name, games);
 """
 
 #: A fit's numbers for one bot: Elo, and its interval's ends (None: no interval).
