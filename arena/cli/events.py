@@ -264,8 +264,11 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
                    "always has them).")
 @click.option("--anchor", default=None, metavar="NAME",
               help="Fix this bot at 1500 (default: the pool's average is 1500).")
+@click.option("--history", is_flag=False, flag_value="", default=None, metavar="[NAME]",
+              help="Print the rating snapshots taken while it ran instead (every bot's, or "
+                   "NAME's).")
 def ratings(db: Path, fmt: str, resamples: int, los: bool, versus: bool,
-            anchor: str | None) -> None:
+            anchor: str | None, history: str | None) -> None:
     """Print the leaderboard of a stored event (also while it runs)."""
     import csv
     import io
@@ -281,6 +284,14 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, versus: bool,
         storage = open_event(db)
     except NotAnEvent as exc:
         raise click.UsageError(str(exc)) from None
+    if history is not None:
+        from arena.events.snapshots import history_report
+
+        try:
+            click.echo(history_report(db, history or None))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        return
     names = [name for name, _ in storage.entrants()]
     if anchor is not None and anchor not in names:
         raise click.UsageError(f"no bot named {anchor!r}; the bots: {', '.join(names)}")

@@ -32,14 +32,18 @@ class LiveView:
         if result is not None:
             online_update(self.elo, result)
 
-    def line(self, now: float) -> str:
+    def line(self, now: float, leaders: Sequence[tuple[str, float]] | None = None) -> str:
+        """The line at time ``now``; ``leaders`` (name, rating) shown instead of the online
+        Elo's top (an event shows its live rating's: ``arena.launch.live_board``)."""
         elapsed = max(now - self.started, 1e-9)
         per_minute = (self.done - self.done_before) / elapsed * 60
         left = self.total - self.done
         eta = f"{left / per_minute:.1f} min" if per_minute > 0 else "?"
         filled = round(BAR_WIDTH * self.done / self.total) if self.total else BAR_WIDTH
         bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-        top = sorted(range(len(self.names)), key=lambda i: -self.elo[i])[:TOP]
-        leaders = ", ".join(f"{self.names[i]} {self.elo[i]:.0f}" for i in top)
+        if leaders is None:
+            top = sorted(range(len(self.names)), key=lambda i: -self.elo[i])[:TOP]
+            leaders = [(self.names[i], self.elo[i]) for i in top]
+        shown = ", ".join(f"{name} {rating:.0f}" for name, rating in leaders[:TOP])
         return (f"[{bar}] {self.done}/{self.total}  {per_minute:.1f} games/min  ETA {eta}  "
-                f"| {leaders}")
+                f"| {shown}")

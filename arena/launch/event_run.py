@@ -6,7 +6,6 @@ worker processes), the live view after every game, the leaderboard with its inte
 
 from __future__ import annotations
 
-import functools
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from arena.events.settings import EventSettings
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord, timed_out_note
 from arena.games import get_game
+from arena.launch.live_board import LiveBoard
 from arena.launch.restarts import Restarts
 from arena.launch.runner import BotLaunch, BotSpec
 from arena.launch.tournament import EventServer, Tournament, TournamentReport
@@ -61,6 +61,10 @@ class EventRun:
         self.view = LiveView(self.names, len(planned), len(earlier), time_now(),
                              [TableResult(g.table.entrants, g.ranks) for g in earlier
                               if g.aborted is None])
+        self.board = LiveBoard(storage.path, self.names, options.players, echo=echo,
+                               seed=settings.seed, resamples=LIVE_RESAMPLES,
+                               every=LEADERBOARD_EVERY, earlier=earlier,
+                               prefix="\n" if on_terminal else "")
         timing: dict[str, Any] = dict(
             concurrency=concurrency, move_timeout=settings.move_timeout,
             compress_logs=compress_logs, reaction_timeout=settings.reaction_timeout,
@@ -95,19 +99,9 @@ class EventRun:
         """The live view after every game: in place on a terminal, a line each elsewhere."""
         self.view.game_over(TableResult(game.table.entrants, game.ranks)
                             if game.aborted is None else None)
-        self.echo(("\r\x1b[2K" if self.on_terminal else "") + self.view.line(time_now()),
-                  nl=not self.on_terminal)
-
-    async def live_leaderboard(self) -> None:
-        """Every LEADERBOARD_EVERY seconds, the leaderboard with its intervals so far, fitted
-        in a worker thread so that the tables' clocks never wait for it."""
-        while True:
-            await trio.sleep(LEADERBOARD_EVERY)
-            games = self.storage.games()
-            rows = await trio.to_thread.run_sync(functools.partial(
-                leaderboard, self.names, games, resamples=LIVE_RESAMPLES,
-                seed=self.settings.seed))
-            self.echo(("\n" if self.on_terminal else "") + format_table(rows))
+        self.board.game_over(game)
+        self.echo(("\r\x1b[2K" if self.on_terminal else "")
+                  + self.view.line(time_now(), self.board.leaders()), nl=not self.on_terminal)
 
     async def announce_address(self, server: EventServer) -> None:
         """Where the ``@remote`` bots connect, once the server listens."""
@@ -135,7 +129,7 @@ class EventRun:
         report = None
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.on_signals, nursery.cancel_scope)
-            nursery.start_soon(self.live_leaderboard)
+            nursery.start_soon(self.board.run)  # in a process of its own: live_board
             server = self.server
             if server is not None and any(bot.remote for bot in self.bots):
                 nursery.start_soon(self.announce_address, server)
@@ -148,8 +142,9 @@ class EventRun:
         echo, storage, planned = self.echo, self.storage, self.planned
         stored = storage.games()
         echo("\n" if self.on_terminal else "")
-        echo(format_table(leaderboard(self.names, stored, resamples=resamples,
-                                      seed=self.settings.seed)))
+        rows = leaderboard(self.names, stored, resamples=resamples, seed=self.settings.seed)
+        echo(format_table(rows))
+        self.board.final_snapshot(rows)
         remaining = len(planned) - len(stored)
         echo(f"{len(stored)} of {len(planned)} games stored in {storage.path}"
              + (f"; {remaining} left: continue with --resume --db {storage.path}"
