@@ -351,10 +351,11 @@ def schema(game_name: str | None) -> None:
 from arena.cli.bots import bots, open_registry_view  # noqa: E402 - registration
 from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
 from arena.cli.export import export  # noqa: E402 - an event's games in one file
+from arena.cli.web import web  # noqa: E402 - the competition pages
 from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
 from arena.kit.play import play  # noqa: E402 - a person at the table
 
-for command in (tournament, ratings, sprt, export, play, check_bot, bots):
+for command in (tournament, ratings, sprt, export, play, check_bot, bots, web):
     main.add_command(command)
 
 
