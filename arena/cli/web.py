@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -20,7 +24,6 @@ import click
 def web(db: Path, logs: Path | None, host: str, port: int) -> None:
     """Serve the pages of a stored event: leaderboard, each bot's page, head to head and
     replays of its games.  Read-only; Ctrl-C stops."""
-    import functools
     import signal
 
     import trio
@@ -53,3 +56,50 @@ def web(db: Path, logs: Path | None, host: str, port: int) -> None:
             from None
     finally:
         storage.close()
+
+
+WEB_OPTION = click.option(
+    "--web", "web_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+    help="Also serve the competition pages on this port (live tables, and the leaderboard "
+         "of the games stored in --db), on 127.0.0.1 unless --web-host says otherwise.")
+WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=True,
+                               help="Address of the --web pages.")
+
+
+@contextlib.asynccontextmanager
+async def pages_beside(server: Any, web: tuple[str, int] | None,
+                       db: Path | None) -> AsyncIterator[None]:
+    """``arena serve --web``: the pages served in the server's trio process while the body
+    runs (nothing when ``web`` is None); a port that cannot be had is one line."""
+    if web is None:
+        yield
+        return
+    import trio
+
+    from arena.events.export import NotAnEvent, open_event
+    from arena.web.serve import serve_pages
+
+    storage, empty = None, "no games stored here (arena serve --db FILE stores them)"
+    if db is not None:
+        try:
+            storage = await trio.to_thread.run_sync(open_event, db)
+        except NotAnEvent as exc:
+            empty = f"no games stored yet: {exc}"
+    failed: OSError | None = None
+    async with trio.open_nursery() as nursery:
+        try:
+            address = await nursery.start(functools.partial(
+                serve_pages, storage, host=web[0], port=web[1], server=server, empty=empty))
+        except OSError as exc:
+            failed = exc
+        else:
+            click.echo(f"arena: the pages at {address}/ (live tables at {address}/live)")
+            try:
+                yield
+            finally:
+                nursery.cancel_scope.cancel()
+    if storage is not None:
+        storage.close()
+    if failed is not None:
+        raise click.ClickException(f"cannot serve the pages on {web[0]}:{web[1]}: "
+                                   f"{failed.strerror or failed}")

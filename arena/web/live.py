@@ -44,9 +44,10 @@ class PageWatcher:
             return 0  # the full view after the game: private events, not for the pages
         data = line if line is not None else encode(message)
         decoded = json.loads(data)
-        self.messages.append(decoded)
         if decoded.get("type") == "game_end":
+            decoded.pop("reveal", None)  # the hands at the end: not on the public pages
             self.over = True
+        self.messages.append(decoded)
         self._changed.set()
         self._changed = trio.Event()
         return len(data)
