@@ -62,10 +62,10 @@ def frames(records: Sequence[dict[str, Any]], view: str) -> dict[str, Any]:
         raise FramesError(f"no view {view!r}; the views: {', '.join(views(players))}")
     seat = seat_of(view)
     steps: list[dict[str, Any]] = []
-    for record in records[1:]:
+    for line, record in enumerate(records[1:], start=2):
         step = _step(record, view, seat, state)
         if step is not None:
-            steps.append(step)
+            steps.append({**step, "line": line})  # the log's line: the same moment in any view
         if record.get("type") == "action" and state is not None:
             try:
                 state.apply(record["seat"], record["action"])

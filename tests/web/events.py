@@ -71,3 +71,8 @@ async def get(url: str) -> tuple[int, str]:
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read().decode()
     return await trio.to_thread.run_sync(fetch)
+
+
+def unlined(step: dict[str, Any]) -> dict[str, Any]:
+    """A replay step without its log line number (to compare with the log's records)."""
+    return {key: value for key, value in step.items() if key != "line"}

@@ -10,7 +10,7 @@ import pytest
 
 from arena.gameplay.gamelog import read_log
 from arena.web.frames import FULL, PUBLIC, frames
-from tests.web.events import play
+from tests.web.events import play, unlined
 from tests.web.test_live import GAMES, private_only
 
 
@@ -24,7 +24,7 @@ def test_replay_views_show_each_audience_only_its_own(tmp_path, game, options):
         public = frames(records, PUBLIC)
         text = json.dumps(public, sort_keys=True)
         assert not any(secret in text for secret in private_only(records))
-        assert [s for s in public["steps"] if s["type"] == "event"] == [
+        assert [unlined(s) for s in public["steps"] if s["type"] == "event"] == [
             {"type": "event", "kind": r["kind"], "data": r["data"]}
             for r in records if r["type"] == "event" and r["to"] is None]
         assert {s["type"] for s in public["steps"]} <= {"event", "result", "aborted"}
@@ -33,7 +33,7 @@ def test_replay_views_show_each_audience_only_its_own(tmp_path, game, options):
             mine = frames(records, f"seat{seat}")["steps"]
             assert all(s.get("seat", seat) == seat for s in mine)
             assert all(s["checked"] for s in mine if s["type"] == "request")
-            assert [s for s in mine if s["type"] == "event"] == [
+            assert [unlined(s) for s in mine if s["type"] == "event"] == [
                 {"type": "event", "kind": r["kind"], "data": r["data"]} for r in records
                 if r["type"] == "event" and (r["to"] is None or seat in r["to"])]
         full = frames(records, FULL)["steps"]

@@ -9,7 +9,7 @@ import trio
 from arena.events.export import open_event
 from arena.gameplay.gamelog import read_log
 from arena.web.serve import serve_pages
-from tests.web.events import HOSTILE, get, make_event
+from tests.web.events import HOSTILE, get, make_event, unlined
 
 NAMES = ["alpha", "beta", HOSTILE, "delta"]
 
@@ -57,7 +57,7 @@ async def test_a_replay_view_holds_what_its_audience_was_sent(tmp_path):
                                                                    task_status=task_status))
         _, text = await get(base + "/game/0.json?view=public")
         public = json.loads(text)
-        events = [s for s in public["steps"] if s["type"] == "event"]
+        events = [unlined(s) for s in public["steps"] if s["type"] == "event"]
         assert events == [{"type": "event", "kind": r["kind"], "data": r["data"]}
                           for r in records if r["type"] == "event" and r["to"] is None]
         assert {s["type"] for s in public["steps"]} == {"event", "result"}
@@ -65,7 +65,7 @@ async def test_a_replay_view_holds_what_its_audience_was_sent(tmp_path):
         seat = json.loads(text)
         requests = [s for s in seat["steps"] if s["type"] == "request"]
         assert requests and all(s["seat"] == 1 and s["checked"] for s in requests)
-        assert [s for s in seat["steps"] if s["type"] == "event"] == [
+        assert [unlined(s) for s in seat["steps"] if s["type"] == "event"] == [
             {"type": "event", "kind": r["kind"], "data": r["data"]} for r in records
             if r["type"] == "event" and (r["to"] is None or 1 in r["to"])]
         status, _ = await get(base + "/game/0.json?view=seat7")

@@ -42,8 +42,11 @@ var arenaViewer = (function () {
       default: return step.type + " " + fields(step);
     }
   }
-  function perSeat(v) {
-    return Array.isArray(v) && v.length === header.names.length && header.names.length > 1;
+  // fields that hold one value per seat (drawn as a row of the seats' table)
+  var PER_SEAT = ["scores", "hand_scores", "won", "imp_pile", "wool", "bids", "paid", "stakes",
+                  "flocks", "fleeces", "pens", "totals"];
+  function perSeat(key, v) {
+    return PER_SEAT.indexOf(key) >= 0 && Array.isArray(v) && v.length === header.names.length;
   }
   function board() {
     var latest = {}, order = [], observation = null, result = null;
@@ -69,7 +72,7 @@ var arenaViewer = (function () {
     order.forEach(function (kind) {
       var data = latest[kind] || {};
       Object.keys(data).forEach(function (key) {
-        if (perSeat(data[key])) {
+        if (perSeat(key, data[key])) {
           var tr = el("tr");
           tr.appendChild(el("th", kind + "." + key));
           data[key].forEach(function (v) { tr.appendChild(el("td", value(v))); });
@@ -88,7 +91,9 @@ var arenaViewer = (function () {
       (result.scores || []).forEach(function (v) { tr.appendChild(el("td", value(v))); });
       seats.appendChild(tr);
     }
-    holder.appendChild(seats);
+    var wrap = el("div", null, "scroll");
+    wrap.appendChild(seats);
+    holder.appendChild(wrap);
     holder.appendChild(plain);
     if (observation) {
       holder.appendChild(el("h3", "what " + seatName(observation.seat) + " observed when asked"));
@@ -119,11 +124,14 @@ var arenaViewer = (function () {
       if (k === index - 1) li.classList.add("current");
       list.appendChild(li);
     }
+    list.scrollTop = list.scrollHeight;  // the current step is the last one listed
     document.getElementById("position").textContent = index + " / " + steps.length;
     board();
-    if (!following && history.replaceState) history.replaceState(null, "", "#" + index);
+    // the hash is the log line of the current step: another view opens at the same moment
+    var line = index ? steps[index - 1].line : 0;
+    if (!following && history.replaceState) history.replaceState(null, "", "#" + line);
     document.querySelectorAll("a.view").forEach(function (a) {
-      a.href = a.href.split("#")[0] + "#" + index;
+      a.href = a.href.split("#")[0] + "#" + line;
     });
   }
   function go(to) {
@@ -148,8 +156,9 @@ var arenaViewer = (function () {
     header = data.header;
     steps = data.steps;
     controls();
-    var asked = parseInt((location.hash || "#").slice(1), 10);
-    go(isNaN(asked) ? 0 : asked);
+    var line = parseInt((location.hash || "#").slice(1), 10), at = 0;
+    if (!isNaN(line)) while (at < steps.length && steps[at].line <= line) at++;
+    go(at);
   }
   function take(message) {
     var atEnd = index === steps.length;
