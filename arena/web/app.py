@@ -46,15 +46,19 @@ class Site:
         self._pages: dict[tuple[Any, ...], str] = {}
         self._version: int | None = None
 
-    async def page(self, key: tuple[Any, ...], build: Any) -> HTMLResponse:
-        """The page ``key`` of the current standings, built once per standings."""
-        standings = await self.data.current()
+    async def text(self, key: tuple[Any, ...], build: Any, *, history: bool = False) -> str:
+        """The text ``key`` of the current standings, built once per standings."""
+        standings = await self.data.current(history=history)
         if self._version != id(standings):
             self._pages = {}
             self._version = id(standings)
         if key not in self._pages:
             self._pages[key] = await trio.to_thread.run_sync(build, standings)
-        return HTMLResponse(self._pages[key])
+        return self._pages[key]
+
+    async def page(self, key: tuple[Any, ...], build: Any, *,
+                   history: bool = False) -> HTMLResponse:
+        return HTMLResponse(await self.text(key, build, history=history))
 
 
 def not_found(message: str) -> HTMLResponse:
@@ -69,14 +73,17 @@ def routes(site: Site) -> list[Any]:
             _leaderboard, fragment=fragment))
 
     async def leaderboard_json(request: Request) -> Response:
-        return JSONResponse(pages.leaderboard_json(await site.data.current()))
+        text = await site.text(("leaderboard.json",),
+                               lambda s: json.dumps(pages.leaderboard_json(s)))
+        return Response(text, media_type="application/json")
 
     async def bot(request: Request) -> Response:
         entrant = request.path_params["entrant"]
         standings = await site.data.current()
         if not 0 <= entrant < len(standings.names):
             return not_found(f"no bot {entrant}")
-        return await site.page(("bot", entrant), lambda s: pages.bot_page(s, entrant))
+        return await site.page(("bot", entrant), lambda s: pages.bot_page(s, entrant),
+                               history=True)  # the first history only: then the last one
 
     async def versus(request: Request) -> Response:
         return await site.page(("versus",), pages.versus_page)
@@ -96,14 +103,14 @@ def routes(site: Site) -> list[Any]:
         standings = await site.data.current()
         planned = request.path_params["planned"]
         view = request.query_params.get("view", PUBLIC)
-        game = next((g for g in standings.games if g.planned == planned), None)
+        game = standings.game(planned)
         if game is None:
             return not_found(f"no stored game {planned}")
         path = site.data.log_path(game)
         if path is None or not path.is_file():
             return not_found(f"game {planned}: its log is not at {path} (arena web --logs DIR "
                              "names the folder of the logs)")
-        open_views = await trio.to_thread.run_sync(pages.private_views_open, standings, game)
+        open_views = pages.private_views_open(standings, game)
         if view != PUBLIC and not open_views:
             return not_found("the other games of this game's duplicate set are not all over: "
                              "only its public view can be shown")

@@ -42,6 +42,9 @@ class Standings:
     #: Each entrant's games, as indices into ``games``, in schedule order.
     by_bot: dict[int, list[int]] = attrs.field(eq=False)
     history: History = attrs.field(eq=False)
+    #: Each stored game's index in ``games`` by its planned number, and each set's games.
+    by_planned: dict[int, int] = attrs.field(eq=False, factory=dict)
+    set_games: dict[int, int] = attrs.field(eq=False, factory=dict)
     #: Why there is nothing to show (no storage given, say); None when there is an event.
     empty: str | None = None
 
@@ -52,6 +55,10 @@ class Standings:
     @property
     def caveat(self) -> str | None:
         return caveat() if any(row.thin for row in self.rows) else None
+
+    def game(self, planned: int) -> GameRecord | None:
+        index = self.by_planned.get(planned)
+        return None if index is None else self.games[index]
 
     def row_of(self, entrant: int) -> Row | None:
         return next((row for row in self.rows if row.entrant == entrant), None)
@@ -98,10 +105,15 @@ def fit(storage: Storage, *, resamples: int, history: bool = True) -> Standings:
     for index, game in enumerate(games):
         for entrant in set(game.table.entrants):
             by_bot.setdefault(entrant, []).append(index)
+    set_games: dict[int, int] = {}
+    for game in games:
+        set_games[game.set_index] = set_games.get(game.set_index, 0) + 1
     return Standings(version=len(games), meta=meta, names=names, games=games, rows=rows,
                      versus=tuple(head_to_head(names, games)), by_bot=by_bot,
+                     by_planned={game.planned: i for i, game in enumerate(games)},
+                     set_games=set_games,
                      history=rating_history(storage, names, games, seed=seed) if history
-                     else History({}, "none"))
+                     else History({}, "pending"))
 
 
 class EventData:
@@ -125,18 +137,30 @@ class EventData:
         #: Fits made (for tests and the benchmark).
         self.fits = 0
 
-    def refresh(self) -> bool:
+    def refresh(self, published: Callable[[], object] = lambda: None) -> bool:
         """Fit again if the games count changed (blocking: call it in a worker thread);
-        True when it did."""
+        True when it did.  ``published`` is called when new standings are out (twice: without
+        the new history, then with it)."""
         if self.storage is None:
             return False
         with self._lock:
             count = games_count(self.storage)
             if self.standings is not None and count == self.standings.version:
                 return False
-            standings = fit(self.storage, resamples=self.resamples)
+            standings = fit(self.storage, resamples=self.resamples, history=False)
+        # the pages need not wait for the history (the longer part): until it is fitted again
+        # they show the one before (none before the first)
+        before = self.standings
+        if before is not None:
+            standings = attrs.evolve(standings, history=before.history)
         self.standings = standings
         self.fits += 1
+        published()
+        with self._lock:
+            history = rating_history(self.storage, standings.names, standings.games,
+                                     seed=standings.meta.get("seed", 0))
+        self.standings = attrs.evolve(standings, history=history)
+        published()
         return True
 
     async def keep_fresh(self) -> None:
@@ -144,18 +168,26 @@ class EventData:
         while True:
             await self._wanted.wait()
             self._wanted = trio.Event()
-            await trio.to_thread.run_sync(self.refresh, abandon_on_cancel=True)
-            self._fresh.set()
-            self._fresh = trio.Event()
+            await trio.to_thread.run_sync(
+                self.refresh, lambda: trio.from_thread.run_sync(self._published),
+                abandon_on_cancel=True)
 
-    async def current(self) -> Standings:
-        """The standings fitted last (waiting only for the first fit); asks for a refit
-        when the last look at the games count is older than ``check_every``."""
+    def _published(self) -> None:
+        self._fresh.set()
+        self._fresh = trio.Event()
+
+    def _pending(self) -> bool:
+        return self.standings is None or self.standings.history.source == "pending"
+
+    async def current(self, *, history: bool = False) -> Standings:
+        """The standings fitted last (waiting only for the first fit, and with ``history``
+        for the first history); asks for a refit when the last look at the games count is
+        older than ``check_every``."""
         now = self.clock()
         if now - self._asked >= self.check_every:
             self._asked = now
             self._wanted.set()
-        while self.standings is None:
+        while self.standings is None or (history and self._pending()):
             await self._fresh.wait()
         return self.standings
 

@@ -126,5 +126,4 @@ def private_views_open(standings: Standings, game: GameRecord) -> bool:
         return True
     players = (meta.get("options") or {}).get("players") or len(game.table.entrants)
     needed = set_size(int(players), True)
-    stored = sum(1 for g in standings.games if g.set_index == game.set_index)
-    return stored >= needed
+    return standings.set_games.get(game.set_index, 0) >= needed

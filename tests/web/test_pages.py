@@ -86,3 +86,40 @@ def test_arena_web_refuses_a_file_that_is_not_an_event_in_one_line(tmp_path):
         assert result.exit_code == 2 and "Traceback" not in result.output
         assert str(db) in result.output
     assert other.read_text() == "hello\n"
+
+
+async def test_a_game_of_an_unfinished_duplicate_set_shows_only_its_public_view(tmp_path):
+    from arena.events.storage import SqliteStorage
+
+    db = make_event(tmp_path, NAMES[:3], tables=1)
+    writer = SqliteStorage(db)  # the same deal is still to be played at 5 other seatings
+    writer.write_event({"duplicate": True}, [(name, "builtin") for name in NAMES[:3]])
+    writer.close()
+    storage = open_event(db)
+    async with trio.open_nursery() as nursery:
+        base = await nursery.start(lambda task_status: serve_pages(storage, port=0,
+                                                                   task_status=task_status))
+        status, text = await get(base + "/game/0.json")
+        assert status == 200 and json.loads(text)["views"] == ["public"]
+        for view in ("seat0", "full"):
+            status, text = await get(f"{base}/game/0.json?view={view}")
+            assert status == 404 and "duplicate set" in text
+        nursery.cancel_scope.cancel()
+    storage.close()
+
+
+def test_arena_serve_web_serves_the_pages_beside_the_live_server(tmp_path):
+    import re
+    import urllib.request
+
+    from tests.serve_harness import Served
+
+    with Served(tmp_path, "--game", "chochlik", "--web", "0") as served:
+        [address] = [m.group(1) for line in served.out.seen
+                     if (m := re.search(r"the pages at (http://127\.0\.0\.1:\d+)/", line))]
+        with urllib.request.urlopen(address + "/live", timeout=30) as response:
+            page = response.read().decode()
+        assert "No table is running now." in page
+        with urllib.request.urlopen(address + "/", timeout=30) as response:
+            assert "no games stored here" in response.read().decode()
+        assert served.interrupt() == 0
