@@ -154,9 +154,9 @@ def routes(site: Site) -> list[Any]:
         async def events() -> AsyncIterator[str]:
             sent = 0
             while True:
-                while sent < len(watcher.messages):
-                    yield f"data: {json.dumps(watcher.messages[sent])}\n\n"
-                    sent += 1
+                if sent < len(watcher.events):  # what came meanwhile, in one write
+                    yield "".join(watcher.events[sent:])
+                    sent = len(watcher.events)
                 if watcher.over:
                     yield "event: end\ndata: {}\n\n"
                     return

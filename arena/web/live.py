@@ -30,6 +30,8 @@ class PageWatcher:
     def __init__(self, table: int) -> None:
         self.table = table
         self.messages: list[dict[str, Any]] = []
+        #: Each message as a server-sent event, encoded once for every page that follows.
+        self.events: list[str] = []
         self.over = False
         self.watching: Any = None
         self.idle_since: float | None = None
@@ -44,10 +46,13 @@ class PageWatcher:
             return 0  # the full view after the game: private events, not for the pages
         data = line if line is not None else encode(message)
         decoded = json.loads(data)
+        text = data.decode().rstrip("\n")
         if decoded.get("type") == "game_end":
             decoded.pop("reveal", None)  # the hands at the end: not on the public pages
+            text = json.dumps(decoded)
             self.over = True
         self.messages.append(decoded)
+        self.events.append(f"data: {text}\n\n")
         self._changed.set()
         self._changed = trio.Event()
         return len(data)

@@ -75,7 +75,9 @@ async def test_the_live_page_holds_only_public_events(nursery, tmp_path, autojum
     # vollewolle's secrets (the bids before they are revealed) are in its seats' requests
     # and answers, never in an event: the page holds only public events (the equality above)
     assert hidden or game == "vollewolle"
-    for text in snapshots + [json.dumps(watcher.messages, sort_keys=True)]:
+    streamed = "".join(watcher.events)  # what /live/N/stream sends
+    assert [json.loads(e.removeprefix("data: ")) for e in watcher.events] == watcher.messages
+    for text in snapshots + [json.dumps(watcher.messages, sort_keys=True), streamed]:
         assert not any(secret in text for secret in hidden)
 
 
