@@ -110,17 +110,15 @@ def routes(site: Site) -> list[Any]:
         if path is None or not path.is_file():
             return not_found(f"game {planned}: its log is not at {path} (arena web --logs DIR "
                              "names the folder of the logs)")
-        open_views = pages.private_views_open(standings, game)
-        if view != PUBLIC and not open_views:
-            return not_found("the other games of this game's duplicate set are not all over: "
-                             "only its public view can be shown")
+        if not pages.set_complete(standings, game):
+            return not_found(f"game {planned} cannot be shown yet: the other games of its "
+                             "duplicate set are not all over (they play the same cards)")
         try:
             built = await trio.to_thread.run_sync(replay_frames, str(path),
                                                   path.stat().st_mtime, view)
         except (FramesError, ValueError, OSError) as exc:
             return not_found(f"game {planned}: {exc}")
-        shown = built["views"] if open_views else [PUBLIC]
-        return {**built, "views": shown, "planned": planned,
+        return {**built, "planned": planned,
                 "entrants": list(game.table.entrants)}
 
     async def live_index(request: Request) -> Response:

@@ -117,10 +117,11 @@ def versus_page(standings: Standings) -> str:
                   matrix=svg.matrix(standings.names, order, standings.versus))
 
 
-def private_views_open(standings: Standings, game: GameRecord) -> bool:
-    """Whether a finished game's seat and full views may be shown: its cards are those of
-    every game of its duplicate set, so only once the whole set is stored (a game of no set,
-    or of an event without duplicates, at once)."""
+def set_complete(standings: Standings, game: GameRecord) -> bool:
+    """Whether a finished game may be replayed: its cards are those of every game of its
+    duplicate set, and even its public view shows most of them (the cards played), so only
+    once the whole set is stored (a game of an event without duplicates at once), as the
+    spectators may not watch a table of a duplicate set."""
     meta = standings.meta
     if not meta.get("duplicate"):
         return True
