@@ -48,6 +48,73 @@ var arenaViewer = (function () {
   function perSeat(key, v) {
     return PER_SEAT.indexOf(key) >= 0 && Array.isArray(v) && v.length === header.names.length;
   }
+  // what each game's board shows first, folded from the public events so far: the bottle
+  // and its price and the trick (chochlik); the display, the last roll, the wool and the bids
+  // (vollewolle); each seat's pens, the last shearing and special card (wypas)
+  var HEADLINES = {
+    chochlik: function (events) {
+      var price = null, owner = null, trick = [], scores = null;
+      events.forEach(function (e) {
+        var d = e.data || {};
+        if (e.kind === "hand_start") { owner = null; trick = []; }
+        else if (e.kind === "play_start") { price = d.price; trick = []; }
+        else if (e.kind === "card_played") trick.push(seatName(d.seat) + ": " + d.card);
+        else if (e.kind === "trick_won") {
+          price = d.price;
+          if (d.bottle) owner = d.seat;
+          trick = [];
+        } else if (e.kind === "hand_end") scores = d.scores;
+      });
+      return [["bottle price", price], ["bottle held by", owner === null ? "-" : seatName(owner)],
+              ["trick", trick.join(", ") || "-"], ["scores", scores]];
+    },
+    vollewolle: function (events) {
+      var display = null, roll = null, wool = null, bids = null;
+      events.forEach(function (e) {
+        var d = e.data || {};
+        if (e.kind === "round_start") display = d.display;
+        else if (e.kind === "rolled") {
+          roll = seatName(d.seat) + ": dice " + value(d.dice) + ", total " + d.total;
+        } else if (e.kind === "round_end") wool = d.wool;
+        else if (e.kind === "bids_revealed") bids = d.bids;
+      });
+      return [["display", display], ["last roll", roll], ["bids", bids], ["wool", wool]];
+    },
+    wypas: function (events) {
+      var pens = {}, shorn = null, special = null;
+      events.forEach(function (e) {
+        var d = e.data || {};
+        if (e.kind === "placed") {
+          var key = d.seat + "/" + d.pen;
+          (pens[key] = pens[key] || []).push(d.card + "(" + d.value + ")");
+        } else if (e.kind === "sheared") {
+          delete pens[d.seat + "/" + d.pen];
+          shorn = seatName(d.seat) + " sheared pen " + d.pen + ": " + d.points + " points, fleece " +
+            value(d.fleece);
+        } else if (e.kind === "special_played") {
+          special = seatName(d.seat) + " played " + d.card + " at " + value(d.target);
+        }
+      });
+      var rows = Object.keys(pens).sort().map(function (key) {
+        var parts = key.split("/");
+        return [seatName(+parts[0]) + ", pen " + parts[1] + " (placed since its last shearing)",
+                pens[key].join(" ")];
+      });
+      return rows.concat([["last shearing", shorn], ["last special card", special]]);
+    }
+  };
+  function headline(holder, events) {
+    var draw = HEADLINES[header.game];
+    if (!draw) return;
+    var table = el("table", null, "headline");
+    draw(events).forEach(function (row) {
+      var tr = el("tr");
+      tr.appendChild(el("th", row[0]));
+      tr.appendChild(el("td", row[1] === null || row[1] === undefined ? "-" : value(row[1])));
+      table.appendChild(tr);
+    });
+    holder.appendChild(table);
+  }
   function board() {
     var latest = {}, order = [], observation = null, result = null;
     for (var k = 0; k < index; k++) {
@@ -63,6 +130,7 @@ var arenaViewer = (function () {
     }
     var holder = document.getElementById("board");
     holder.textContent = "";
+    headline(holder, steps.slice(0, index).filter(function (s) { return s.type === "event"; }));
     var seats = el("table", null, "seats");
     var head = el("tr");
     head.appendChild(el("th", "seat"));
