@@ -149,16 +149,23 @@ def routes(site: Site) -> list[Any]:
         if watcher is None:
             return JSONResponse({"error": "no such running table"}, status_code=404)
 
+        live = site.live
+        assert live is not None
+        if live.full:
+            return JSONResponse({"error": f"{live.max_followers} pages follow live tables "
+                                 "already: try later"}, status_code=503)
+
         async def events() -> AsyncIterator[str]:
-            sent = 0
-            while True:
-                if sent < len(watcher.events):  # what came meanwhile, in one write
-                    yield "".join(watcher.events[sent:])
-                    sent = len(watcher.events)
-                if watcher.over:
-                    yield "event: end\ndata: {}\n\n"
-                    return
-                await watcher.changed()
+            with live.following():  # counted from the first byte to the last
+                sent = 0
+                while True:
+                    if sent < len(watcher.events):  # what came meanwhile, in one write
+                        yield "".join(watcher.events[sent:])
+                        sent = len(watcher.events)
+                    if watcher.over:
+                        yield "event: end\ndata: {}\n\n"
+                        return
+                    await watcher.changed()
 
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})

@@ -12,7 +12,9 @@ table sends spectators its private events (the full view): the pages leave them 
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import trio
@@ -70,12 +72,33 @@ class PageWatcher:
         await self._changed.wait()
 
 
+#: Pages following live tables at once (each holds a connection open), by default.
+MAX_FOLLOWERS = 256
+
+
 class LiveTables:
     """The running tables of ``server`` (an ``ArenaServer``) as the pages show them."""
 
-    def __init__(self, server: Any) -> None:
+    def __init__(self, server: Any, max_followers: int = MAX_FOLLOWERS) -> None:
         self.server = server
         self.watchers: dict[int, PageWatcher] = {}
+        self.max_followers = max_followers
+        #: Pages following a table now (its event stream open).
+        self.followers = 0
+
+    @property
+    def full(self) -> bool:
+        """Whether as many pages follow tables as may (another is refused)."""
+        return self.followers >= self.max_followers
+
+    @contextlib.contextmanager
+    def following(self) -> Iterator[None]:
+        """A page's event stream, open (counted) while the block runs."""
+        self.followers += 1
+        try:
+            yield
+        finally:
+            self.followers -= 1
 
     @property
     def refused(self) -> str | None:

@@ -102,3 +102,51 @@ async def test_a_duplicate_set_table_and_a_closed_server_show_no_table(nursery, 
         assert live.listing() == [] and live.watcher(1) is None
         assert not any(t.watchers for t in server.tables)
         assert (live.refused is None) == (rules.mode == "open")
+
+
+async def test_pages_following_live_tables_are_capped(nursery, tmp_path):
+    """Each following page holds a connection open: past the cap one is told to try later
+    (503), and the count drops when a stream ends."""
+    import functools
+    import urllib.error
+    import urllib.request
+
+    from hypercorn.trio import serve
+
+    from arena.web.app import make_app
+    from arena.web.data import EventData
+    from arena.web.serve import config_for
+
+    server = server_for(tmp_path, "chochlik", {"hands": 1, "players": 3}, "cap")
+    await nursery.start(server.serve, False)
+    live = LiveTables(server, max_followers=1)
+    [base] = await nursery.start(functools.partial(  # hypercorn gives its addresses
+        serve, make_app(EventData(None), live), config_for("127.0.0.1", 0)))
+    players = [await connect_in_memory(nursery, server) for _ in range(3)]
+    for i, client in enumerate(players):
+        await client.hello(f"bot{i}")
+    await players[0].until("request")  # the game waits: nobody answers yet
+    [table] = live.listing()
+    url = f"{base}/live/{table['table']}/stream"
+
+    def first_chunk():
+        response = urllib.request.urlopen(url, timeout=30)
+        return response, response.readline()
+
+    def status_of_another():
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                return response.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    response, line = await trio.to_thread.run_sync(first_chunk)
+    assert line.startswith(b"data: ") and live.followers == 1
+    assert await trio.to_thread.run_sync(status_of_another) == 503
+    async with trio.open_nursery() as table_nursery:
+        for i, client in enumerate(players):
+            table_nursery.start_soon(client.play_randomly, random.Random(i))
+    rest = await trio.to_thread.run_sync(response.read)
+    response.close()
+    assert rest.rstrip().endswith(b"event: end\ndata: {}")
+    assert live.followers == 0
