@@ -22,7 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.gameplay.gamelog import read_log
 from arena.web import pages
-from arena.web.data import EventData, Standings
+from arena.web.data import EventData
 from arena.web.frames import PUBLIC, FramesError, frames
 from arena.web.live import LiveTables
 
@@ -70,7 +70,7 @@ def routes(site: Site) -> list[Any]:
     async def leaderboard(request: Request) -> Response:
         fragment = request.query_params.get("fragment") == "1"
         return await site.page(("leaderboard", fragment), functools.partial(
-            _leaderboard, fragment=fragment))
+            pages.leaderboard_page, fragment=fragment, refresh=site.data.refresh_every))
 
     async def leaderboard_json(request: Request) -> Response:
         text = await site.text(("leaderboard.json",),
@@ -179,10 +179,6 @@ def routes(site: Site) -> list[Any]:
         Route("/live/{table:int}/stream", live_stream),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
-
-
-def _leaderboard(standings: Standings, *, fragment: bool) -> str:
-    return pages.leaderboard_page(standings, fragment=fragment)
 
 
 def make_app(data: EventData, live: LiveTables | None = None) -> Starlette:

@@ -25,6 +25,8 @@ from arena.web.history import History, rating_history
 
 #: Seconds between two looks at the games count (each look is one query).
 CHECK_EVERY = 1.0
+#: Seconds between two looks of an open leaderboard page at the standings' version.
+REFRESH = 5.0
 #: What the pages say when no event is given.
 NO_EVENT = "no event database given (arena web --db FILE)"
 
@@ -122,12 +124,15 @@ class EventData:
 
     def __init__(self, storage: Storage | None, *, resamples: int = DEFAULT_RESAMPLES,
                  logs: Path | None = None, check_every: float = CHECK_EVERY,
+                 refresh: float = REFRESH,
                  empty: str = NO_EVENT,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.storage = storage
         self.resamples = resamples
         self.logs = logs
         self.check_every = check_every
+        #: Seconds between two looks of an open leaderboard page at the games count.
+        self.refresh_every = refresh
         self.clock = clock
         self.standings: Standings | None = None if storage is not None else nothing(empty)
         self._lock = threading.Lock()  # the storage's connection: one thread at a time

@@ -76,10 +76,11 @@ def title_of(standings: Standings) -> str:
         if standings.empty is None else "arena"
 
 
-def leaderboard_page(standings: Standings, *, fragment: bool = False) -> str:
+def leaderboard_page(standings: Standings, *, fragment: bool = False,
+                     refresh: float = 5.0) -> str:
     return render("leaderboard_table.html" if fragment else "leaderboard.html",
                   standings=standings, groups=leaderboard_groups(standings),
-                  title=title_of(standings))
+                  title=title_of(standings), refresh_ms=round(1000 * refresh))
 
 
 def game_line(standings: Standings, game: GameRecord, entrant: int | None) -> dict[str, Any]:

@@ -16,10 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 import trio
 
 from arena.events.export import open_event
+from arena.events.storage import SqliteStorage
 from arena.gameplay.gamelog import read_log
 from arena.web.serve import serve_pages
 from tests.helpers import connect_in_memory, log_files, make_server
@@ -72,7 +74,7 @@ class Site:
             self.server = make_server(self.folder / "live", hands=1)
             await nursery.start(self.server.serve, False)
             self.base = await nursery.start(functools.partial(
-                serve_pages, self.storage, port=0, server=self.server))
+                serve_pages, self.storage, port=0, server=self.server, refresh=0.2))
             self.ready.set()
 
     def play(self, pause_after: int) -> None:
@@ -161,6 +163,19 @@ def test_the_leaderboard_lists_every_bot_with_its_interval_as_text(site, page):
     page.goto(site.base + "/versus")
     assert page.locator("svg.matrix rect").count() > 0
     shot(page, "versus")
+    page.goto(site.base + "/")
+    page.locator("th", has_text="games").click()  # sorted, then the event goes on:
+    holder = page.locator("#leaderboard")
+    before = int(holder.get_attribute("data-version"))
+    writer = SqliteStorage(site.db)
+    game = site.storage.games()[0]
+    for index in (100, 101):
+        writer.add_game(attrs.evolve(game, tag=attrs.evolve(game.table, index=index)))
+    writer.close()
+    page.wait_for_function(f"+document.getElementById('leaderboard').dataset.version"
+                           f" === {before + 2}", timeout=15000)
+    counts = [int(row.locator("td").nth(4).inner_text()) for row in rows.all()]
+    assert sum(counts) == 3 * (before + 2) and counts == sorted(counts, reverse=True)
     page.set_viewport_size({"width": 390, "height": 844})  # a phone
     page.goto(site.base + "/")
     shot(page, "leaderboard-phone")

@@ -46,7 +46,7 @@ var arena = (function () {
           });
         });
       }).catch(function () {});
-    }, 5000);
+    }, +holder.dataset.refresh || 5000);
   }
   function liveList() {
     var list = document.getElementById("tables");
