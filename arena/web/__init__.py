@@ -11,6 +11,8 @@ through ``arena.gameplay``, and running tables through the spectators' public vi
 - :mod:`arena.web.frames`: a finished game's log as the steps of one view (public, a seat's,
   full);
 - :mod:`arena.web.live`: running tables as a spectator sees them;
-- :mod:`arena.web.svg`: the plots, drawn on the server;
+- :mod:`arena.web.svg`: the plots, drawn on the server; :mod:`arena.web.pages`: the pages'
+  HTML from the standings (Jinja2 templates in ``templates/``, script and style in
+  ``static/``);
 - :mod:`arena.web.app`: the pages; :mod:`arena.web.serve`: serving them.
 """

@@ -3,7 +3,7 @@ history with its band, the head-to-head matrix in colours.  Every name is escape
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from markupsafe import Markup, escape
 
@@ -11,7 +11,8 @@ from arena.events.headtohead import HeadToHead
 from arena.web.history import Point
 
 
-def scale(lo: float, hi: float, width: float, pad: float = 4.0):  # type: ignore[no-untyped-def]
+def scale(lo: float, hi: float, width: float, pad: float = 4.0) -> Callable[[float], float]:
+    """Values from ``lo`` to ``hi`` as positions from ``pad`` to ``width - pad``."""
     span = (hi - lo) or 1.0
     return lambda value: pad + (value - lo) / span * (width - 2 * pad)
 
