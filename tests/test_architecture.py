@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The packages, each allowed to import only those before it (and itself).
-LAYERS = ("protocol", "games", "gameplay", "seating", "events", "edge", "launch", "kit", "cli")
+LAYERS = ("protocol", "games", "gameplay", "seating", "events", "edge", "launch", "web", "kit",
+          "cli")
 #: Imports allowed besides the layering: the kit plays against the reference bots.
 ALSO_ALLOWED = {("kit", "reference_bots")}
 #: The source trees the rules cover (tests and benchmarks are scripts around them).

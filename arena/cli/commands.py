@@ -20,6 +20,7 @@ import trio
 
 from arena import __version__
 from arena.cli.errors import SuggestingGroup, listen_failure
+from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, pages_beside
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
 from arena.games import GAMES
@@ -97,6 +98,8 @@ def main(verbose: bool) -> None:
 @click.option("--tally-games", type=click.IntRange(min=1), default=10, show_default=True,
               help="New games at least between two running tallies.")
 @plain_logs_option
+@WEB_OPTION
+@WEB_HOST_OPTION
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
@@ -105,7 +108,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | None,
-          **flags: Any) -> None:
+          web_port: int | None, web_host: str, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
@@ -136,11 +139,13 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         config = attrs.evolve(config, prepare_hello=view.prepare)
     host_games(config, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
-               checker=view and view.check)
+               checker=view and view.check,
+               web=None if web_port is None else ((web_host, web_port), db_file))
 
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
-               quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None) -> None:
+               quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
+               web: tuple[tuple[str, int], Path | None] | None = None) -> None:
     """Serve ``config``'s game with arrival seating (``games`` at most) until Ctrl-C: a line
     per game unless ``quiet``, the running tallies, the summary; failures as one line."""
     from arena.edge.serve_report import Tally
@@ -179,9 +184,10 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
         tune_garbage_collector()
-        await run_serve(server, games=games, tally=tally, tally_every=tally_every,
-                        banner=banner,
-                        out=click.echo, err=lambda line: click.echo(line, err=True))
+        async with pages_beside(server, *(web or (None, None))):  # arena serve --web
+            await run_serve(server, games=games, tally=tally, tally_every=tally_every,
+                            banner=banner,
+                            out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
                                        f"written to {log_dir} (is the disk full?)")
@@ -354,10 +360,11 @@ def schema(game_name: str | None) -> None:
 from arena.cli.bots import bots, open_registry_view  # noqa: E402 - registration
 from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
 from arena.cli.export import export  # noqa: E402 - an event's games in one file
+from arena.cli.web import web  # noqa: E402 - the competition pages
 from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
 from arena.kit.play import play  # noqa: E402 - a person at the table
 
-for command in (tournament, ratings, sprt, export, play, check_bot, bots):
+for command in (tournament, ratings, sprt, export, play, check_bot, bots, web):
     main.add_command(command)
 
 

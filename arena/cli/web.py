@@ -1,0 +1,105 @@
+"""``arena web``: the competition pages of a stored event or ladder in a browser."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+@click.command()
+@click.option("--db", type=click.Path(path_type=Path), required=True,
+              help="The event's database (arena tournament --db, arena serve --db).")
+@click.option("--logs", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The folder of the game logs, when they are no longer where the database "
+                   "says (the replays read them).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (another than 127.0.0.1 shows the pages to others).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="Port (0: any free).")
+def web(db: Path, logs: Path | None, host: str, port: int) -> None:
+    """Serve the pages of a stored event: leaderboard, each bot's page, head to head and
+    replays of its games.  Read-only; Ctrl-C stops."""
+    import signal
+
+    import trio
+
+    from arena.events.export import NotAnEvent, open_event
+    from arena.web.serve import serve_pages
+
+    try:
+        storage = open_event(db)
+    except NotAnEvent as exc:
+        raise click.UsageError(str(exc)) from None
+    if logs is not None and not logs.is_dir():
+        raise click.UsageError(f"--logs {logs}: no such folder")
+
+    async def run() -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                address = await nursery.start(functools.partial(
+                    serve_pages, storage, host=host, port=port, logs=logs))
+                click.echo(f"arena: the pages of {db} at {address}/ ; Ctrl-C stops")
+                async for _ in signals:
+                    break
+                nursery.cancel_scope.cancel()
+        click.echo("arena: stopped")
+
+    try:
+        trio.run(run)
+    except OSError as exc:
+        raise click.ClickException(f"cannot serve on {host}:{port}: {exc.strerror or exc}") \
+            from None
+    finally:
+        storage.close()
+
+
+WEB_OPTION = click.option(
+    "--web", "web_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+    help="Also serve the competition pages on this port (live tables, and the leaderboard "
+         "of the games stored in --db), on 127.0.0.1 unless --web-host says otherwise.")
+WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=True,
+                               help="Address of the --web pages.")
+
+
+@contextlib.asynccontextmanager
+async def pages_beside(server: Any, web: tuple[str, int] | None,
+                       db: Path | None) -> AsyncIterator[None]:
+    """``arena serve --web``: the pages served in the server's trio process while the body
+    runs (nothing when ``web`` is None); a port that cannot be had is one line."""
+    if web is None:
+        yield
+        return
+    import trio
+
+    from arena.events.export import NotAnEvent, open_event
+    from arena.web.serve import serve_pages
+
+    storage, empty = None, "no games stored here (arena serve --db FILE stores them)"
+    if db is not None:
+        try:
+            storage = await trio.to_thread.run_sync(open_event, db)
+        except NotAnEvent as exc:
+            empty = f"no games stored yet: {exc}"
+    failed: OSError | None = None
+    async with trio.open_nursery() as nursery:
+        try:
+            address = await nursery.start(functools.partial(
+                serve_pages, storage, host=web[0], port=web[1], server=server, empty=empty))
+        except OSError as exc:
+            failed = exc
+        else:
+            click.echo(f"arena: the pages at {address}/ (live tables at {address}/live)")
+            try:
+                yield
+            finally:
+                nursery.cancel_scope.cancel()
+    if storage is not None:
+        storage.close()
+    if failed is not None:
+        raise click.ClickException(f"cannot serve the pages on {web[0]}:{web[1]}: "
+                                   f"{failed.strerror or failed}")

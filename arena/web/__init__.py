@@ -1,0 +1,18 @@
+"""The competition pages in a browser (``arena web``, ``arena serve --web``): an ASGI
+application (Starlette, Jinja2 templates, static files shipped with the package) served by
+hypercorn's trio worker.  Read-only: it reads an event's storage through the ``Storage``
+protocol and the leaderboard, head-to-head and group functions of ``arena.events``, game logs
+through ``arena.gameplay``, and running tables through the spectators' public view
+(``arena.edge``).
+
+- :mod:`arena.web.data`: an event's standings, fitted off the event loop and cached until
+  the games count changes;
+- :mod:`arena.web.history`: each bot's rating over time;
+- :mod:`arena.web.frames`: a finished game's log as the steps of one view (public, a seat's,
+  full);
+- :mod:`arena.web.live`: running tables as a spectator sees them;
+- :mod:`arena.web.svg`: the plots, drawn on the server; :mod:`arena.web.pages`: the pages'
+  HTML from the standings (Jinja2 templates in ``templates/``, script and style in
+  ``static/``);
+- :mod:`arena.web.app`: the pages; :mod:`arena.web.serve`: serving them.
+"""

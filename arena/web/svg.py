@@ -1,0 +1,113 @@
+"""The pictures, drawn on the server as SVG: a rating's interval as an error bar, a bot's rating
+history with its band, the head-to-head matrix in colours.  Every name is escaped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from markupsafe import Markup, escape
+
+from arena.events.headtohead import HeadToHead
+from arena.web.history import Point
+
+
+def scale(lo: float, hi: float, width: float, pad: float = 4.0) -> Callable[[float], float]:
+    """Values from ``lo`` to ``hi`` as positions from ``pad`` to ``width - pad``."""
+    span = (hi - lo) or 1.0
+    return lambda value: pad + (value - lo) / span * (width - 2 * pad)
+
+
+def error_bar(elo: float, low: float | None, high: float | None, axis: tuple[float, float],
+              width: int = 160, height: int = 16) -> Markup:
+    """The rating as a dot, its 95 % interval as a bar (none when the data is thin)."""
+    x = scale(axis[0], axis[1], width)
+    mid = height / 2
+    parts = [f'<svg class="bar" width="{width}" height="{height}" viewBox="0 0 {width} '
+             f'{height}" role="img" aria-label="Elo {elo:.0f}">']
+    if low is not None and high is not None:
+        parts.append(f'<line x1="{x(low):.1f}" y1="{mid}" x2="{x(high):.1f}" y2="{mid}" '
+                     'class="interval"/>')
+        for end in (low, high):
+            parts.append(f'<line x1="{x(end):.1f}" y1="{mid - 4}" x2="{x(end):.1f}" '
+                         f'y2="{mid + 4}" class="interval"/>')
+    parts.append(f'<circle cx="{x(elo):.1f}" cy="{mid}" r="3.5" class="elo"/></svg>')
+    return Markup("".join(parts))
+
+
+def axis_of(values: Sequence[tuple[float, float | None, float | None]]) -> tuple[float, float]:
+    """The range that holds every (elo, low, high), a little wider."""
+    seen = [v for triple in values for v in triple if v is not None]
+    if not seen:
+        return (1400.0, 1600.0)
+    lo, hi = min(seen), max(seen)
+    return (lo - 10, hi + 10)
+
+
+def history_plot(points: Sequence[Point], width: int = 560, height: int = 220) -> Markup:
+    """Elo against games stored, the band shaded where it is known."""
+    if not points:
+        return Markup('<p class="note">No rating history yet.</p>')
+    axis = axis_of([(p.elo, p.low, p.high) for p in points])
+    left, bottom = 44, 24
+    x = scale(0, max(p.games for p in points), width - left)
+    y = scale(axis[1], axis[0], height - bottom)
+    parts = [f'<svg class="history" viewBox="0 0 {width} {height}" role="img" '
+             'aria-label="rating history" preserveAspectRatio="xMinYMin meet">']
+    banded = [p for p in points if p.low is not None and p.high is not None]
+    if banded:
+        upper = " ".join(f"{left + x(p.games):.1f},{y(p.high):.1f}" for p in banded)  # type: ignore[arg-type]
+        lower = " ".join(f"{left + x(p.games):.1f},{y(p.low):.1f}"  # type: ignore[arg-type]
+                         for p in reversed(banded))
+        parts.append(f'<polygon class="band" points="{upper} {lower}"/>')
+    line = " ".join(f"{left + x(p.games):.1f},{y(p.elo):.1f}" for p in points)
+    parts.append(f'<polyline class="line" points="{line}"/>')
+    for p in points:
+        parts.append(f'<circle cx="{left + x(p.games):.1f}" cy="{y(p.elo):.1f}" r="2.5" '
+                     f'class="elo"><title>{p.games} games: {p.elo:.0f}</title></circle>')
+    for value in (axis[0], (axis[0] + axis[1]) / 2, axis[1]):
+        parts.append(f'<text x="2" y="{y(value) + 4:.1f}" class="tick">{value:.0f}</text>')
+    parts.append(f'<text x="{left}" y="{height - 6}" class="tick">0</text>'
+                 f'<text x="{width - 4}" y="{height - 6}" class="tick" text-anchor="end">'
+                 f'{max(p.games for p in points)} games</text></svg>')
+    return Markup("".join(parts))
+
+
+def colour(share: float) -> str:
+    """Red (loses every comparison) through grey to green (wins every one)."""
+    red = round(200 - 140 * share)
+    green = round(60 + 140 * share)
+    return f"rgb({red},{green},90)"
+
+
+def matrix(names: Sequence[str], order: Sequence[int], entries: Sequence[HeadToHead],
+           cell: int = 14) -> Markup:
+    """Row bot against column bot: the colour is the row's share of the pairwise results
+    (a tie is half), its title the counts; blank where they never met."""
+    share: dict[tuple[int, int], tuple[float, str]] = {}
+    for e in entries:
+        a, b = e.entrants
+        total = e.wins + e.ties + e.losses
+        if not total:
+            continue
+        share[a, b] = ((e.wins + e.ties / 2) / total, f"{e.wins}-{e.ties}-{e.losses}")
+        share[b, a] = ((e.losses + e.ties / 2) / total, f"{e.losses}-{e.ties}-{e.wins}")
+    label = 120
+    size = label + cell * len(order)
+    parts = [f'<svg class="matrix" viewBox="0 0 {size} {size}" width="{size}" '
+             f'height="{size}" role="img" aria-label="head to head">']
+    for k, entrant in enumerate(order):
+        name = escape(names[entrant][:18])
+        parts.append(f'<text x="{label - 4}" y="{label + cell * k + cell - 3}" '
+                     f'text-anchor="end" class="tick">{name}</text>')
+        parts.append(f'<text transform="translate({label + cell * k + cell - 3},{label - 4}) '
+                     f'rotate(-60)" class="tick">{name}</text>')
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            found = share.get((a, b))
+            if found is None:
+                continue
+            parts.append(f'<rect x="{label + cell * j}" y="{label + cell * i}" width="{cell}" '
+                         f'height="{cell}" fill="{colour(found[0])}"><title>'
+                         f'{escape(names[a])} v {escape(names[b])}: {found[1]}</title></rect>')
+    parts.append("</svg>")
+    return Markup("".join(parts))

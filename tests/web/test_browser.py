@@ -1,0 +1,240 @@
+"""The pages in a real browser: Debian's headless chromium driven by Playwright.  One browser
+for the session, one site (an event's pages beside a live server, in a trio thread) for the
+module.  Screenshots of each page go to test-artifacts/ (not committed).
+
+Without chromium (or Playwright) these tests are skipped, except in CI (CI=true), where they
+fail: .ci/run installs chromium."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import trio
+
+from arena.events.export import open_event
+from arena.events.storage import SqliteStorage
+from arena.gameplay.gamelog import read_log
+from arena.web.serve import serve_pages
+from tests.helpers import connect_in_memory, log_files, make_server
+from tests.web.events import HOSTILE, make_event
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+NAMES = ["alpha", "beta", HOSTILE, "delta", "epsilon"]
+
+
+def unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}: CI must run the browser tests (.ci/run installs chromium)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        unavailable(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("Playwright is not installed (pip install '.[test]')")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+class Site:
+    """An event's pages beside a live chochlik server, in a trio loop of their own thread
+    (the browser's calls block); :meth:`play` seats three slow bots at a table."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.db = make_event(folder, NAMES, tables=20)
+        self.storage = open_event(self.db)
+        self.ready = threading.Event()
+        self.base = ""
+        self.thread = threading.Thread(target=trio.run, args=(self.main,), daemon=True)
+
+    async def main(self) -> None:
+        self.token = trio.lowlevel.current_trio_token()
+        async with trio.open_nursery() as nursery:
+            self.scope = nursery.cancel_scope
+            self.nursery = nursery
+            self.server = make_server(self.folder / "live", hands=1)
+            await nursery.start(self.server.serve, False)
+            self.base = await nursery.start(functools.partial(
+                serve_pages, self.storage, port=0, server=self.server, refresh=0.2))
+            self.ready.set()
+
+    def play(self, pause_after: int) -> None:
+        """Three bots play a game; after ``pause_after`` answers they wait for
+        :meth:`resume`."""
+        self.gate = trio.Event()
+        answers = 0
+
+        async def bot(i: int) -> None:
+            nonlocal answers
+            client = await connect_in_memory(self.nursery, self.server)
+            await client.hello(f"live{i}")
+            rng = random.Random(i)
+            while (message := await client.receive()) is not None:
+                if message["type"] == "request":
+                    answers += 1
+                    if answers > pause_after:
+                        await self.gate.wait()
+                    await trio.sleep(0.01)
+                    await client.send({"type": "action", "id": message["id"],
+                                       "action": rng.choice(message["legal"])})
+                elif message["type"] == "game_end":
+                    return
+
+        def start() -> None:
+            for i in range(3):
+                self.nursery.start_soon(bot, i)
+        trio.from_thread.run_sync(start, trio_token=self.token)
+
+    def resume(self) -> None:
+        trio.from_thread.run_sync(self.gate.set, trio_token=self.token)
+
+    def stop(self) -> None:
+        trio.from_thread.run_sync(self.scope.cancel, trio_token=self.token)
+        self.thread.join(10)
+        self.storage.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    running = Site(tmp_path_factory.mktemp("site"))
+    running.thread.start()
+    assert running.ready.wait(30)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    opened = context.new_page()
+    dialogs: list[str] = []
+    opened.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    opened.dialogs = dialogs
+    yield opened
+    context.close()
+    assert dialogs == []  # no script of a bot's name ever ran
+
+
+def sorted_keys(value: Any) -> Any:
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_the_leaderboard_lists_every_bot_with_its_interval_as_text(site, page):
+    page.goto(site.base + "/")
+    rows = page.locator("tr.bot-row")
+    assert rows.count() == len(NAMES)
+    assert sorted(page.locator("a.bot-name").all_inner_texts()) == sorted(NAMES)
+    assert page.locator("tr.bot-row svg.bar line.interval").count() == 3 * len(NAMES)
+    assert all(".." in text for text in page.locator("span.range").all_inner_texts())
+    assert page.locator("script", has_text="alert(1)").count() == 0
+    games = page.locator("th", has_text="games")
+    games.click()
+    counts = [int(row.locator("td").nth(4).inner_text()) for row in rows.all()]
+    assert counts == sorted(counts, reverse=True)
+    shot(page, "leaderboard")
+    page.get_by_role("link", name=HOSTILE).click()
+    assert page.locator("h1").inner_text() == HOSTILE
+    assert page.locator("svg.history polyline").count() == 1
+    shot(page, "bot")
+    page.goto(site.base + "/versus")
+    assert page.locator("svg.matrix rect").count() > 0
+    shot(page, "versus")
+    page.goto(site.base + "/")
+    page.locator("th", has_text="games").click()  # sorted, then the event goes on:
+    holder = page.locator("#leaderboard")
+    before = int(holder.get_attribute("data-version"))
+    writer = SqliteStorage(site.db)
+    game = site.storage.games()[0]
+    for index in (100, 101):
+        writer.add_game(attrs.evolve(game, tag=attrs.evolve(game.table, index=index)))
+    writer.close()
+    page.wait_for_function(f"+document.getElementById('leaderboard').dataset.version"
+                           f" === {before + 2}", timeout=15000)
+    counts = [int(row.locator("td").nth(4).inner_text()) for row in rows.all()]
+    assert sum(counts) == 3 * (before + 2) and counts == sorted(counts, reverse=True)
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone
+    page.goto(site.base + "/")
+    shot(page, "leaderboard-phone")
+
+
+def test_the_replay_steps_switches_views_and_shows_the_public_nothing_private(site, page):
+    game = site.storage.games()[0]
+    records = read_log(game.log_path)
+    page.goto(f"{site.base}/game/{game.planned}")
+    position = page.locator("#position")
+    total = int(position.inner_text().split("/")[1])
+    assert position.inner_text() == f"0 / {total}" and total > 3
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert position.inner_text() == f"3 / {total}"
+    page.click("#prev")
+    assert position.inner_text() == f"2 / {total}"
+    page.click("#last")
+    assert page.locator("table.headline th", has_text="bottle price").count() == 1
+    shot(page, "replay-public")
+    # as the page has them: JSON with sorted keys
+    private = sorted_keys([{"type": "event", "kind": r["kind"], "data": r["data"]}
+                           for r in records if r["type"] == "event" and r["to"] is not None])
+    public = sorted_keys([{"type": "event", "kind": r["kind"], "data": r["data"]}
+                          for r in records if r["type"] == "event" and r["to"] is None])
+    shown = page.evaluate("(steps) => steps.map(arenaViewer.describe)", private)
+    text = page.locator("main").inner_text()
+    assert private and not any(line in text for line in shown)
+    lines = page.locator("#steps li").all_inner_texts()
+    assert lines[:len(public)] == page.evaluate("(s) => s.map(arenaViewer.describe)", public)
+    page.click("#prev")
+    page.click("#prev")
+    moment = page.locator("#steps li.current").inner_text()  # a public event, seen by all
+    page.click("a.view[data-view=seat1]")
+    page.wait_for_url("**view=seat1**")
+    assert page.locator("#steps li.current").inner_text() == moment  # the same moment
+    assert page.locator("#steps li", has_text="asked").count() > 0
+    assert page.locator("table.observation").count() == 1
+    shot(page, "replay-seat")
+    page.click("a.view[data-view=full]")
+    page.wait_for_url("**view=full**")
+    assert page.locator("#steps li", has_text="seen by").count() > 0
+
+
+def test_a_live_table_advances_while_its_game_runs(site, page):
+    site.play(pause_after=8)
+    page.goto(site.base + "/live")
+    page.locator("#tables a").first.click(timeout=15000)
+    steps = "+document.getElementById('position').textContent.split(' / ')[1]"
+    page.wait_for_function(f"{steps} > 0", timeout=15000)
+    before = int(page.locator("#position").inner_text().split(" / ")[1])
+    site.resume()
+    page.wait_for_function(f"{steps} > {before}", timeout=15000)
+    page.wait_for_function("document.getElementById('status').textContent === 'over'",
+                           timeout=30000)
+    [log] = log_files(site.folder / "live" / "logs")
+    private = sorted_keys([{"type": "event", "kind": r["kind"], "data": r["data"]}
+                           for r in read_log(log) if r["type"] == "event" and r["to"]])
+    shown = page.evaluate("(steps) => steps.map(arenaViewer.describe)", private)
+    text = page.locator("main").inner_text()
+    assert private and not any(line in text for line in shown)
+    shot(page, "live-table")
