@@ -357,6 +357,10 @@ from arena.kit.play import play  # noqa: E402 - a person at the table
 for command in (tournament, ratings, sprt, export, play, check_bot, bots):
     main.add_command(command)
 
+from arena.cli.worker import worker  # noqa: E402 - an event's tables on many hosts
+
+main.add_command(worker)
+
 
 if __name__ == "__main__":
     main()

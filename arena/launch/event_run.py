@@ -17,6 +17,7 @@ import trio
 
 from arena.edge.server import tune_garbage_collector
 from arena.events.leaderboard import format_table, leaderboard
+from arena.events.pg_storage import PostgresStorage
 from arena.events.progress import LiveView
 from arena.events.ratings import TableResult
 from arena.events.schedule import PlannedTable
@@ -42,7 +43,8 @@ class EventRun:
     summary and returns the exit status."""
 
     def __init__(self, settings: EventSettings, bots: Sequence[BotSpec],
-                 planned: Sequence[PlannedTable], storage: SqliteStorage, *, log_dir: Path,
+                 planned: Sequence[PlannedTable], storage: SqliteStorage | PostgresStorage, *,
+                 log_dir: Path,
                  concurrency: int, connect_timeout: float, echo: Echo, on_terminal: bool,
                  workers: int = 1, launch: BotLaunch | None = None,
                  registry: Mapping[str, str] | None = None, host: str = "127.0.0.1",
