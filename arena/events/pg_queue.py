@@ -39,6 +39,8 @@ T = TypeVar("T")
 
 #: Seconds between reconnection attempts (doubling up to the last).
 RETRY_DELAYS = (0.1, 0.2, 0.5, 1.0, 2.0)
+#: The channel a change of the queue is notified on (a game stored, tables given back).
+CHANGED = "arena_queue"
 
 CLAIM = """
 WITH open AS (
@@ -109,6 +111,8 @@ class WorkQueue:
         self.url, self.worker, self.lease_seconds = url, worker, lease_seconds
         self.work = Link(url, patience)
         self.beat = Link(url, patience)  # the heartbeat's own: never behind a slow store
+        self.listen = Link(url, patience)  # hears of changes (LISTEN) while nothing is free
+        self.listening: psycopg.Connection[Any] | None = None
         self.lease: int | None = None
 
     def _params(self, **more: Any) -> dict[str, Any]:
@@ -174,6 +178,7 @@ class WorkQueue:
                     return False
                 if db.execute(INSERT_GAME, (*row, self.worker)).rowcount != 1:
                     raise psycopg.Rollback(transaction)  # stored already: nothing changes
+                db.execute(f"NOTIFY {CHANGED}")  # sent if it commits
                 return True
             return False  # rolled back
 
@@ -181,17 +186,38 @@ class WorkQueue:
 
     def release(self) -> None:
         """Give back the tables this worker holds but has not played (drained)."""
-        self.work.call(lambda db: db.execute(
-            "UPDATE planned SET lease = NULL, lease_until = NULL, worker = NULL "
-            "WHERE lease = %(lease)s AND NOT done", self._params()))
+        def release(db: psycopg.Connection[Any]) -> None:
+            with db.transaction():
+                if db.execute("UPDATE planned SET lease = NULL, lease_until = NULL, "
+                              "worker = NULL WHERE lease = %(lease)s AND NOT done",
+                              self._params()).rowcount:
+                    db.execute(f"NOTIFY {CHANGED}")
 
-    def open_tables(self) -> int:
-        """Tables not stored yet (held by a worker or not)."""
-        def count(db: psycopg.Connection[Any]) -> int:
-            row = db.execute("SELECT count(*) FROM planned WHERE NOT done").fetchone()
-            return int(row[0]) if row else 0
+        self.work.call(release)
+
+    def open_tables(self) -> tuple[int, float]:
+        """Tables not stored yet (held by a worker or not), and the seconds until the first
+        lease holding one may expire (0 when one is free)."""
+        def count(db: psycopg.Connection[Any]) -> tuple[int, float]:
+            row = db.execute(
+                "SELECT count(*), coalesce(extract(epoch FROM min(coalesce(lease_until, "
+                "now())) - now()), 0) FROM planned WHERE NOT done").fetchone()
+            return (int(row[0]), max(0.0, float(row[1]))) if row else (0, 0.0)
 
         return self.work.call(count)
+
+    def wait_for_change(self, timeout: float) -> None:
+        """Return when the queue changes (a game stored, tables given back), or after
+        ``timeout`` seconds.  Listening starts at the first call; a change since then
+        returns at once."""
+        def wait(db: psycopg.Connection[Any]) -> None:
+            if self.listening is not db:  # a new connection: listen again
+                db.execute(f"LISTEN {CHANGED}")
+                self.listening = db
+            for _ in db.notifies(timeout=timeout, stop_after=1):
+                pass
+
+        self.listen.call(wait)
 
     def finish(self, state: str) -> None:
         """Say how this worker ended (``done``, ``drained``, ``failed``)."""
@@ -200,8 +226,8 @@ class WorkQueue:
             "%(worker)s AND lease = %(lease)s", self._params(state=state)))
 
     def close(self) -> None:
-        self.work.close()
-        self.beat.close()
+        for link in (self.work, self.beat, self.listen):
+            link.close()
 
 
 @attrs.frozen

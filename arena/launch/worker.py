@@ -9,7 +9,8 @@ the same machinery as ``arena tournament``), and stores each game as it ends, re
 table in the same transaction.  A heartbeat renews the lease every third of it.  A result its
 lease no longer covers (it expired: the network was cut, the worker stalled) is refused and
 not counted: another worker plays that table.  When every open table is held by other
-workers, it waits (a lease may expire) and claims again.
+workers, it waits until the queue changes (LISTEN: a game stored, tables given back) or the
+first of their leases may expire, and claims again.
 
 A first Ctrl-C (or SIGTERM) drains: the running games finish and are stored, the batch's other
 tables are given back; a second stops at once (the running games are played again by whoever
@@ -104,9 +105,10 @@ class EventWorker:
         self.connect_timeout, self.compress_logs, self.echo = (connect_timeout, compress_logs,
                                                                echo)
         self.launch = launch if launch is not None else BotLaunch()
-        #: Seconds to wait when others hold every open table (one may come free).
+        #: Seconds to wait at most when others hold every open table (unless a change or
+        #: the first of their leases to expire comes sooner).
         self.wait_seconds = (wait_seconds if wait_seconds is not None
-                             else queue.lease_seconds / 2)
+                             else queue.lease_seconds)
         self.storage = QueueStorage(queue)
         self.report = WorkerReport()
         self.current: Tournament | None = None
@@ -142,10 +144,10 @@ class EventWorker:
         while not self.report.drained and not self.report.failures:
             claimed = await trio.to_thread.run_sync(self.queue.claim, self.batch)
             if not claimed:
-                if not await trio.to_thread.run_sync(self.queue.open_tables):
+                left, expiry = await trio.to_thread.run_sync(self.queue.open_tables)
+                if not left:
                     return  # every game is stored
-                with trio.move_on_after(self.wait_seconds):
-                    await self._wake.wait()  # drained meanwhile, or a lease may have expired
+                await self._wait(min(self.wait_seconds, expiry + 0.05))
                 continue
             self.current = Tournament(
                 self.spec, self.options, self.bots, [self.planned[i] for i in claimed],
@@ -164,6 +166,19 @@ class EventWorker:
             self.report.failures += [line for run in batch.runs if run.failed
                                      for line in run.failure_lines()]
             await trio.to_thread.run_sync(self.queue.release)  # drained: not played
+
+    async def _wait(self, seconds: float) -> None:
+        """Until the queue changes (a game stored, tables given back: the last tables may be
+        done, or free), ``seconds`` pass (a lease may have expired), or a drain."""
+        async with trio.open_nursery() as nursery:
+            async def changed() -> None:
+                await trio.to_thread.run_sync(self.queue.wait_for_change, seconds,
+                                              abandon_on_cancel=True)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(changed)
+            await self._wake.wait()
+            nursery.cancel_scope.cancel()
 
     def _stored(self, game: GameRecord) -> None:
         self.report.played += 1
