@@ -33,10 +33,13 @@ def plan_event(url: str, bots: list[BotSpec], sets: int = 2) -> None:
     assert f"{4 * 3 * sets // 2} games planned" in planned.output
 
 
-def start_worker(url: str, folder: Path, *extra: str, **popen) -> subprocess.Popen:
+def start_worker(url: str, folder: Path, *extra: str, netns: str | None = None,
+                 **popen) -> subprocess.Popen:
+    """An ``arena worker`` process (in the network namespace ``netns``, if given)."""
     folder.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", "worker", "--db", url, "--batch", "2",
+        [*(["ip", "netns", "exec", netns] if netns else []),
+         sys.executable, "-m", "arena", "worker", "--db", url, "--batch", "2",
          "--log-dir", str(folder / "logs"), *extra],
         cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}, **popen)
