@@ -9,10 +9,10 @@ the queue and the store.
   run) and ``lease_until`` (the database's clock plus the lease's seconds).
 - **Heartbeat.**  The worker renews ``lease_until`` of the rows it holds (and of its
   ``workers`` row) every third of the lease; a lease already expired is never renewed.
-- **Store.**  In ONE transaction: the row is marked done if the worker's lease still holds it
-  and has not expired, and the game is inserted; otherwise nothing changes and the result is
-  refused (a late result of a dead lease: another worker plays or played that table).  So
-  every planned game is stored exactly once.
+- **Store.**  In ONE transaction (one statement, :data:`STORE`): the row is marked done if the
+  worker's lease still holds it and has not expired, and the game is inserted; otherwise
+  nothing changes and the result is refused (a late result of a dead lease: another worker
+  plays or played that table).  So every planned game is stored exactly once.
 - ``workers``: a row per worker (host, pid, lease, state, last heartbeat): with the rows each
   holds, what every worker is running (``arena tournament --status``).
 
@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 import attrs
 import psycopg
 
-from arena.events.pg_storage import INSERT_GAME, connect, migrate
-from arena.events.storage import game_row
+from arena.events.pg_storage import connect, migrate
+from arena.events.storage import GAME_COLUMNS, game_row
 from arena.gameplay.records import GameRecord
 
 T = TypeVar("T")
@@ -51,6 +51,26 @@ UPDATE planned SET lease = %(lease)s, worker = %(worker)s, claimed_at = now(),
        lease_until = now() + make_interval(secs => %(seconds)s)
 FROM open WHERE planned.planned = open.planned
 RETURNING planned.planned
+"""
+
+
+#: The column types of a stored game (for the parameters of :data:`STORE`), then ``worker``.
+GAME_TYPES = ("integer", "integer", "integer", "text", "text", "text", "text", "text", "text",
+              "text", "integer", "text", "text", "double precision", "text", "text")
+
+#: Mark the table done if this lease holds it still, and insert its game: one statement, so
+#: one transaction; the change is notified (:meth:`WorkQueue.wait_for_change`).  Its one row
+#: is the number of games stored (0 or 1).
+STORE = f"""
+WITH held AS (
+    UPDATE planned SET done = true, lease_until = NULL
+    WHERE planned = %s AND lease = %s AND NOT done AND lease_until > now()
+    RETURNING planned),
+stored AS (
+    INSERT INTO games ({', '.join(GAME_COLUMNS)}, worker)
+    SELECT {', '.join(f'%s::{kind}' for kind in GAME_TYPES)} FROM held
+    ON CONFLICT (planned) DO NOTHING RETURNING planned)
+SELECT count(*) FROM (SELECT pg_notify('{CHANGED}', '') FROM stored) AS notified
 """
 
 
@@ -141,10 +161,10 @@ class WorkQueue:
         return self.lease
 
     def claim(self, count: int) -> list[int]:
-        """Up to ``count`` open tables nobody holds, now held by this worker's lease."""
+        """Up to ``count`` open tables nobody holds, now held by this worker's lease (one
+        statement: its own transaction)."""
         def claim(db: psycopg.Connection[Any]) -> list[int]:
-            with db.transaction():
-                rows = db.execute(CLAIM, self._params(n=count)).fetchall()
+            rows = db.execute(CLAIM, self._params(n=count)).fetchall()
             return sorted(planned for (planned,) in rows)
 
         return self.work.call(claim)
@@ -165,22 +185,13 @@ class WorkQueue:
 
     def store(self, game: GameRecord) -> bool:
         """Store a game of a table this worker's lease holds and release it, in one
-        transaction; False (nothing stored) when the lease no longer holds it."""
+        transaction (one statement); False (nothing stored) when the lease no longer holds
+        it."""
         row = game_row(game)
 
         def store(db: psycopg.Connection[Any]) -> bool:
-            with db.transaction() as transaction:
-                held = db.execute(
-                    "UPDATE planned SET done = true, lease_until = NULL WHERE planned = "
-                    "%(planned)s AND lease = %(lease)s AND NOT done AND lease_until > now()",
-                    self._params(planned=row[0])).rowcount
-                if held != 1:
-                    return False
-                if db.execute(INSERT_GAME, (*row, self.worker)).rowcount != 1:
-                    raise psycopg.Rollback(transaction)  # stored already: nothing changes
-                db.execute(f"NOTIFY {CHANGED}")  # sent if it commits
-                return True
-            return False  # rolled back
+            found = db.execute(STORE, (row[0], self.lease, *row, self.worker)).fetchone()
+            return bool(found and found[0] == 1)
 
         return self.work.call(store)
 
