@@ -52,11 +52,15 @@ def fake_game(planned: int) -> GameRecord:
                       seconds=0.01, tag=table)
 
 
-def new_event(admin_url: str, name: str, tables: int) -> str:
+def new_database(admin_url: str, name: str) -> str:
     with connect(admin_url) as db:
         db.execute(f"DROP DATABASE IF EXISTS {name}")
         db.execute(f"CREATE DATABASE {name}")
-    url = admin_url.replace("/postgres", f"/{name}", 1)
+    return admin_url.replace("/postgres", f"/{name}", 1)
+
+
+def new_event(admin_url: str, name: str, tables: int) -> str:
+    url = new_database(admin_url, name)
     storage = PostgresStorage(url)
     storage.write_event({"seed": "bench"}, [("a", "x"), ("b", "x"), ("c", "x")])
     storage.close()
@@ -173,7 +177,7 @@ def scale(admin_url: str, workers: int, processes: int, seconds: float,
 
 
 def games_per_minute(admin_url: str, workers: int, sets: int) -> float:
-    url = new_event(admin_url, f"bench_games_{workers}", 0)
+    url = new_database(admin_url, f"bench_games_{workers}")
     planned = subprocess.run(
         [sys.executable, "-m", "arena", "tournament", "--game", "chochlik", "--sets", str(sets),
          "--seed", "bench", "--db", url, "--plan-only", "--bot", "random", "--bot", "random",

@@ -20,6 +20,7 @@ import trio
 
 from arena import __version__
 from arena.cli.errors import SuggestingGroup, listen_failure
+from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
 from arena.games import GAMES
@@ -63,9 +64,10 @@ def main(verbose: bool) -> None:
               type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Registered players: a file of 'name token' lines. Only they are admitted, "
                    "each with its token (default: open to anyone).")
-@click.option("--db", "db_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--db", "db_file", type=Database(exists=True),
               default=None,
-              help="Admit only the bots registered in this SQLite file (made by arena bots add).")
+              help="Admit only the bots registered in this SQLite file (made by arena bots add), "
+                   "or PostgreSQL URL.")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
@@ -104,7 +106,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
           transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
-          tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | None,
+          tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
           **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats

@@ -5,7 +5,8 @@ The rows are SQLite's (:data:`~arena.events.storage.GAME_COLUMNS`, JSON lists as
 read back by the same :func:`~arena.events.storage.stored_record`, so both backends give the
 same records; a game row also says which worker stored it (``worker``, NULL when stored by
 ``arena tournament`` itself).  The work queue of ``arena worker`` (the ``planned`` and
-``workers`` tables) is :mod:`arena.events.pg_queue`.
+``workers`` tables) is :mod:`arena.events.pg_queue`, the registered bots (``bots``,
+``registry_version``) :mod:`arena.events.pg_registry`.
 
 Schema migrations: the ``schema_version`` table holds the version the database is at; opening
 applies the :data:`PG_MIGRATIONS` after it, under a transaction-scoped advisory lock (workers
@@ -50,6 +51,12 @@ PG_MIGRATIONS = (
         worker TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL,
         lease BIGINT NOT NULL, state TEXT NOT NULL, started_at TIMESTAMPTZ NOT NULL,
         heartbeat_at TIMESTAMPTZ NOT NULL, lease_until TIMESTAMPTZ NOT NULL);
+    """,
+    """
+    CREATE TABLE bots (
+        name TEXT NOT NULL, folded TEXT PRIMARY KEY, salt BYTEA NOT NULL, hash BYTEA NOT NULL);
+    CREATE TABLE registry_version (version BIGINT NOT NULL);
+    INSERT INTO registry_version VALUES (0);
     """,
 )
 
