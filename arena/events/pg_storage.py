@@ -84,10 +84,20 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+#: TCP settings a connection gets unless its URL says otherwise: a peer gone silent (a cut
+#: network) fails the connection within about half a minute, so a worker reconnects instead of
+#: waiting for TCP's retries (a quarter of an hour).  Unix sockets ignore them.
+TCP_DEFAULTS = {"connect_timeout": "10", "tcp_user_timeout": "30000", "keepalives": "1",
+                "keepalives_idle": "30", "keepalives_interval": "10", "keepalives_count": "3"}
+
+
 def connect(url: str) -> psycopg.Connection[Any]:
     """A connection in autocommit (each transaction is an explicit block); a failure is a
     :class:`psycopg.OperationalError` saying why."""
-    return psycopg.connect(url, autocommit=True, connect_timeout=10)
+    given = psycopg.conninfo.conninfo_to_dict(url)
+    conninfo = psycopg.conninfo.make_conninfo(url, **{
+        key: value for key, value in TCP_DEFAULTS.items() if key not in given})
+    return psycopg.connect(conninfo, autocommit=True)
 
 
 def migrate(db: psycopg.Connection[Any]) -> None:

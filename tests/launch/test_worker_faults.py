@@ -176,7 +176,10 @@ def test_a_worker_cut_off_the_network_loses_its_lease_and_its_late_result_is_ref
         database = url.split("?")[0].rsplit("/", 1)[1]
         plan_event(url, pickers(tmp_path), sets=1)
         bot, fifo = slow_bot(tmp_path)
-        cut = start_worker(server.url(database, namespaces.here(0)), tmp_path / "cut",
+        # unacknowledged data fails its connection after 1.5 s (libpq's tcp_user_timeout),
+        # so the cut worker reconnects as soon as the link is back, not at TCP's next retry
+        cut = start_worker(server.url(database, namespaces.here(0)) + "?tcp_user_timeout=1500",
+                           tmp_path / "cut",
                            "--lease", "2", bot, netns=namespaces.names[0])
         mid_game(fifo)
         namespaces.cut(0)  # its connections hang: no heartbeat, no store
