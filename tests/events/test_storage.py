@@ -200,3 +200,14 @@ def test_a_database_written_before_records_loads_as_records(tmp_path):
         again = sqlite3.connect(copy.path).execute("SELECT * FROM games").fetchall()
         (row,) = [row for row in rows if row[0] == record.planned]
         assert again[0][:-1] == row[:-1]  # all but when it was written
+
+
+def test_the_postgresql_fixture_gives_each_test_an_empty_database(pg_url, pg_server):
+    """The fixture (tests/pg_fixture.py): a real server, reached over its Unix socket only."""
+    import psycopg
+
+    with psycopg.connect(pg_url) as db:
+        assert db.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+                          ).fetchone() == (0,)
+        assert db.execute("SHOW listen_addresses").fetchone() == ("",)
+    assert pg_server.new_database() != pg_url
