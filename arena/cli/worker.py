@@ -76,6 +76,10 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
         raise click.ClickException(str(exc)) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    remote = [bot.name for bot in bots if bot.remote]
+    if remote:
+        raise click.UsageError(f"{', '.join(remote)} connect(s) by themselves (@remote): a "
+                               "worker plays local bots only; give --bot NAME=CMD for each")
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)

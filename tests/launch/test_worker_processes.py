@@ -87,3 +87,19 @@ async def test_worker_processes_store_every_game_once_as_one_process_plays_it(
         assert by_worker[name.removeprefix("arena worker ")] == int(said.split()[0])
     shown = CliRunner().invoke(main, ["tournament", "--db", pg_url, "--status"])
     assert "6/6 games stored" in shown.output and shown.output.count(" done ") == count
+
+
+def test_a_worker_refuses_bots_it_cannot_launch_and_a_database_without_an_event(
+        tmp_path, pg_url, pg_server):
+    bots = pickers(tmp_path)[:2]
+    planned = CliRunner().invoke(main, [
+        "tournament", "--game", "chochlik", "--db", pg_url, "--plan-only",
+        *[f"--bot={bot.name}={bot.command}" for bot in bots], "--bot", "far=@remote"])
+    assert planned.exit_code == 0, planned.output
+    remote = CliRunner().invoke(main, ["worker", "--db", pg_url])
+    assert remote.exit_code == 2 and "far connect(s) by themselves" in remote.output
+    unknown = CliRunner().invoke(main, ["worker", "--db", pg_url, "--bot", "nobody=random"])
+    assert unknown.exit_code == 2 and "nobody: no such entrant" in unknown.output
+    empty = CliRunner().invoke(main, ["worker", "--db", pg_server.new_database()])
+    assert empty.exit_code == 1 and "holds no event" in empty.output
+    assert "Traceback" not in remote.output + unknown.output + empty.output
