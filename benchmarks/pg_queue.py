@@ -15,7 +15,8 @@ disk's) unless ``--db URL`` names one, and measures:
   claims per second sustained (goal >= 1,000/s), and every claimed table checked to have been
   claimed by one worker only (no double claim) and stored once.
 - **games**: real games per minute with 1, 2 and 4 ``arena worker`` processes on this machine
-  (chochlik, four reference bots, ``--sets`` duplicate sets; one table at a time per worker).
+  (chochlik, four reference bots, ``--sets`` duplicate sets; one table at a time per worker),
+  from their start to the last game stored; the counts interleaved over the repeats.
 
 Each figure is given with its spread over ``--repeats`` runs (median, min to max).  The last
 line is ``SUMMARY <json>``.
@@ -258,9 +259,11 @@ def main() -> None:
         if "games" in parts:
             print(f"real games per minute (chochlik, 4 reference bots, {args.sets} sets, "
                   f"{os.cpu_count()} cores):")
-            for workers in (1, 2, 4):
-                values = [games_per_minute(admin, workers, args.sets)
-                          for _ in range(args.repeats)]
+            rates: dict[int, list[float]] = {1: [], 2: [], 4: []}
+            for _ in range(args.repeats):  # interleaved: a change of the machine's load
+                for workers in rates:      # falls on every count alike
+                    rates[workers].append(games_per_minute(admin, workers, args.sets))
+            for workers, values in rates.items():
                 print(f"  {workers} worker(s){'':<12}{spread(values)}")
                 rows.append({"name": f"pg queue: games/min with {workers} workers",
                              "median": statistics.median(values), "min": min(values),
