@@ -10,33 +10,39 @@ from typing import Any
 
 import click
 
-DB_OPTION = click.option("--db", "db_file", required=True,
-                         type=click.Path(dir_okay=False, path_type=Path),
-                         help="The SQLite file of registered bots (created when missing).")
+from arena.cli.worker import Database
+
+DB_OPTION = click.option("--db", "db_file", required=True, type=Database(),
+                         help="The SQLite file of registered bots (created when missing), or "
+                              "a PostgreSQL URL (postgresql://...).")
 
 
 @contextmanager
-def registry(db_file: Path) -> Iterator[Any]:
+def registry(db_file: Path | str) -> Iterator[Any]:
     """The registry of ``db_file``; its errors as one line (exit status 1)."""
+    from arena.events.pg_registry import PgRegistry
     from arena.events.registry import Registry, RegistryError
 
     try:
-        with Registry(db_file) as opened:
+        with PgRegistry(db_file) if isinstance(db_file, str) else Registry(db_file) as opened:
             yield opened
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
 
 
-def open_registry_view(db_file: Path | None, tokens: Any) -> Any:
+def open_registry_view(db_file: Path | str | None, tokens: Any) -> Any:
     """``arena serve --db``: the registry's view hellos are checked against (None without)."""
     if db_file is None:
         return None
     if tokens is not None:
         raise click.UsageError("--db and --tokens: give one (arena bots import puts a tokens "
                                "file into the database)")
+    from arena.events.pg_registry import PgRegistry
     from arena.events.registry import RegistryError, RegistryView
 
     try:
+        if isinstance(db_file, str):
+            return RegistryView(Path(), PgRegistry(db_file, shared=True))
         return RegistryView(db_file)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
@@ -51,7 +57,7 @@ def bots() -> None:
 @bots.command()
 @click.argument("name")
 @DB_OPTION
-def add(name: str, db_file: Path) -> None:
+def add(name: str, db_file: Path | str) -> None:
     """Register NAME and print its token (shown only this once)."""
     with registry(db_file) as opened:
         token = opened.add(name)
@@ -60,7 +66,7 @@ def add(name: str, db_file: Path) -> None:
 
 @bots.command(name="list")
 @DB_OPTION
-def list_(db_file: Path) -> None:
+def list_(db_file: Path | str) -> None:
     """The registered names, one a line."""
     with registry(db_file) as opened:
         for name in opened.names():
@@ -70,7 +76,7 @@ def list_(db_file: Path) -> None:
 @bots.command()
 @click.argument("name")
 @DB_OPTION
-def remove(name: str, db_file: Path) -> None:
+def remove(name: str, db_file: Path | str) -> None:
     """Unregister NAME (a connected bot stays until it leaves)."""
     with registry(db_file) as opened:
         opened.remove(name)
@@ -81,7 +87,7 @@ def remove(name: str, db_file: Path) -> None:
 @click.argument("old")
 @click.argument("new")
 @DB_OPTION
-def rename(old: str, new: str, db_file: Path) -> None:
+def rename(old: str, new: str, db_file: Path | str) -> None:
     """Register OLD's token under the name NEW."""
     with registry(db_file) as opened:
         opened.rename(old, new)
@@ -93,7 +99,7 @@ def rename(old: str, new: str, db_file: Path) -> None:
 @click.option("--tokens", "tokens_file", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A `name token` file (as `arena serve --tokens`): each token is hashed.")
-def import_(db_file: Path, tokens_file: Path) -> None:
+def import_(db_file: Path | str, tokens_file: Path) -> None:
     """Register every bot of a tokens file with its token."""
     from arena.cli.events import load_tokens
 

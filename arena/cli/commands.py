@@ -21,6 +21,7 @@ import trio
 from arena import __version__
 from arena.cli.errors import SuggestingGroup, listen_failure
 from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, pages_beside
+from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
 from arena.games import GAMES
@@ -64,9 +65,10 @@ def main(verbose: bool) -> None:
               type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Registered players: a file of 'name token' lines. Only they are admitted, "
                    "each with its token (default: open to anyone).")
-@click.option("--db", "db_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--db", "db_file", type=Database(exists=True),
               default=None,
-              help="Admit only the bots registered in this SQLite file (made by arena bots add).")
+              help="Admit only the bots registered in this SQLite file (made by arena bots add), "
+                   "or PostgreSQL URL.")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
@@ -107,7 +109,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
           transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
-          tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | None,
+          tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
           web_port: int | None, web_host: str, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
@@ -145,7 +147,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
                quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
-               web: tuple[tuple[str, int], Path | None] | None = None) -> None:
+               web: tuple[tuple[str, int], Path | str | None] | None = None) -> None:
     """Serve ``config``'s game with arrival seating (``games`` at most) until Ctrl-C: a line
     per game unless ``quiet``, the running tallies, the summary; failures as one line."""
     from arena.edge.serve_report import Tally
@@ -366,6 +368,10 @@ from arena.kit.play import play  # noqa: E402 - a person at the table
 
 for command in (tournament, ratings, sprt, export, play, check_bot, bots, web):
     main.add_command(command)
+
+from arena.cli.worker import worker  # noqa: E402 - an event's tables on many hosts
+
+main.add_command(worker)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from click.core import ParameterSource
 
 from arena.cli.errors import listen_failure
 from arena.cli.resume import check_workers, kept_unless_given, resumed_pace
+from arena.cli.worker import Database
 from arena.events.schedule import Format
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
@@ -29,7 +30,7 @@ from arena.launch.options import (
 )
 
 #: Options that may go with --resume (how to run, not what the event is).
-RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
+RESUME_KEEPS = frozenset({"resume", "db", "plan_only", "log_dir", "concurrency", "workers",
                           "connect_timeout", "resamples", "tokens_file", "host", "port", "stdio",
                           "sandbox", "sandbox_memory", "sandbox_cpu", "plain_logs", "restarts",
                           "lost_games"})
@@ -57,9 +58,15 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Server processes the tables are spread over, each with its own bots "
                    "(one process uses at most one core); at most --concurrency.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--db", type=Database(),
               default=Path("arena-tournament.db"), show_default=True,
-              help="The event's SQLite database (results are written as games end).")
+              help="The event's SQLite database, or a PostgreSQL URL (postgresql://...; "
+                   "results are written as games end).")
+@click.option("--plan-only", is_flag=True,
+              help="Only write the event (settings, bots, schedule) to --db URL, for "
+                   "arena worker processes on any host to play.")
+@click.option("--status", is_flag=True,
+              help="Print the progress of the event in --db URL by worker, and exit.")
 @click.option("--resume", is_flag=True,
               help="Continue the event stored in --db (its settings and bots are read from it).")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
@@ -88,19 +95,25 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
                seed: str | None, move_timeout: float, reaction_timeout: float,
                time_bank: float, log_dir: Path, bot_commands: tuple[str, ...],
                games: int | None, sets: int | None, fmt: str, duplicate: bool,
-               concurrency: int, workers: int, db: Path, resume: bool, connect_timeout: float,
+               concurrency: int, workers: int, db: Path | str, plan_only: bool, status: bool,
+               resume: bool, connect_timeout: float,
                resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
                sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
                plain_logs: bool, restarts: int, lost_games: str, **flags: Any) -> None:
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
-    from arena.events.storage import SqliteStorage
+    from arena.cli.worker import open_event_storage, plan_event, show_status
     from arena.launch.restarts import Restarts
 
+    if status or plan_only:
+        if isinstance(db, Path):
+            raise click.UsageError("--status and --plan-only need --db postgresql://...")
+        if status:
+            return show_status(db)
     if not resume:
         check_workers(workers, concurrency)
-    storage = SqliteStorage(db)
+    storage = open_event_storage(db)
     if resume:
         settings, bots, planned = resumed_event(storage, db, log_dir)
         concurrency, workers = resumed_pace(storage.meta(), concurrency, workers)
@@ -112,6 +125,8 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             storage, db, game_name, players, extra, flags, bot_commands, games=games, sets=sets,
             fmt=fmt, duplicate=duplicate, seed=seed, move_timeout=move_timeout,
             reaction_timeout=reaction_timeout, time_bank=time_bank)
+    if plan_only:
+        return plan_event(str(db), planned)
     storage.write_event({"concurrency": concurrency, "workers": workers, "restarts": restarts,
                          "lost_games": lost_games}, [])
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
@@ -126,7 +141,7 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
                                 connect_timeout=connect_timeout))
 
 
-def resumed_event(storage: Any, db: Path, log_dir: Path) -> tuple[Any, list[Any], list[Any]]:
+def resumed_event(storage: Any, db: Path | str, log_dir: Path) -> tuple[Any, list[Any], list[Any]]:
     """The stored event's settings, bots and schedule, for --resume (a usage error when
     --db holds none, or one this version cannot rebuild exactly)."""
     from arena.events.settings import EventSettings, plan_digest
@@ -158,7 +173,7 @@ def resumed_event(storage: Any, db: Path, log_dir: Path) -> tuple[Any, list[Any]
     return settings, bots, planned
 
 
-def new_event(storage: Any, db: Path, game_name: str | None, players: int | None,
+def new_event(storage: Any, db: Path | str, game_name: str | None, players: int | None,
               extra: tuple[str, ...], flags: dict[str, Any], bot_commands: tuple[str, ...], *,
               games: int | None, sets: int | None, fmt: str, duplicate: bool, seed: str | None,
               move_timeout: float, reaction_timeout: float, time_bank: float
@@ -251,8 +266,8 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
 
 
 @click.command()
-@click.option("--db", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              required=True, help="An event's SQLite database.")
+@click.option("--db", type=Database(exists=True),
+              required=True, help="An event's SQLite database, or PostgreSQL URL.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True)
 @click.option("--resamples", type=click.IntRange(min=0), default=200, show_default=True,
@@ -267,7 +282,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
 @click.option("--history", is_flag=False, flag_value="", default=None, metavar="[NAME]",
               help="Print the rating snapshots taken while it ran instead (every bot's, or "
                    "NAME's).")
-def ratings(db: Path, fmt: str, resamples: int, los: bool, versus: bool,
+def ratings(db: Path | str, fmt: str, resamples: int, los: bool, versus: bool,
             anchor: str | None, history: str | None) -> None:
     """Print the leaderboard of a stored event (also while it runs)."""
     import csv
@@ -276,16 +291,20 @@ def ratings(db: Path, fmt: str, resamples: int, los: bool, versus: bool,
 
     import attrs
 
-    from arena.events.export import NotAnEvent, open_event
     from arena.events.headtohead import as_json_rows, format_head_to_head, head_to_head
     from arena.events.leaderboard import format_los, format_table, leaderboard
+    from arena.events.pg_open import NotAnEvent, open_existing
 
     try:  # a file that is not an event is said so and left untouched (never made one)
-        storage = open_event(db)
+        storage = open_existing(db)
     except NotAnEvent as exc:
         raise click.UsageError(str(exc)) from None
     if history is not None:
         from arena.events.snapshots import history_report
+
+        if not isinstance(db, Path):
+            raise click.UsageError("--history reads the snapshots of an SQLite file; a "
+                                   "PostgreSQL event keeps none yet")
 
         try:
             click.echo(history_report(db, history or None))

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import click
 
+from arena.cli.worker import Database
+
 
 @click.command()
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="An event's SQLite database (arena tournament or sprt --db).")
+@click.option("--db", type=Database(), required=True,
+              help="An event's SQLite database (arena tournament or sprt --db), or "
+                   "PostgreSQL URL.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
               show_default=True,
               help="jsonl: an event header record, then a record per game; csv: a header row, "
@@ -22,15 +25,16 @@ import click
 @click.option("--with-seeds", "seeds", is_flag=True,
               help="Also the event's and each game's seed: they tell every deal, so give it "
                    "only for a finished event (left out by default).")
-def export(db: Path, fmt: str, output: Path | None, seeds: bool) -> None:
+def export(db: Path | str, fmt: str, output: Path | None, seeds: bool) -> None:
     """Write every stored game of an event (also while it runs) to one file, in schedule
     order, a game at a time: planned index, set, rotation, game id, the entrants and their
     names per seat, scores, ranks, winners, aborted, defaults, errors, rounds, seconds and log
     path (and the seeds with --with-seeds)."""
-    from arena.events.export import NotAnEvent, export_event, open_event
+    from arena.events.export import export_event
+    from arena.events.pg_open import NotAnEvent, open_existing
 
     try:
-        storage = open_event(db)
+        storage = open_existing(db)
     except NotAnEvent as exc:
         raise click.ClickException(str(exc)) from None
     try:

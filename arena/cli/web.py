@@ -10,10 +10,13 @@ from typing import Any
 
 import click
 
+from arena.cli.worker import Database
+
 
 @click.command()
-@click.option("--db", type=click.Path(path_type=Path), required=True,
-              help="The event's database (arena tournament --db, arena serve --db).")
+@click.option("--db", type=Database(), required=True,
+              help="The event's database (arena tournament --db, arena serve --db): a file "
+                   "or a postgresql:// URL.")
 @click.option("--logs", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The folder of the game logs, when they are no longer where the database "
                    "says (the replays read them).")
@@ -21,18 +24,18 @@ import click
               help="Address to listen on (another than 127.0.0.1 shows the pages to others).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
               help="Port (0: any free).")
-def web(db: Path, logs: Path | None, host: str, port: int) -> None:
+def web(db: Path | str, logs: Path | None, host: str, port: int) -> None:
     """Serve the pages of a stored event: leaderboard, each bot's page, head to head and
     replays of its games.  Read-only; Ctrl-C stops."""
     import signal
 
     import trio
 
-    from arena.events.export import NotAnEvent, open_event
+    from arena.events.pg_open import NotAnEvent, open_existing
     from arena.web.serve import serve_pages
 
     try:
-        storage = open_event(db)
+        storage = open_existing(db)
     except NotAnEvent as exc:
         raise click.UsageError(str(exc)) from None
     if logs is not None and not logs.is_dir():
@@ -68,7 +71,7 @@ WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=T
 
 @contextlib.asynccontextmanager
 async def pages_beside(server: Any, web: tuple[str, int] | None,
-                       db: Path | None) -> AsyncIterator[None]:
+                       db: Path | str | None) -> AsyncIterator[None]:
     """``arena serve --web``: the pages served in the server's trio process while the body
     runs (nothing when ``web`` is None); a port that cannot be had is one line."""
     if web is None:
@@ -76,13 +79,13 @@ async def pages_beside(server: Any, web: tuple[str, int] | None,
         return
     import trio
 
-    from arena.events.export import NotAnEvent, open_event
+    from arena.events.pg_open import NotAnEvent, open_existing
     from arena.web.serve import serve_pages
 
     storage, empty = None, "no games stored here (arena serve --db FILE stores them)"
     if db is not None:
         try:
-            storage = await trio.to_thread.run_sync(open_event, db)
+            storage = await trio.to_thread.run_sync(open_existing, db)
         except NotAnEvent as exc:
             empty = f"no games stored yet: {exc}"
     failed: OSError | None = None

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.events.pg_storage import PostgresStorage
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord
 
@@ -105,7 +106,8 @@ def write_csv(games: Iterable[GameRecord], out: TextIO, *, seeds: bool = False) 
     return count
 
 
-def export_event(storage: SqliteStorage, fmt: str, out: TextIO, *, seeds: bool = False) -> int:
+def export_event(storage: SqliteStorage | PostgresStorage, fmt: str, out: TextIO, *,
+                 seeds: bool = False) -> int:
     """Write every stored game of ``storage``'s event to ``out`` in ``fmt`` (one of
     :data:`FORMATS`), a game at a time; the number of games written.  ``seeds``: the event's
     and each game's seed too (they tell the deals: see the module's doc)."""

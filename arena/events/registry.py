@@ -145,8 +145,9 @@ class RegistryView:
     #: Verdicts kept for :meth:`check` at most (forgotten all at once beyond).
     VERDICTS_KEPT = 1024
 
-    def __init__(self, path: Path) -> None:
-        self.registry = Registry(path, shared=True)
+    def __init__(self, path: Path, registry: Registry | None = None) -> None:
+        """``registry``: another store's (PostgreSQL's) instead of the file ``path``'s."""
+        self.registry = registry if registry is not None else Registry(path, shared=True)
         self.lock = threading.Lock()
         self.seen = -1
         self.rows: dict[str, tuple[str, bytes, bytes]] = {}

@@ -15,12 +15,19 @@ Reading it back rebuilds the rest: the game's ``number`` is its planned index (t
 seating numbers its games so), the ``names`` are the entrants' (as :meth:`Storage.write_event`
 recorded them; empty when it did not), the ``winners`` are the seats ranked 1, and
 ``timeouts`` and ``decisions`` are not kept (empty, their defaults).
+
+Schema migrations: a ``schema_version`` table holds the version the database is at; opening it
+applies the :data:`MIGRATIONS` after that one, in order (a database made before the table
+existed is at version 0: its tables are the first version's, created if missing).  PostgreSQL
+(several hosts) is :mod:`arena.events.pg_storage`, with migrations of its own;
+:func:`arena.events.pg_open.open_storage` opens either by a path or a URL.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -38,6 +45,14 @@ CREATE TABLE IF NOT EXISTS games (
     aborted TEXT, defaults TEXT NOT NULL, errors TEXT NOT NULL, rounds INTEGER,
     game_id TEXT NOT NULL, log_path TEXT, seconds REAL NOT NULL, finished_at TEXT NOT NULL);
 """
+
+#: The SQLite schema's versions: MIGRATIONS[v - 1] takes a database from version v - 1 to v.
+MIGRATIONS = (SCHEMA,)
+
+#: The columns of a stored game, in the order :func:`game_row` gives them.
+GAME_COLUMNS = ("planned", "set_index", "rotation", "seed", "entrants", "scores", "ranks",
+                "aborted", "defaults", "errors", "rounds", "game_id", "log_path", "seconds",
+                "finished_at")
 
 
 class Storage(Protocol):
@@ -64,7 +79,8 @@ class Storage(Protocol):
 
 class SqliteStorage:
     """Its commits wait for the disk (``blocks``): a runner writes games from a worker thread,
-    one at a time (the connection may be used from another thread than its creator's)."""
+    one at a time (the connection may be used from another thread than its creator's; a lock
+    keeps writes from several threads one at a time)."""
 
     blocks = True
 
@@ -73,10 +89,11 @@ class SqliteStorage:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")  # readers (arena ratings) never block it
-        self.db.executescript(SCHEMA)
+        self.lock = threading.Lock()
+        migrate(self.db)
 
     def write_event(self, meta: Mapping[str, Any], entrants: Sequence[tuple[str, str]]) -> None:
-        with self.db:
+        with self.lock, self.db:
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                 [(key, json.dumps(value)) for key, value in meta.items()])
             self.db.executemany("INSERT OR REPLACE INTO entrants VALUES (?, ?, ?)",
@@ -91,15 +108,10 @@ class SqliteStorage:
                 self.db.execute("SELECT name, command FROM entrants ORDER BY entrant")]
 
     def add_game(self, game: GameRecord) -> bool:
-        table = game.table
-        with self.db:
+        row = game_row(game)
+        with self.lock, self.db:
             cursor = self.db.execute(
-                "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (table.index, table.set_index, table.rotation, game.seed,
-                 json.dumps(table.entrants), json.dumps(game.scores), json.dumps(game.ranks),
-                 game.aborted, json.dumps(game.defaults), json.dumps(game.errors), game.rounds,
-                 game.game_id, str(game.log_path) if game.log_path else None, game.seconds,
-                 time.strftime("%Y-%m-%dT%H:%M:%S%z")))
+                "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
             return cursor.rowcount == 1
 
     def games(self) -> list[GameRecord]:
@@ -113,8 +125,36 @@ class SqliteStorage:
             "defaults, errors, rounds, game_id, log_path, seconds FROM games ORDER BY planned")
         return (stored_record(row, names) for row in rows)
 
+    def schema_version(self) -> int:
+        return version_of(self.db)
+
     def close(self) -> None:
         self.db.close()
+
+
+def version_of(db: sqlite3.Connection) -> int:
+    row = db.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Bring the database to the newest schema (see the module's docstring)."""
+    with db:
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    for version, script in enumerate(MIGRATIONS[version_of(db):], version_of(db) + 1):
+        db.executescript(f"BEGIN; {script}; INSERT INTO schema_version VALUES ({version}); "
+                         "COMMIT;")
+
+
+def game_row(game: GameRecord) -> tuple[Any, ...]:
+    """A finished game of the schedule as the values of :data:`GAME_COLUMNS` (a ValueError
+    when the schedule did not plan it)."""
+    table = game.table
+    return (table.index, table.set_index, table.rotation, game.seed,
+            json.dumps(table.entrants), json.dumps(game.scores), json.dumps(game.ranks),
+            game.aborted, json.dumps(game.defaults), json.dumps(game.errors), game.rounds,
+            game.game_id, str(game.log_path) if game.log_path else None, game.seconds,
+            time.strftime("%Y-%m-%dT%H:%M:%S%z"))
 
 
 def stored_record(row: Sequence[Any], names: Sequence[str]) -> GameRecord:

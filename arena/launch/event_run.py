@@ -16,6 +16,7 @@ import trio
 
 from arena.edge.server import tune_garbage_collector
 from arena.events.leaderboard import format_table, leaderboard
+from arena.events.pg_storage import PostgresStorage
 from arena.events.progress import LiveView
 from arena.events.ratings import TableResult
 from arena.events.schedule import PlannedTable
@@ -43,7 +44,8 @@ class EventRun:
     summary and returns the exit status."""
 
     def __init__(self, settings: EventSettings, bots: Sequence[BotSpec],
-                 planned: Sequence[PlannedTable], storage: SqliteStorage, *, log_dir: Path,
+                 planned: Sequence[PlannedTable], storage: SqliteStorage | PostgresStorage, *,
+                 log_dir: Path,
                  concurrency: int, connect_timeout: float, echo: Echo, on_terminal: bool,
                  workers: int = 1, launch: BotLaunch | None = None,
                  registry: Mapping[str, str] | None = None, host: str = "127.0.0.1",
@@ -61,9 +63,10 @@ class EventRun:
         self.view = LiveView(self.names, len(planned), len(earlier), time_now(),
                              [TableResult(g.table.entrants, g.ranks) for g in earlier
                               if g.aborted is None])
-        self.board = LiveBoard(storage.path, self.names, options.players, echo=echo,
-                               seed=settings.seed, resamples=LIVE_RESAMPLES,
-                               every=LEADERBOARD_EVERY, earlier=earlier,
+        self.board = LiveBoard(getattr(storage, "url", storage.path), self.names,
+                               options.players, echo=echo, seed=settings.seed,
+                               resamples=LIVE_RESAMPLES, every=LEADERBOARD_EVERY,
+                               earlier=earlier,
                                prefix="\n" if on_terminal else "")
         timing: dict[str, Any] = dict(
             concurrency=concurrency, move_timeout=settings.move_timeout,

@@ -53,7 +53,7 @@ class LiveBoard:
     run (a resumed event), replayed into the live rating.  ``clock`` is the wall clock of the
     snapshots' times."""
 
-    def __init__(self, db: Path, names: Sequence[str], players: int, *, echo: Echo,
+    def __init__(self, db: Path | str, names: Sequence[str], players: int, *, echo: Echo,
                  seed: object = 0, resamples: int = 100, every: float = 30.0,
                  policy: SnapshotPolicy | None = None, earlier: Sequence[GameRecord] = (),
                  clock: Callable[[], float] = time.time, prefix: str = "") -> None:
@@ -97,7 +97,9 @@ class LiveBoard:
         queue is closed (:meth:`close`)."""
         async with self.queued:
             async for taken_at, games, rows in self.queued:
-                await trio.to_thread.run_sync(write_snapshot, self.db, taken_at, games, rows)
+                if isinstance(self.db, Path):  # snapshots live in SQLite files only
+                    await trio.to_thread.run_sync(write_snapshot, self.db, taken_at, games,
+                                                  rows)
 
     def close(self) -> None:
         """No more snapshots: the writer ends once it has written the queued ones."""
@@ -130,6 +132,8 @@ class LiveBoard:
     def final_snapshot(self, fitted_rows: Sequence[Any]) -> None:
         """A last snapshot with the final leaderboard's rows (after the loop: blocking); a
         line if it cannot be written."""
+        if not isinstance(self.db, Path):
+            return  # snapshots live in SQLite files only
         try:
             write_snapshot(self.db, self.clock(), self.live.seen, self.ranking(),
                            {row.name: (row.elo, row.low, row.high) for row in fitted_rows})
@@ -142,10 +146,11 @@ def fit_and_snapshot(request: dict[str, Any]) -> str:
     (with the live rows the request brought); the table to print."""
     from arena.events.leaderboard import format_table, leaderboard
     from arena.events.live_rating import LiveRow
-    from arena.events.storage import SqliteStorage
+    from arena.events.pg_open import is_url, open_storage
 
-    db = Path(request["db"])
-    storage = SqliteStorage(db)
+    url = is_url(request["db"])
+    db: Path | str = request["db"] if url else Path(request["db"])
+    storage = open_storage(db)
     try:
         names = [name for name, _ in storage.entrants()]
         rows = leaderboard(names, storage.games(), resamples=request["resamples"],
@@ -154,8 +159,9 @@ def fit_and_snapshot(request: dict[str, Any]) -> str:
         storage.close()
     live = [LiveRow(place, name, mean, uncertainty, games) for place, (
         name, mean, uncertainty, games) in enumerate(request["live"], start=1)]
-    write_snapshot(db, request["taken_at"], request["games"], live,
-                   {row.name: (row.elo, row.low, row.high) for row in rows})
+    if isinstance(db, Path):  # snapshots live in SQLite files only
+        write_snapshot(db, request["taken_at"], request["games"], live,
+                       {row.name: (row.elo, row.low, row.high) for row in rows})
     return format_table(rows)
 
 

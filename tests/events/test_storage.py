@@ -1,5 +1,7 @@
 """The event database: settings, entrants, and every game stored exactly once, as the game
-record it was; a database written before games were stored as records still loads."""
+record it was; a database written before games were stored as records still loads.  The tests
+taking ``storage_at`` run on both backends (SQLite, and a real PostgreSQL server: see
+tests/pg_fixture.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from arena.events.pg_open import open_storage
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
 
@@ -28,26 +31,48 @@ def game(planned, entrants=(0, 1, 2), ranks=(1, 2, 3), set_index=0, aborted=None
         tag=PlannedTable(planned, set_index, planned, entrants, "s"))
 
 
-def test_games_are_stored_once_and_read_back(tmp_path):
-    storage = SqliteStorage(tmp_path / "ev.db")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def storage_at(request, tmp_path):
+    """``storage_at(name)``: the storage of the event database ``name`` (the same name opens the
+    same database again), of the test's backend."""
+    databases: dict[str, str] = {}
+    opened = []
+
+    def at(name: str):
+        if request.param == "sqlite":
+            storage = open_storage(tmp_path / name)
+        else:
+            if name not in databases:
+                databases[name] = request.getfixturevalue("pg_server").new_database()
+            storage = open_storage(databases[name])
+        opened.append(storage)
+        return storage
+
+    yield at
+    for storage in opened:
+        storage.close()
+
+
+def test_games_are_stored_once_and_read_back(storage_at):
+    storage = storage_at("ev.db")
     storage.write_event({"game": "chochlik", "options": {"players": 3}},
                         [(name, "random") for name in NAMES])
     assert storage.add_game(game(0)) and storage.add_game(game(1))
     assert not storage.add_game(game(0))  # a planned table is stored at most once
     storage.close()
-    again = SqliteStorage(tmp_path / "ev.db")
+    again = storage_at("ev.db")
     assert again.meta() == {"game": "chochlik", "options": {"players": 3}}
     assert again.entrants() == [(name, "random") for name in NAMES]
     assert again.games() == [game(0), game(1)]
     assert [(g.planned, g.set_index, g.rotation) for g in again.games()] == [(0, 0, 0), (1, 0, 1)]
 
 
-def test_what_a_row_does_not_keep_comes_back_rebuilt_or_empty(tmp_path):
+def test_what_a_row_does_not_keep_comes_back_rebuilt_or_empty(tmp_path, storage_at):
     played = attrs.evolve(game(4, entrants=(2, 0, 1), ranks=(1, 1, 3)),
                           names=("c-instance", "a-instance", "b-instance"), number=17,
                           log_path=tmp_path / "chochlik-x.jsonl.gz", seconds=1.25,
                           timeouts=(0, 2, 0), decisions=(9, 9, 8))
-    storage = SqliteStorage(tmp_path / "ev.db")
+    storage = storage_at("ev.db")
     storage.write_event({}, [(name, "random") for name in NAMES])
     storage.add_game(played)
     (back,) = storage.games()
@@ -56,16 +81,45 @@ def test_what_a_row_does_not_keep_comes_back_rebuilt_or_empty(tmp_path):
     assert back.log_path == tmp_path / "chochlik-x.jsonl.gz" and back.seconds == 1.25
     assert attrs.evolve(back, names=played.names, number=17, timeouts=(0, 2, 0),
                         decisions=(9, 9, 8)) == played
-    unnamed = SqliteStorage(tmp_path / "unnamed.db")  # entrants never written: no names
+    unnamed = storage_at("unnamed.db")  # entrants never written: no names
     unnamed.add_game(played)
     assert unnamed.games()[0].names == ()
 
 
-def test_only_a_game_the_schedule_planned_is_stored(tmp_path):
-    storage = SqliteStorage(tmp_path / "ev.db")
+def test_only_a_game_the_schedule_planned_is_stored(storage_at):
+    storage = storage_at("ev.db")
     with pytest.raises(ValueError, match="not planned by a schedule"):
         storage.add_game(attrs.evolve(game(0), tag=None))
     assert storage.games() == []
+
+
+def test_an_event_written_again_replaces_its_settings_and_entrants(storage_at):
+    storage = storage_at("ev.db")
+    storage.write_event({"seed": "x", "sets": 2}, [("a", "random"), ("b", "random")])
+    storage.write_event({"sets": 3}, [("a", "greedy"), ("b", "random")])
+    assert storage.meta() == {"seed": "x", "sets": 3}
+    assert storage.entrants() == [("a", "greedy"), ("b", "random")]
+
+
+def test_a_new_database_is_at_the_newest_schema_version_and_opens_again(storage_at):
+    first = storage_at("ev.db")
+    newest = first.schema_version()
+    assert newest >= 1
+    first.write_event({}, [(name, "random") for name in NAMES])
+    first.add_game(game(3))
+    first.close()
+    again = storage_at("ev.db")  # migrations already made are not made again
+    assert again.schema_version() == newest and again.games() == [game(3)]
+
+
+def test_games_stored_from_several_threads_are_each_stored_once(storage_at):
+    from concurrent.futures import ThreadPoolExecutor
+
+    storage = storage_at("ev.db")
+    with ThreadPoolExecutor(4) as pool:
+        added = list(pool.map(storage.add_game, [game(i % 10) for i in range(40)]))
+    assert sum(added) == 10
+    assert [g.planned for g in storage.games()] == list(range(10))
 
 
 #: The database as 6aa8bd6 (before storage took game records) created it, and rows it wrote:
@@ -146,3 +200,14 @@ def test_a_database_written_before_records_loads_as_records(tmp_path):
         again = sqlite3.connect(copy.path).execute("SELECT * FROM games").fetchall()
         (row,) = [row for row in rows if row[0] == record.planned]
         assert again[0][:-1] == row[:-1]  # all but when it was written
+
+
+def test_the_postgresql_fixture_gives_each_test_an_empty_database(pg_url, pg_server):
+    """The fixture (tests/pg_fixture.py): a real server, reached over its Unix socket only."""
+    import psycopg
+
+    with psycopg.connect(pg_url) as db:
+        assert db.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+                          ).fetchone() == (0,)
+        assert db.execute("SHOW listen_addresses").fetchone() == ("",)
+    assert pg_server.new_database() != pg_url

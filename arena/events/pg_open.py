@@ -1,0 +1,56 @@
+"""An event's storage by what ``--db`` says: a ``postgresql://`` (or ``postgres://``) URL opens
+:class:`~arena.events.pg_storage.PostgresStorage`, anything else is an SQLite file
+(:class:`~arena.events.storage.SqliteStorage`).  Both behind
+:class:`~arena.events.storage.Storage`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.events.export import NotAnEvent, open_event
+from arena.events.pg_storage import PostgresStorage, connect, is_url, redacted
+from arena.events.storage import SqliteStorage
+
+__all__ = ["NotAnEvent", "is_url", "open_existing", "open_storage"]
+
+
+class StorageUnavailable(Exception):
+    """The database named cannot be reached (a one-line reason)."""
+
+
+def open_storage(db: str | Path) -> SqliteStorage | PostgresStorage:
+    """The event storage ``db`` names, made (or migrated) as needed; a PostgreSQL database
+    that cannot be reached is :class:`StorageUnavailable`."""
+    if isinstance(db, str) and is_url(db):
+        import psycopg
+
+        try:
+            return PostgresStorage(db)
+        except psycopg.OperationalError as exc:
+            raise StorageUnavailable(f"cannot reach {redacted(db)}: {first_line(exc)}") from None
+    return SqliteStorage(db)
+
+
+def open_existing(db: str | Path) -> SqliteStorage | PostgresStorage:
+    """An event stored already, opened for reading (``arena ratings``, ``arena export``);
+    :class:`NotAnEvent` saying why not.  A database that holds no event is left untouched."""
+    if not (isinstance(db, str) and is_url(db)):
+        return open_event(Path(db))
+    import psycopg
+
+    try:
+        with connect(db) as check:
+            row = check.execute("SELECT to_regclass('entrants') IS NOT NULL").fetchone()
+            held = bool(row and row[0]) and bool(
+                check.execute("SELECT count(*) FROM entrants").fetchone()[0])  # type: ignore[index]
+    except psycopg.OperationalError as exc:
+        raise NotAnEvent(f"cannot reach {redacted(db)}: {first_line(exc)}") from None
+    if not held:
+        raise NotAnEvent(f"{redacted(db)}: holds no event (no entrants stored: is it an arena "
+                         "tournament --db?)")
+    return PostgresStorage(db)
+
+
+def first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+

@@ -1,0 +1,66 @@
+"""Registered bots in PostgreSQL (``arena bots --db URL``, ``arena serve --db URL``): the
+:class:`~arena.events.registry.Registry` of an SQLite file, with its rows in a ``bots`` table
+and its version (moved by every change, so a server reads the rows again only then) in
+``registry_version``; both made by the PostgreSQL schema's migrations
+(:mod:`arena.events.pg_storage`).  Names, tokens' hashes and checks are the SQLite registry's."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from arena.events.pg_storage import connect, migrate, redacted
+from arena.events.registry import Registry, RegistryError
+
+
+class PgRegistry(Registry):
+    """The ``bots`` table of a PostgreSQL database (made when missing); ``shared`` as for
+    SQLite's (a lock keeps its connection to one thread at a time either way)."""
+
+    def __init__(self, url: str, *, shared: bool = False) -> None:
+        self.url = url
+        self.path = Path(redacted(url))  # what messages call it
+        self.lock = threading.Lock()
+        try:
+            self.pg = connect(url)
+            migrate(self.pg)
+        except psycopg.Error as exc:
+            raise RegistryError(f"{redacted(url)}: {first_line(exc)}") from None
+
+    def close(self) -> None:
+        self.pg.close()
+
+    def version(self) -> int:
+        with self.lock:
+            row = self.pg.execute("SELECT version FROM registry_version").fetchone()
+        return int(row[0]) if row else 0
+
+    def _change(self, sql: str, args: tuple[object, ...], problem: str) -> None:
+        try:
+            with self.lock, self.pg.transaction():
+                if self.pg.execute(sql.replace("?", "%s"), args).rowcount == 0:
+                    raise RegistryError(problem)
+                self.pg.execute("UPDATE registry_version SET version = version + 1")
+        except psycopg.errors.UniqueViolation:
+            raise RegistryError(problem) from None
+        except psycopg.Error as exc:
+            raise RegistryError(f"{redacted(self.url)}: {first_line(exc)}") from None
+
+    def names(self) -> list[str]:
+        with self.lock:
+            rows: list[Any] = self.pg.execute("SELECT name FROM bots ORDER BY folded").fetchall()
+        return [name for (name,) in rows]
+
+    def rows(self) -> dict[str, tuple[str, bytes, bytes]]:
+        with self.lock:
+            rows: list[Any] = self.pg.execute(
+                "SELECT folded, name, salt, hash FROM bots").fetchall()
+        return {folded: (name, bytes(salt), bytes(digest))
+                for folded, name, salt, digest in rows}
+
+
+def first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

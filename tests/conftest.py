@@ -1,0 +1,40 @@
+"""Fixtures shared by the test packages: a real PostgreSQL server (tests/pg_fixture.py), one
+per pytest-xdist worker, started by the first test that needs it and stopped at the end."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.pg_fixture import PgServer, PgUnavailable
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """The session's PostgreSQL server; in CI (``CI=true``) one that cannot start fails the
+    test, elsewhere it is skipped with the reason."""
+    try:
+        server = PgServer()
+    except PgUnavailable as exc:
+        missing(str(exc))
+    try:
+        server.start()
+    except PgUnavailable as exc:
+        server.cleanup()
+        missing(str(exc))
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A fresh database of the session's server (a libpq URL over its Unix socket)."""
+    return pg_server.new_database()
+
+
+def missing(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"PostgreSQL is needed in CI: {reason}")
+    pytest.skip(f"no PostgreSQL here: {reason}")

@@ -1,0 +1,47 @@
+"""``--db postgresql://...`` where ``--db FILE`` works: an event played into PostgreSQL by
+``arena tournament`` rates and exports as the same event played into SQLite; a database that
+cannot be reached, or holds no event, is one line."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from tests.launch.test_tournament import pickers
+
+EVENT = ["--game", "chochlik", "--sets", "1", "--seed", "cli", "--concurrency", "2"]
+
+
+def test_an_event_in_postgresql_rates_and_exports_as_the_same_event_in_sqlite(
+        tmp_path, pg_url, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bots = [f"--bot={bot.name}={bot.command}" for bot in pickers(tmp_path)[:3]]
+    outputs = {}
+    for db in (pg_url, str(tmp_path / "ev.db")):
+        played = CliRunner().invoke(main, ["tournament", *EVENT, *bots, "--db", db])
+        assert played.exit_code == 0, played.output
+        assert f"6 of 6 games stored in {db}" in played.output
+        rated = CliRunner().invoke(main, ["ratings", "--db", db, "--format", "json",
+                                          "--resamples", "0"])
+        exported = CliRunner().invoke(main, ["export", "--db", db, "--format", "jsonl"])
+        assert rated.exit_code == exported.exit_code == 0
+        games = [json.loads(line) for line in exported.output.splitlines()[1:]]
+        outputs[db] = (json.loads(rated.output),
+                       [(g["planned"], g["entrants"], g["scores"]) for g in games])
+    in_postgres, in_sqlite = outputs.values()
+    assert len(in_postgres[1]) == 6 and in_postgres == in_sqlite
+
+
+def test_a_database_without_an_event_or_out_of_reach_is_one_line(pg_url, pg_server):
+    for command in (["ratings"], ["export"]):
+        empty = CliRunner().invoke(main, [*command, "--db", pg_url])
+        assert empty.exit_code != 0 and "holds no event" in empty.output
+        assert "Traceback" not in empty.output
+    unreachable = pg_server.url("nosuchdb")
+    refused = CliRunner().invoke(main, ["ratings", "--db", unreachable])
+    assert refused.exit_code != 0 and "cannot reach" in refused.output
+    assert len(refused.output.strip().splitlines()[-1]) < 300
+    status = CliRunner().invoke(main, ["tournament", "--db", "x.db", "--status"])
+    assert status.exit_code == 2 and "need --db postgresql://" in status.output

@@ -1,0 +1,88 @@
+"""The work queue in PostgreSQL (arena.events.pg_queue), against a real server: claims never
+overlap, a game is stored once and only under a live lease, an expired lease is never renewed
+and its late result is refused, what each worker holds is visible.  A lease of 0 seconds is
+one that has expired by the worker's next transaction (no sleeping for the clock)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import attrs
+
+from arena.events.pg_queue import WorkQueue, event_status, format_status, plan
+from arena.events.pg_storage import PostgresStorage
+from tests.events.test_storage import NAMES, game
+
+
+def event(url: str, tables: int = 12) -> None:
+    storage = PostgresStorage(url)
+    storage.write_event({"seed": "q"}, [(name, "random") for name in NAMES])
+    storage.close()
+    assert plan(url, range(tables)) == tables
+    assert plan(url, range(tables)) == 0  # planned again: nothing added
+
+
+def queue(url: str, name: str, lease: float = 30.0) -> WorkQueue:
+    worker = WorkQueue(url, name, lease_seconds=lease)
+    worker.register("host", 1)
+    return worker
+
+
+def test_workers_claiming_at_once_share_the_tables_without_overlap(pg_url):
+    event(pg_url, 40)
+    workers = [queue(pg_url, f"w{i}") for i in range(8)]
+
+    def claim_all(worker: WorkQueue) -> list[int]:
+        taken: list[int] = []
+        while claimed := worker.claim(3):
+            taken += claimed
+        return taken
+
+    with ThreadPoolExecutor(8) as pool:
+        shares = list(pool.map(claim_all, workers))
+    every = sorted(t for share in shares for t in share)
+    assert every == list(range(40))  # each table claimed exactly once
+    assert sum(bool(share) for share in shares) >= 2
+
+
+def test_a_game_is_stored_once_under_its_lease_and_releases_its_table(pg_url):
+    event(pg_url, 3)
+    first, second = queue(pg_url, "first"), queue(pg_url, "second")
+    assert first.claim(2) == [0, 1] and second.claim(5) == [2]
+    assert not second.store(game(0))  # not its table
+    assert first.store(game(0)) and not first.store(game(0))
+    assert first.open_tables()[0] == 2
+    first.release()  # drained: table 1 goes back
+    assert second.claim(5) == [1]
+    assert PostgresStorage(pg_url).games() == [game(0)]
+
+
+def test_an_expired_lease_loses_its_tables_and_its_late_result_is_refused(pg_url):
+    event(pg_url, 2)
+    dead = queue(pg_url, "dead", lease=0)
+    assert dead.claim(2) == [0, 1]
+    assert dead.heartbeat() == 0  # expired: never renewed
+    alive = queue(pg_url, "alive")
+    assert alive.claim(5) == [0, 1]  # the dead worker's tables are played again
+    late = attrs.evolve(game(0), scores=(9, 9, 9))
+    assert not dead.store(late)
+    assert alive.store(game(0)) and alive.store(game(1))
+    assert not dead.store(game(1))
+    assert PostgresStorage(pg_url).games() == [game(0), game(1)]
+    assert alive.heartbeat() == 0 and alive.open_tables() == (0, 0.0)
+
+
+def test_the_status_shows_each_workers_tables_and_stored_games(pg_url):
+    event(pg_url, 6)
+    one, two = queue(pg_url, "one"), queue(pg_url, "two")
+    one.claim(2)
+    two.claim(2)
+    assert one.store(game(0))
+    two.finish("drained")
+    status = event_status(pg_url)
+    assert (status.planned, status.stored) == (6, 1)
+    by_name = {w.worker: w for w in status.workers}
+    assert by_name["one"].holds == (1,) and by_name["one"].stored == 1
+    assert by_name["two"].holds == (2, 3) and by_name["two"].state == "drained"
+    text = format_status(status)
+    assert "1/6 games stored, 2 worker(s)" in text and "tables 3, 4" in text
