@@ -56,6 +56,10 @@ def search(legal: Sequence[str], sample: Callable[[random.Random], Any], simulat
         total[index] += value
         low, high = min(low, value), max(high, value)
         done += 1
+    return _best(legal, count, total)
+
+
+def _best(legal: Sequence[str], count: list[int], total: list[float]) -> str:
     tried = [i for i in range(len(legal)) if count[i]]
     best = max(tried, key=lambda i: (total[i] / count[i], count[i], -i))
     return legal[best]
