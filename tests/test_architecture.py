@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The packages, each allowed to import only those before it (and itself).
-LAYERS = ("protocol", "games", "gameplay", "seating", "events", "edge", "launch", "kit", "cli")
+LAYERS = ("protocol", "games", "gameplay", "envs", "seating", "events", "edge", "launch", "kit",
+          "cli")
 #: Imports allowed besides the layering: the kit plays against the reference bots; the boss
 #: bots search with the games' pure engines (as any Python bot may after pip install), never
 #: with the server's packages.
