@@ -4,9 +4,11 @@ in process by bot policies (the client library's interface: ``choose(request)`` 
 
 The learner's seat is ``seat`` (None: a seat drawn per game); each opponent is given the
 messages a connected bot would get (``game_start``, the events its seat may see, ``game_end``)
-and a request ``{"observation", "legal"}`` per decision.  Observations and the action space are
-the AEC environment's (:mod:`arena.envs.aec`); the reward is the learner's at the end (+1 first
-.. -1 last)."""
+and a request ``{"observation", "legal"}`` per decision.  The learner's ``info`` carries the
+same: ``game_start`` (after reset), ``events`` (those its seat saw since its last decision),
+``observation`` and ``legal``, so that a client-library policy can be trained in process.
+Observations and the action space are the AEC environment's (:mod:`arena.envs.aec`); the
+reward is the learner's at the end (+1 first .. -1 last)."""
 
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ class SingleAgentEnv(gymnasium.Env):  # type: ignore[misc]
         self.action_space = self.aec.action_space("player_0")
         self.me = 0
         self.policies: dict[int, Any] = {}
+        self.mine: list[dict[str, Any]] = []  # the learner's events since its last decision
         self.state: Any = None
 
     def _opponents(self) -> dict[int, Any]:
@@ -79,7 +82,9 @@ class SingleAgentEnv(gymnasium.Env):  # type: ignore[misc]
                  "names": [f"p{s}" for s in range(self.players)]}
         for seat, policy in self.policies.items():
             policy.on_message({**start, "seat": seat})
-        return self._advance()
+        self.mine = []
+        observation, info = self._advance()
+        return observation, {**info, "game_start": {**start, "seat": self.me}}
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
         agent = self.aec.possible_agents[self.me]
@@ -106,9 +111,10 @@ class SingleAgentEnv(gymnasium.Env):  # type: ignore[misc]
                                           "ranks": list(result.ranks)}}
             if self.me in acting:
                 agent = self.aec.possible_agents[self.me]
+                events, self.mine = self.mine, []
                 return self.aec.observe(agent), {
                     "observation": self.aec.protocol_observation(agent),
-                    "legal": self.aec.legal(agent)}
+                    "legal": self.aec.legal(agent), "events": events}
             seat = min(acting)
             request = {"type": "request", "observation": as_json(self.state.observe(seat)),
                        "legal": list(self.state.legal_actions(seat))}
@@ -116,9 +122,9 @@ class SingleAgentEnv(gymnasium.Env):  # type: ignore[misc]
 
     def _send_events(self) -> None:
         for event in self.state.take_events():
-            message = None
+            message = {"type": "event", "kind": event.kind, "data": as_json(dict(event.data))}
             for seat, policy in self.policies.items():
                 if event.visible_to(seat):
-                    message = message or {"type": "event", "kind": event.kind,
-                                          "data": as_json(dict(event.data))}
                     policy.on_message(message)
+            if event.visible_to(self.me):
+                self.mine.append(message)
