@@ -61,7 +61,7 @@ BUILTIN_BOTS = {
        for spec in GAMES.values() if spec.reference_bot},
     # each game's boss (determinized search, reference_bots/boss/; --think-ms, --iterations)
     **{f"{name}-boss": f"{{python}} -m reference_bots.{name}_boss" for name in GAMES
-       if name in ("chochlik", "vollewolle")},
+       if name in ("chochlik", "vollewolle", "wypas")},
 }
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0

@@ -22,9 +22,11 @@ from arena.games.chance import RelabelledChance, SeededChance
 from protocol.codec import to_json
 from reference_bots.boss import chochlik as chochlik_boss
 from reference_bots.boss import vollewolle as vollewolle_boss
+from reference_bots.boss import wypas as wypas_boss
 from reference_bots.boss.chochlik import ChochlikBoss
 from reference_bots.boss.options import boss_parser
 from reference_bots.boss.vollewolle import VolleWolleBoss
+from reference_bots.boss.wypas import WypasBoss
 
 SEAT_VIEW = {"chochlik": ChochlikBoss, "vollewolle": VolleWolleBoss}
 
@@ -186,3 +188,59 @@ def test_a_fixed_iteration_count_repeats_the_choice_and_the_options_are_checked(
     assert parser.parse_args(["--think-ms", "25"]).think_ms == 25.0
     with pytest.raises(SystemExit):
         parser.parse_args(["--think-ms", "0"])
+
+
+# -- wypas: shearing decisions are searched -----------------------------------------------------
+
+
+def wypas_decisions(seed: int, players: int, me: int):
+    """(state, fleeces seen, observation) at each of ``me``'s searched decisions of a random
+    wypas game."""
+    state, rng, fleeces = new_game("wypas", players, f"wy{seed}"), random.Random(seed), set()
+    while not state.is_over():
+        for event in state.take_events():
+            if event.kind == "sheared":
+                fleeces.update(event.data["fleece"])
+        acting = min(state.to_act())
+        if acting == me:
+            obs = as_json(state.observe(me))
+            if wypas_boss.searchable(obs):
+                yield state, set(fleeces), obs
+        state.apply(acting, rng.choice(state.legal_actions(acting)))
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 10**6), me=st.integers(0, 2))
+def test_every_sampled_wypas_world_looks_the_same_to_the_seat(seed, me):
+    rng = random.Random(seed)
+    checked = 0
+    for state, fleeces, obs in wypas_decisions(seed, 3, me):
+        world = wypas_boss.sample_world(obs, state.options, rng, fleeces)
+        assert as_json(world.observe(me)) == obs
+        assert world.legal_actions(me) == state.legal_actions(me)
+        checked += 1
+    assert checked or seed  # some random games never shear for this seat
+
+
+def test_the_wypas_choice_is_the_same_whatever_the_other_hands_hold():
+    state, fleeces, obs = next(
+        (s, f, o) for s, f, o in wypas_decisions(5, 3, 1)
+        if len(s.legal_actions(1)) > 1 and s.hands[0] + s.hands[2])
+    other = state.clone()
+    pool = other.hands[0] + other.hands[2] + other.deck
+    random.Random(2).shuffle(pool)
+    sizes = [len(other.hands[0]), len(other.hands[2])]
+    other.hands = [sorted(pool[:sizes[0]]), list(other.hands[1]),
+                   sorted(pool[sizes[0]:sum(sizes)])]
+    other.deck = pool[sum(sizes):]
+    assert (other.hands[0], other.hands[2], other.deck) != (
+        state.hands[0], state.hands[2], state.deck)  # the hidden cards do differ
+    assert as_json(other.observe(1)) == obs  # nothing the seat sees has changed
+    choices = []
+    for _ in range(2):
+        bot = WypasBoss(iterations=12, seed=3)
+        bot.on_message({"type": "game_start", "seat": 1, "info": as_json(GAMES["wypas"].info(
+            state.options)), "options": GAMES["wypas"].options_to_dict(state.options)})
+        bot.fleeces = set(fleeces)
+        choices.append(bot.choose({"observation": obs, "legal": state.legal_actions(1)}))
+    assert choices[0] == choices[1] and choices[0] in state.legal_actions(1)
