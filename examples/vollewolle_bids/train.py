@@ -63,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "weights.json")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    mean = np.array([6.0, 0, 0, 0, 0, 0])  # a bid of 20: low bids take the leftovers
-    spread = np.array([2.0, 0.5, 1.0, 0.5, 0.3, 0.5])
+    mean = np.array([9.0, 0, 0, 0, 0, 0])  # a bid of 23: the heuristics bid 20 to 26+
+    spread = np.array([2.5, 0.5, 1.0, 0.5, 0.3, 0.5])
     started = time.monotonic()
     best = (fitness(list(mean), args.games, args.players), list(mean))
     print(f"start: mean reward {best[0]:+.2f} with weights {np.round(mean, 2).tolist()}")
