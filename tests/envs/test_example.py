@@ -24,7 +24,8 @@ def load(name: str):
 
 def test_train_saves_weights_that_the_bot_plays(tmp_path, capsys):
     out = tmp_path / "weights.json"
-    assert load("train").main(["--generations", "0", "--games", "1", "--out", str(out)]) == 0
+    assert load("train").main(["--generations", "0", "--games", "1", "--players", "2",
+                               "--out", str(out)]) == 0
     saved = json.loads(out.read_text())
     assert len(saved["weights"]) == len(saved["features"])
     assert "saved" in capsys.readouterr().out

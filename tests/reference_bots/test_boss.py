@@ -163,7 +163,7 @@ def test_the_choice_is_the_same_whatever_the_seat_has_not_seen(name, players, se
     assert hidden(name, real, me) != hidden(name, other, me)  # the worlds do differ
     choices = []
     for state, seat in ((real, seat_a), (other, seat_b)):
-        bot = SEAT_VIEW[name](iterations=40, seed=7)
+        bot = SEAT_VIEW[name](iterations=16, seed=7)
         bot.on_message({"type": "game_start", "seat": me,
                         "options": GAMES[name].options_to_dict(state.options),
                         "info": GAMES[name].info(state.options)})
@@ -183,7 +183,7 @@ def test_a_fixed_iteration_count_repeats_the_choice_and_the_options_are_checked(
         state.apply(seat, state.legal_actions(seat)[0])
     me = state.to_act()[0]
     request = {"observation": as_json(state.observe(me)), "legal": state.legal_actions(me)}
-    assert len({ChochlikBoss(iterations=30, seed=5).choose(request) for _ in range(3)}) == 1
+    assert len({ChochlikBoss(iterations=12, seed=5).choose(request) for _ in range(3)}) == 1
     parser = boss_parser("boss", "boss")
     assert parser.parse_args(["--think-ms", "25"]).think_ms == 25.0
     with pytest.raises(SystemExit):
