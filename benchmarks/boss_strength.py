@@ -89,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="summarise the <game>_<ms>.out files of an earlier run instead")
     args = parser.parse_args(argv)
     if args.outputs:
-        for path in sorted(args.outputs.glob("*_*.out"), key=_order):
+        runs = [path for path in args.outputs.glob("*_*.out")
+                if path.stem.rpartition("_")[2].isdigit()]
+        for path in sorted(runs, key=_order):
             print(summary(path.stem, path.read_text()))
         return 0
     folder = args.keep or Path(tempfile.mkdtemp(prefix="boss-strength-"))
@@ -106,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _order(path: Path) -> tuple[str, int]:
     game, _, think = path.stem.rpartition("_")
-    return game, int(think) if think.isdigit() else 0
+    return game, int(think)
 
 
 if __name__ == "__main__":
