@@ -244,3 +244,14 @@ def test_the_wypas_choice_is_the_same_whatever_the_other_hands_hold():
         bot.fleeces = set(fleeces)
         choices.append(bot.choose({"observation": obs, "legal": state.legal_actions(1)}))
     assert choices[0] == choices[1] and choices[0] in state.legal_actions(1)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_has_a_built_in_boss_that_takes_the_search_options(game):
+    from arena.launch.runner import BUILTIN_BOTS, builtin_command
+    name, template = builtin_command(f"{game}-boss --think-ms 25 --iterations 8")
+    assert name == f"{game}-boss" and template.endswith("--think-ms 25 --iterations 8")
+    module = BUILTIN_BOTS[name].split()[-1]
+    main = __import__(module, fromlist=["main"]).main
+    with pytest.raises(SystemExit):
+        main(["--think-ms", "-1"])  # refused in one line by argparse, before connecting
