@@ -246,7 +246,7 @@ def test_the_wypas_choice_is_the_same_whatever_the_other_hands_hold():
     assert choices[0] == choices[1] and choices[0] in state.legal_actions(1)
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", ["chochlik", "vollewolle", "wypas"])
 def test_every_game_has_a_built_in_boss_that_takes_the_search_options(game):
     from arena.launch.runner import BUILTIN_BOTS, builtin_command
     name, template = builtin_command(f"{game}-boss --think-ms 25 --iterations 8")
