@@ -15,10 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The packages, each allowed to import only those before it (and itself).
-LAYERS = ("protocol", "games", "gameplay", "seating", "events", "edge", "launch", "web", "kit",
-          "cli")
-#: Imports allowed besides the layering: the kit plays against the reference bots.
-ALSO_ALLOWED = {("kit", "reference_bots")}
+LAYERS = ("protocol", "games", "gameplay", "envs", "seating", "events", "edge", "launch", "web",
+          "kit", "cli")
+#: Imports allowed besides the layering: the kit plays against the reference bots; the boss
+#: bots search with the games' pure engines (as any Python bot may after pip install), never
+#: with the server's packages.
+ALSO_ALLOWED = {("kit", "reference_bots"), ("reference_bots", "games")}
 #: The source trees the rules cover (tests and benchmarks are scripts around them).
 SOURCES = ("arena", "protocol", "reference_bots")
 
@@ -105,8 +107,9 @@ def allowed(mine: str | None, theirs: str, name: str, target: str) -> bool:
         return target == "arena" and mine in LAYERS
     if mine == "arena":  # arena/__init__.py imports nothing; python -m arena runs the CLI
         return name == "arena.__main__"
-    if mine in ("protocol", "reference_bots"):  # neither imports anything from arena
-        return mine == "reference_bots" and theirs == "protocol"
+    if mine in ("protocol", "reference_bots"):  # neither imports arena (but the games)
+        return (mine == "reference_bots" and theirs == "protocol") or (
+            (mine, theirs) in ALSO_ALLOWED)
     if (mine, theirs) in ALSO_ALLOWED:
         return True
     return theirs in LAYERS and mine in LAYERS and LAYERS.index(theirs) < LAYERS.index(mine)
@@ -256,7 +259,10 @@ def tree(root: Path, files: dict[str, str]) -> Path:
     ({"arena/games/g.py": "def f():\n    from ..kit import render\n"},
      "games imports arena.kit"),
     ({"protocol/codec.py": "from arena.games import base\n"}, "protocol imports arena.games"),
-    ({"reference_bots/bot.py": "import arena.games\n"}, "reference_bots imports arena.games"),
+    ({"reference_bots/bot.py": "import arena.edge.server\n"},
+     "reference_bots imports arena.edge.server"),
+    ({"reference_bots/bot.py": "from arena.launch import runner\n"},
+     "reference_bots imports arena.launch"),
     ({"arena/launch/r.py": "import reference_bots.random\n"},
      "launch imports reference_bots.random"),
     ({"arena/__init__.py": "from arena.cli import main\n"}, "arena imports arena.cli"),

@@ -60,6 +60,9 @@ BUILTIN_BOTS = {
     # each game's reference bot, as its spec names it (reference_bots/<name, - as _>.py)
     **{spec.reference_bot: "{python} -m reference_bots." + spec.reference_bot.replace("-", "_")
        for spec in GAMES.values() if spec.reference_bot},
+    # each game's boss (determinized search, reference_bots/boss/; --think-ms, --iterations)
+    **{f"{name}-boss": f"{{python}} -m reference_bots.{name}_boss"
+       for name in ("chochlik", "vollewolle", "wypas")},
 }
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0

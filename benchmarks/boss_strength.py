@@ -1,0 +1,115 @@
+"""How much stronger each boss bot is than its game's heuristic, and how that grows with the
+think time, with ``arena tournament`` on duplicate sets (and optionally ``arena sprt``).
+
+    python benchmarks/boss_strength.py [--games chochlik,vollewolle] [--think-ms 25,100,400]
+        [--tables 120] [--players 3] [--sprt] [--keep DIR]
+    python benchmarks/boss_strength.py --outputs DIR     # summarise earlier runs' outputs
+
+For each game and think time, one tournament: the boss (``<game>-boss --think-ms T``) and two
+copies of the heuristic at tables of 3, every seating of each deal (duplicate sets), rated by
+the tournament's own ratings.  Prints per run: the boss's rating and 95 % interval, the
+heuristics' mean, and the difference (Elo points on the tournament's scale; the interval is the
+boss's own, the heuristics' are printed beside it).  ``--sprt`` then tests "the boss is 150 Elo
+stronger than the heuristic" at 100 ms with ``arena sprt`` (H0: 0, H1: 150).
+
+Machine load matters: a think time is wall time, so a loaded machine gives the boss fewer
+worlds; the number of games and the load are the reader's to weigh (the intervals say the
+rest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROW = re.compile(r"^\s*\d+\s+(\S+)\s+(\d+)\s+(\d+)\.\.(\d+)\s+\S+\s+(\d+)\s")
+
+
+def leaderboard(output: str) -> dict[str, tuple[int, int, int, int]]:
+    """name -> (elo, low, high, games), from a tournament's final table."""
+    rows = {}
+    for line in output.splitlines():
+        found = ROW.match(line)
+        if found:
+            name, elo, low, high, games = found.groups()
+            rows[name] = (int(elo), int(low), int(high), int(games))
+    return rows
+
+
+def summary(label: str, output: str) -> str:
+    rows = leaderboard(output)
+    if "boss" not in rows:
+        return f"{label:<24} no leaderboard (the run failed or is unfinished)"
+    elo, low, high, games = rows["boss"]
+    others = [row for name, row in rows.items() if name != "boss"]
+    mean = sum(row[0] for row in others) / len(others)
+    spans = ", ".join(f"{row[0]} ({row[1]}..{row[2]})" for row in others)
+    return (f"{label:<24} {games:>5} games  boss {elo} ({low}..{high})  heuristics {spans}  "
+            f"boss - heuristics {elo - mean:+.0f} (boss's interval {low - mean:+.0f}.."
+            f"{high - mean:+.0f})")
+
+
+def tournament(game: str, think_ms: int, tables: int, players: int, folder: Path) -> str:
+    db = folder / f"{game}_{think_ms}.db"
+    command = [sys.executable, "-m", "arena", "tournament", "--game", game,
+               "--players", str(players), "--bot", f"boss={game}-boss --think-ms {think_ms}",
+               "--bot", f"h1={game}-heuristic", "--bot", f"h2={game}-heuristic",
+               "--games", str(tables), "--seed", f"boss-{game}", "--db", str(db),
+               "--log-dir", str(folder / f"logs_{game}_{think_ms}")]
+    done = subprocess.run(command, capture_output=True, text=True)
+    (folder / f"{game}_{think_ms}.out").write_text(done.stdout + done.stderr)
+    return done.stdout + done.stderr
+
+
+def sprt(game: str, players: int, folder: Path) -> str:
+    command = [sys.executable, "-m", "arena", "sprt", "--game", game, "--players", str(players),
+               "--bot", f"boss={game}-boss --think-ms 100", "--bot", f"h={game}-heuristic",
+               "--field", f"{game}-heuristic", "--elo0", "0", "--elo1", "150",
+               "--max-sets", "60", "--seed", f"sprt-{game}", "--db", str(folder / "sprt.db"),
+               "--log-dir", str(folder / f"logs_sprt_{game}")]
+    done = subprocess.run(command, capture_output=True, text=True)
+    (folder / f"sprt_{game}.out").write_text(done.stdout + done.stderr)
+    tail = [line for line in done.stdout.splitlines() if line.strip()][-3:]
+    return f"sprt {game} (exit {done.returncode}): " + " | ".join(tail)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", default="chochlik,vollewolle")
+    parser.add_argument("--think-ms", default="25,100,400")
+    parser.add_argument("--tables", type=int, default=120, help="games per tournament")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--sprt", action="store_true")
+    parser.add_argument("--keep", type=Path, default=None, help="folder for databases, logs")
+    parser.add_argument("--outputs", type=Path, default=None,
+                        help="summarise the <game>_<ms>.out files of an earlier run instead")
+    args = parser.parse_args(argv)
+    if args.outputs:
+        runs = [path for path in args.outputs.glob("*_*.out")
+                if path.stem.rpartition("_")[2].isdigit()]
+        for path in sorted(runs, key=_order):
+            print(summary(path.stem, path.read_text()))
+        return 0
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="boss-strength-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    for game in args.games.split(","):
+        for think in (int(t) for t in args.think_ms.split(",")):
+            output = tournament(game, think, args.tables, args.players, folder)
+            print(summary(f"{game} {think} ms", output), flush=True)
+        if args.sprt:
+            print(sprt(game, args.players, folder), flush=True)
+    print(f"databases, logs and outputs in {folder}")
+    return 0
+
+
+def _order(path: Path) -> tuple[str, int]:
+    game, _, think = path.stem.rpartition("_")
+    return game, int(think)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

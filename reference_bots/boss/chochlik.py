@@ -1,0 +1,245 @@
+"""The chochlik boss: worlds sampled from one seat's observation, searched to the hand's end.
+
+What the seat knows (its request's observation, nothing else): its hand, its own Imp card and
+passes (and so which card each neighbour holds until it is played), every card played this hand
+in order (from which the tricks, their leaders and so every seat's missing colours follow: a seat
+that did not follow the led colour has none left), the piles won, the price and the bottle's
+owner.  What it does not know: the other hands and the other Imp cards.  A world deals the unseen
+cards to them at random, respecting hand sizes, the missing colours and the passes it made.
+
+Passing is the reference heuristic's rule (the three lowest cards go): a search over the passes,
+whose worlds must play the whole hand after them, chose worse at these budgets.
+
+A world is scored at the end of the hand: the seat's coins this hand minus the other seats'
+average (the game's totals only add hands up)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.games.chochlik import (
+    COLOUR,
+    DECK,
+    HAND_SIZE,
+    START_PRICE,
+    ChochlikOptions,
+    ChochlikState,
+    Phase,
+    info,
+    parse_options,
+)
+from reference_bots.boss.search import Budget, rollout, search
+from reference_bots.chochlik_heuristic import ChochlikHeuristic
+
+
+def tricks_and_voids(obs: dict[str, Any]) -> tuple[int, list[set[int]]]:
+    """The number of tricks finished this hand and, by seat, the colours it showed it lacks."""
+    n = len(obs["scores"])
+    played = list(obs["played"])
+    done = (len(played) - len(obs["trick"])) // n
+    voids: list[set[int]] = [set() for _ in range(n)]
+    leader = (obs["dealer"] + 1) % n
+    price = START_PRICE
+    for t in range(done):
+        cards = played[t * n:(t + 1) * n]
+        seats = [(leader + i) % n for i in range(n)]
+        led = COLOUR[cards[0]]
+        for seat, card in zip(seats, cards):
+            if COLOUR[card] != led:
+                voids[seat].add(led)
+        low = [(c, s) for s, c in zip(seats, cards) if c < price]
+        if low:
+            price, leader = max(low)
+        else:
+            leader = max((c, s) for s, c in zip(seats, cards))[1]
+    trick = [tuple(entry) for entry in obs["trick"]]
+    if trick:
+        led = COLOUR[trick[0][1]]
+        for seat, card in trick:
+            if COLOUR[card] != led:
+                voids[seat].add(led)
+    return done, voids
+
+
+def deal_hidden(unseen: list[int], sizes: dict[int, int], voids: list[set[int]],
+                fixed: dict[int, list[int]], imp_slots: int,
+                rng: random.Random) -> tuple[dict[int, list[int]], list[int]]:
+    """The unseen cards dealt to the other seats (``sizes`` cards each, ``fixed`` ones first,
+    none of a colour it lacks) and ``imp_slots`` to the Imp's pile; the voids are dropped if
+    no deal is found quickly (they are then ignored, never the sizes)."""
+    for attempt in range(60):
+        cards = unseen[:]
+        rng.shuffle(cards)
+        # the most constrained cards first: those few seats may take
+        cards.sort(key=lambda c: sum(1 for s in sizes if COLOUR[c] in voids[s]), reverse=True)
+        hands = {s: list(fixed.get(s, ())) for s in sizes}
+        room = {s: sizes[s] - len(hands[s]) for s in sizes}
+        imp: list[int] = []
+        ok = True
+        for card in cards:
+            takers = [s for s in sizes if room[s] > 0
+                      and (attempt >= 50 or COLOUR[card] not in voids[s])]
+            weights = [room[s] for s in takers]
+            if imp_slots - len(imp) > 0:
+                takers.append(-1)
+                weights.append(imp_slots - len(imp))
+            if not takers:
+                ok = False
+                break
+            taker = rng.choices(takers, weights)[0]
+            if taker < 0:
+                imp.append(card)
+            else:
+                hands[taker].append(card)
+                room[taker] -= 1
+        if ok:
+            return hands, imp
+    raise ValueError("no deal fits the observation")
+
+
+def sample_world(obs: dict[str, Any], options: ChochlikOptions, rng: random.Random,
+                 template: ChochlikState | None = None) -> ChochlikState:
+    """An engine state the seat cannot tell from the real one, from its observation alone."""
+    n = len(obs["scores"])
+    me = obs["seat"]
+    state = template.clone() if template is not None else ChochlikState(options, "world")
+    mine = [obs["imp_card"], obs["passed_left"], obs["passed_right"]]
+    chosen = [c for c in mine if c is not None]
+    hand = list(obs["hand"])
+    others = [s for s in range(n) if s != me]
+    pass_choice: list[list[int | None]] = [[None, None, None] for _ in range(n)]
+    pass_choice[me] = list(mine)
+    if obs["phase"] == "pass":
+        unseen = [c for c in DECK if c not in set(hand) | set(chosen)]
+        dealt, _ = deal_hidden(unseen, {s: HAND_SIZE[n] for s in others},
+                               [set() for _ in range(n)], {}, 0, rng)
+        hands = [sorted(hand) if s == me else sorted(dealt[s]) for s in range(n)]
+        state.pass_step = [len(chosen) if s == me else 0 for s in range(n)]
+        state._acting = tuple(s for s in range(n) if state.pass_step[s] < 3)
+        state.phase = Phase.PASS
+        state.imp_pile = []
+        state.turn = state.leader = (obs["dealer"] + 1) % n
+    else:
+        done, voids = tricks_and_voids(obs)
+        played = set(obs["played"])
+        in_trick = {entry[0] for entry in obs["trick"]}
+        sizes = {s: HAND_SIZE[n] - 1 - done - (s in in_trick) for s in others}
+        left, right = (me + 1) % n, (me - 1) % n
+        fixed: dict[int, list[int]] = {}
+        for seat, card in ((left, obs["passed_left"]), (right, obs["passed_right"])):
+            if card not in played:
+                fixed.setdefault(seat, []).append(card)
+        known = set(hand) | played | set(chosen)
+        unseen = [c for c in DECK if c not in known]
+        dealt, imp = deal_hidden(unseen, sizes, voids, fixed, n - 1, rng)
+        hands = [sorted(hand) if s == me else sorted(dealt[s]) for s in range(n)]
+        state.imp_pile = [obs["imp_card"], *imp]
+        for seat in others:  # what a world needs of their passes: its own and theirs to it
+            pass_choice[seat] = [0, 0, 0]
+        pass_choice[left][2] = obs["received_from_left"]
+        pass_choice[right][1] = obs["received_from_right"]
+        state.pass_step = [3] * n
+        state.phase = Phase.PLAY
+        state.turn = obs["turn"]
+        state.leader = obs["leader"]
+        state._acting = (obs["turn"],)
+    state.hands = hands
+    state.pass_choice = pass_choice
+    state.trick = [tuple(entry) for entry in obs["trick"]]
+    state.played = list(obs["played"])
+    state.won = [list(pile) for pile in obs["won"]]
+    state.price = obs["price"]
+    state.owner = obs["bottle_owner"]
+    state.scores = list(obs["scores"])
+    state.hand_number = obs["hand_number"]
+    state.dealer = obs["dealer"]
+    state._refresh_views()
+    # the game's end as the seat was told (a search's worlds may be set to end sooner)
+    state._target, state._hands_limit = obs["target"], obs["hands"]
+    return state
+
+
+def random_policy(world: ChochlikState, seat: int, rng: random.Random) -> str:
+    legal = world.legal_actions(seat)
+    return legal[int(rng.random() * len(legal))]
+
+
+class _Fields:
+    """An engine observation read as the heuristic reads a protocol one (``obs["price"]``)."""
+
+    __slots__ = ("observation",)
+
+    def __init__(self, observation: Any) -> None:
+        self.observation = observation
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self.observation, name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return getattr(self.observation, name, default)
+
+
+_HEURISTIC = ChochlikHeuristic()
+_HEURISTIC.learn_cards(info(ChochlikOptions()))
+#: How often a rollout plays a random card instead of the heuristic's.
+ROLLOUT_RANDOM = 0.1
+
+
+def rollout_policy(world: ChochlikState, seat: int, rng: random.Random) -> str:
+    """The reference heuristic on the world's observation for ``seat`` (what that seat would
+    see), with a random card one time in ten; passes are the lowest cards.  Measured against
+    a cheaper rule of thumb at equal time: better (60 hands, 13.5 against 9.7 coins a hand
+    over the heuristics' average)."""
+    if rng.random() < ROLLOUT_RANDOM:
+        return random_policy(world, seat, rng)
+    legal = world.legal_actions(seat)
+    if world.phase is not Phase.PLAY or len(legal) == 1:
+        return legal[0]  # the hand is sorted: the lowest card
+    cards = [int(token[5:]) for token in legal]
+    return f"play {_HEURISTIC.play(_Fields(world.observe(seat)), cards)}"  # type: ignore[arg-type]
+
+
+class ChochlikBoss:
+    """The boss's policy for the client library: one search per request."""
+
+    wanted_events: frozenset[str] = frozenset()  # the observation says everything it uses
+
+    def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
+                 seed: object = None) -> None:
+        self.budget = Budget(think_ms, iterations, seed)
+        self.options = ChochlikOptions()
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "game_start":
+            try:
+                self.options = parse_options(message.get("options") or {})
+            except ValueError:
+                self.options = ChochlikOptions()
+
+    def choose(self, request: dict[str, Any]) -> str:
+        obs, legal = request["observation"], request["legal"]
+        rng = self.budget.next_rng()
+        if len(legal) == 1:
+            return str(legal[0])
+        if obs["phase"] == "pass":
+            # the three lowest cards go (measured: a search over passes, whose worlds play
+            # the whole hand after them, chose worse than this rule at 30-100 ms)
+            return min(legal, key=lambda token: int(token.split()[1]))
+        me, start = obs["seat"], list(obs["scores"])
+        hand_number = obs["hand_number"]
+        players = len(start)
+        # the worlds end with this hand: no next deal to shuffle
+        options = ChochlikOptions(players, target=None, hands=hand_number)
+        template = ChochlikState(options, "world")
+
+        def stop(world: ChochlikState) -> bool:
+            return world.hand_number != hand_number or world.is_over()
+
+        def simulate(world: ChochlikState, action: str, rng: random.Random) -> float:
+            rollout(world, me, action, rollout_policy, rng, stop)
+            gains = [world.scores[s] - start[s] for s in range(players)]
+            return gains[me] - (sum(gains) - gains[me]) / (players - 1)
+
+        return search(legal, lambda r: sample_world(obs, options, r, template), simulate, rng,
+                      think_ms=self.budget.think_ms, iterations=self.budget.iterations)
