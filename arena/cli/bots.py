@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,37 @@ def open_registry_view(db_file: Path | None, tokens: Any) -> Any:
         return RegistryView(db_file)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def open_ladder(db_file: Path | None, spec: Any, options: Any) -> Any:
+    """``arena serve --db``: the ladder's results book in the same file (None without)."""
+    if db_file is None:
+        return None
+    from arena.edge.ladder_book import LadderBook, LadderError
+
+    try:
+        return LadderBook.open(db_file, {"game": spec.name,
+                                         "options": spec.options_to_dict(options)})
+    except (LadderError, sqlite3.Error) as exc:
+        raise click.ClickException(f"{db_file}: {exc}" if isinstance(exc, sqlite3.Error)
+                                   else str(exc)) from None
+
+
+@asynccontextmanager
+async def ladder_writing(book: Any) -> AsyncIterator[None]:
+    """The ladder's writer runs while the server does (nothing without ``--db``); games it
+    could not store by the end are one line (exit status 1)."""
+    if book is None:
+        yield
+        return
+    try:
+        async with book.writing():
+            yield
+        if book.unstored:
+            raise click.ClickException(f"{book.unstored} game(s) could not be stored in "
+                                       f"{book.path}: {book.failure}")
+    finally:
+        book.close()
 
 
 @click.group()

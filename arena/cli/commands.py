@@ -65,7 +65,8 @@ def main(verbose: bool) -> None:
                    "each with its token (default: open to anyone).")
 @click.option("--db", "db_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None,
-              help="Admit only the bots registered in this SQLite file (made by arena bots add).")
+              help="Admit only the bots registered in this SQLite file (made by arena bots add), "
+                   "and store every game there: a ladder (arena ratings --db reads it).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
@@ -136,13 +137,15 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         config = attrs.evolve(config, prepare_hello=view.prepare)
     host_games(config, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
-               checker=view and view.check)
+               checker=view and view.check, book=open_ladder(db_file, spec, options))
 
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
-               quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None) -> None:
+               quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
+               book: Any = None) -> None:
     """Serve ``config``'s game with arrival seating (``games`` at most) until Ctrl-C: a line
-    per game unless ``quiet``, the running tallies, the summary; failures as one line."""
+    per game unless ``quiet``, the running tallies, the summary; failures as one line.
+    ``book``: the ladder's results (``arena.edge.ladder_book``), every game stored there."""
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import GameLimit, run_serve
     from arena.edge.server import ArenaServer, tune_garbage_collector
@@ -155,6 +158,8 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
 
     def game_over(record: Any) -> None:
         tally.add(record)
+        if book is not None:
+            book.game_over(record)
         if quiet:
             return
         outcome = record.aborted or " ".join(
@@ -179,9 +184,10 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
         tune_garbage_collector()
-        await run_serve(server, games=games, tally=tally, tally_every=tally_every,
-                        banner=banner,
-                        out=click.echo, err=lambda line: click.echo(line, err=True))
+        async with ladder_writing(book):
+            await run_serve(server, games=games, tally=tally, tally_every=tally_every,
+                            banner=banner,
+                            out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
                                        f"written to {log_dir} (is the disk full?)")
@@ -348,7 +354,12 @@ def schema(game_name: str | None) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
-from arena.cli.bots import bots, open_registry_view  # noqa: E402 - registration
+from arena.cli.bots import (  # noqa: E402 - registration, ladders
+    bots,
+    ladder_writing,
+    open_ladder,
+    open_registry_view,
+)
 from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
 from arena.cli.export import export  # noqa: E402 - an event's games in one file
 from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
