@@ -57,6 +57,22 @@ def open_ladder(db_file: Path | None, spec: Any, options: Any) -> Any:
                                    else str(exc)) from None
 
 
+def make_seating(kind: str, players: int, registry: Any, checker: Any, book: Any,
+                 seed: str | None) -> Any:
+    """``arena serve``'s seating: ``arrival``, or ``ladder`` (by the ratings of ``book``)."""
+    if kind == "arrival":
+        from arena.seating.arrival import ArrivalSeating
+
+        return ArrivalSeating(players, registry, checker=checker)
+    import secrets
+
+    from arena.games.chance import secret_seed
+    from arena.seating.ladder import LadderSeating
+
+    return LadderSeating(players, book.rating, checker=checker,
+                         seed=secret_seed(seed, "ladder") if seed else secrets.token_hex(16))
+
+
 @asynccontextmanager
 async def ladder_writing(book: Any) -> AsyncIterator[None]:
     """The ladder's writer runs while the server does (nothing without ``--db``); games it

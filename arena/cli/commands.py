@@ -67,6 +67,10 @@ def main(verbose: bool) -> None:
               default=None,
               help="Admit only the bots registered in this SQLite file (made by arena bots add), "
                    "and store every game there: a ladder (arena ratings --db reads it).")
+@click.option("--seating", "seating_kind", type=click.Choice(["arrival", "ladder"]), default=None,
+              help="arrival: first come, first seated; ladder: by rating (close opponents, "
+                   "regularly distant ones, duplicate sets; needs --db) (default: ladder with "
+                   "--db, else arrival).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
@@ -106,7 +110,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | None,
-          **flags: Any) -> None:
+          seating_kind: str | None, **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
@@ -135,21 +139,23 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         max_spectators, registry))
     if view is not None:
         config = attrs.evolve(config, prepare_hello=view.prepare)
+    if seating_kind == "ladder" and db_file is None:
+        raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
     host_games(config, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
-               checker=view and view.check, book=open_ladder(db_file, spec, options))
+               checker=view and view.check, book=open_ladder(db_file, spec, options),
+               seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"))
 
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
                quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
-               book: Any = None) -> None:
-    """Serve ``config``'s game with arrival seating (``games`` at most) until Ctrl-C: a line
+               book: Any = None, seating_kind: str = "arrival") -> None:
+    """Serve ``config``'s game with ``seating_kind`` (``games`` at most) until Ctrl-C: a line
     per game unless ``quiet``, the running tallies, the summary; failures as one line.
     ``book``: the ladder's results (``arena.edge.ladder_book``), every game stored there."""
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import GameLimit, run_serve
     from arena.edge.server import ArenaServer, tune_garbage_collector
-    from arena.seating.arrival import ArrivalSeating
     from arena.seating.interface import Seating
 
     spec, options, log_dir = config.spec, config.options, config.log_dir
@@ -179,7 +185,8 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
                 f"logs in {log_dir}/; Ctrl-C stops")
 
     async def run() -> None:
-        seating: Seating = ArrivalSeating(options.players, registry, checker=checker)
+        seating: Seating = make_seating(seating_kind, options.players, registry, checker,
+                                        book, config.seed)
         if games is not None:
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
@@ -357,6 +364,7 @@ def schema(game_name: str | None) -> None:
 from arena.cli.bots import (  # noqa: E402 - registration, ladders
     bots,
     ladder_writing,
+    make_seating,
     open_ladder,
     open_registry_view,
 )

@@ -35,6 +35,7 @@ import trio
 from arena.events.registry import Registry, identity
 from arena.events.storage import SqliteStorage, Storage
 from arena.gameplay.records import GameRecord, PlannedTable
+from arena.seating.ratingview import IncrementalElo
 
 log = logging.getLogger("arena.server")
 
@@ -66,6 +67,9 @@ class LadderBook:
                               f"{json.dumps(stored.get('options'))}: serve that game with "
                               "those options, or choose another --db")
         games = storage.games()
+        #: What ladder seating reads: an Elo learnt from every finished game, stored or new.
+        self.rating = IncrementalElo().add_all((g.names, g.ranks) for g in games
+                                               if g.aborted is None)
         self.next_index = max((g.planned for g in games), default=-1) + 1
         self.next_set = max((g.set_index for g in games), default=-1) + 1
         self.sets: dict[int, int] = {}  # the seating's set number -> the stored one
@@ -175,8 +179,10 @@ class LadderBook:
     # -- the event loop's side --
 
     def game_over(self, record: GameRecord) -> None:
-        """A game ended (in the event loop): queued for the writer."""
+        """A game ended (in the event loop): queued for the writer, and rated."""
         self.handed += 1
+        if record.aborted is None:
+            self.rating.add(record.names, record.ranks)
         if self._send is not None:
             self._send.send_nowait(record)
         else:

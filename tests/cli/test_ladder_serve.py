@@ -66,7 +66,7 @@ def test_a_ladder_stores_every_game_and_continues_after_a_restart(tmp_path: Path
 def test_a_file_holding_an_event_or_another_game_is_refused(tmp_path: Path):
     db = tmp_path / "ladder.db"
     add(db, "alice")
-    with Served(tmp_path, "--game", "vollewolle", "--db", str(db)) as served:
-        assert served.interrupt() == 0
+    with Served(tmp_path, "--game", "vollewolle", "--db", str(db)):
+        pass  # the ladder is in the file before the server listens (its banner)
     code, out = run("serve", "--game", "chochlik", "--port", "0", "--db", str(db))
     assert code == 1 and "holds a ladder of vollewolle" in out and out.count("\n") == 1, out
