@@ -86,8 +86,8 @@ def main(verbose: bool) -> None:
                                       "2 s, or are refused.")
 @click.option("--spectators", "spectator_mode", type=click.Choice(SPECTATOR_MODES),
               default=None, help="Who may watch: anyone, registered players (with their "
-                                 "tokens) or no one (default: registered with --tokens, "
-                                 "else open).")
+                                 "tokens) or no one (default: registered with --tokens or "
+                                 "--db, else open).")
 @click.option("--max-spectators", type=click.IntRange(0), default=MAX_SPECTATORS,
               show_default=True, help="Spectator connections at once.")
 @transcripts_option("each connection")
@@ -131,12 +131,12 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           max_hellos_per_second=max_hellos_per_second)
     registry = load_tokens(tokens_file)
     view = open_registry_view(db_file, registry)
-    if spectator_mode == "registered" and registry is None:
-        raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
-                               "players)")
+    if spectator_mode == "registered" and registry is None and view is None:
+        raise click.UsageError("--spectators registered needs --tokens FILE or --db FILE (the "
+                               "registered players)")
     config = attrs.evolve(config, spectators=SpectatorRules(
-        spectator_mode or ("registered" if registry is not None else "open"),
-        max_spectators, registry))
+        spectator_mode or ("registered" if registry is not None or view is not None
+                           else "open"), max_spectators, registry, view and view.check))
     if view is not None:
         config = attrs.evolve(config, prepare_hello=view.prepare)
     if seating_kind == "ladder" and db_file is None:

@@ -70,3 +70,20 @@ def test_a_file_holding_an_event_or_another_game_is_refused(tmp_path: Path):
         pass  # the ladder is in the file before the server listens (its banner)
     code, out = run("serve", "--game", "chochlik", "--port", "0", "--db", str(db))
     assert code == 1 and "holds a ladder of vollewolle" in out and out.count("\n") == 1, out
+
+
+def test_spectators_under_db_are_the_registered_bots_with_their_tokens(tmp_path: Path):
+    db = tmp_path / "ladder.db"
+    alice = add(db, "alice")
+    with Served(tmp_path, "--game", "vollewolle", "--db", str(db)) as served:
+        stranger = served.client("mallory", role="spectator", token=alice)
+        assert stranger.expect("error")["code"] == "unknown_token"
+        wrong = served.client("alice", role="spectator", token="not-alices-token-at-all")
+        assert wrong.expect("error")["code"] == "bad_token"
+        bob = add(db, "bob")  # registered while the server runs: may watch at once
+        watcher = served.client("BOB", role="spectator", token=bob)
+        watcher.send({"type": "watch"})
+        assert watcher.expect("tables")["tables"] == []
+    code, out = run("serve", "--game", "vollewolle", "--port", "0", "--spectators",
+                    "registered")
+    assert code == 2 and "needs --tokens FILE or --db FILE" in out
