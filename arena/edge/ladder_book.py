@@ -41,6 +41,8 @@ log = logging.getLogger("arena.server")
 
 #: Seconds between tries to store games a failed write held back.
 RETRY_SECONDS = 5.0
+#: The seating's duplicate sets whose stored number is remembered (the newest).
+SETS_REMEMBERED = 10_000
 #: The entrant command of a name that played without being registered (never under ``--db``
 #: unless a bot was removed before its first game was stored).
 UNREGISTERED = "unregistered"
@@ -143,6 +145,8 @@ class LadderBook:
         """The record as the ladder stores it: its index, set, rotation and entrants."""
         entrants = tuple(self.entrant_of(name) for name in record.names)
         if record.tag is not None:  # the seating's duplicate set
+            if len(self.sets) >= SETS_REMEMBERED:  # a set's games end within minutes
+                del self.sets[next(iter(self.sets))]
             set_index = self.sets.setdefault(record.tag.set_index, self.next_set)
             rotation = record.tag.rotation
         else:

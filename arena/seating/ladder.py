@@ -169,7 +169,7 @@ class LadderSeating:
                 done.due = now + self.max_wait
             else:
                 self._end_set(table.tag.set_index, now)
-        return []
+        return self._fill(now)  # fewer bots playing: the waiting may not wait for a pool
 
     def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
                   now: float) -> list[SeatedTable]:

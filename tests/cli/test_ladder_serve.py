@@ -70,6 +70,8 @@ def test_a_file_holding_an_event_or_another_game_is_refused(tmp_path: Path):
         pass  # the ladder is in the file before the server listens (its banner)
     code, out = run("serve", "--game", "chochlik", "--port", "0", "--db", str(db))
     assert code == 1 and "holds a ladder of vollewolle" in out and out.count("\n") == 1, out
+    code, out = run("tournament", "--resume", "--db", str(db))
+    assert code == 2 and "holds a ladder, not a tournament" in out, out
 
 
 def test_spectators_under_db_are_the_registered_bots_with_their_tokens(tmp_path: Path):
