@@ -21,6 +21,7 @@ import random
 import statistics
 import time
 
+from arena.edge.server import tune_garbage_collector
 from arena.seating.ladder import LadderSeating
 from arena.seating.ratingview import IncrementalElo
 
@@ -40,6 +41,8 @@ def decisions(waiting: int, players: int, count: int, seed: int
         view.add(table, [order.index(n) + 1 for n in table])
     seating = LadderSeating(players, view, seed="bench", pool=waiting, settle=0.0,
                             duplicate=False)
+    seating.running = waiting  # many tables playing: the pool can fill, so the queue waits
+    tune_garbage_collector()  # as arena serve does
     now = 0.0
     for name in names[:-1]:
         assert seating.ready(name, now) == []

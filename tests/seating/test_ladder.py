@@ -124,3 +124,19 @@ def test_incremental_elo_moves_the_winner_up_and_newcomers_are_unknown():
         view.add(["a", "B"], [1, 2])
     (a, spread), (b, _) = view.estimate("A"), view.estimate("b")
     assert a > 1500 > b and abs((a - 1500) - (1500 - b)) < 1e-9 and spread < 350
+
+
+def test_the_decision_benchmark_runs_and_summarises():
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "ladder_seating.py"
+    done = subprocess.run([sys.executable, str(script), "--waiting", "30", "--decisions", "5",
+                           "--rounds", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("SUMMARY ")]
+    rows = json.loads(line.removeprefix("SUMMARY "))
+    assert [row["target"] for row in rows] == [10.0, 10.0]
+    assert all(0 < row["median"] <= row["max"] for row in rows)
