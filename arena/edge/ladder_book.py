@@ -82,11 +82,14 @@ class LadderBook:
         #: Games placed and waiting to be stored (a failed write keeps them here, in order).
         self.pending: list[GameRecord] = []
         self.rows: dict[str, tuple[str, bytes, bytes]] = {}
+        #: Renames seen by the writer, for the event loop to apply to :attr:`rating`.
+        self.renames: list[tuple[str, str]] = []
         self.failure: str | None = None
         self.handed = 0  # games given to game_over
         self.stored = 0
         self._send: trio.MemorySendChannel[GameRecord] | None = None
         self.sync_entrants()
+        self.renames.clear()  # the stored games were rated under the names they have now
 
     @classmethod
     def open(cls, path: Path, meta: Mapping[str, Any]) -> LadderBook:
@@ -114,6 +117,7 @@ class LadderBook:
                 number[key] = len(entrants)
                 entrants.append((name, key))
             elif entrants[number[key]][0] != name:
+                self.renames.append((entrants[number[key]][0], name))
                 entrants[number[key]] = (name, key)
         self._write_entrants(entrants)
         self.seen_version = version
@@ -221,6 +225,9 @@ class LadderBook:
                         except (trio.WouldBlock, trio.EndOfChannel):
                             break
                 await trio.to_thread.run_sync(self.store_pending)
+                for before, after in self.renames:  # in the loop: the seating reads it here
+                    self.rating.rename(before, after)
+                self.renames.clear()
                 if not open_ and self.failure is not None:
                     return  # the last try failed: counted in unstored
 

@@ -59,6 +59,15 @@ class IncrementalElo:
             self.elo[key] = old + change
             self.games[key] = self.games.get(key, 0) + 1
 
+    def rename(self, old: str, new: str) -> None:
+        """A bot renamed (``arena bots rename``) keeps its rating; games it played under the
+        new name before this was known add their moves to it."""
+        before, after = old.casefold(), new.casefold()
+        if before in self.elo and before != after:
+            moved = self.elo.pop(after, START_ELO) - START_ELO
+            self.elo[after] = self.elo.pop(before) + moved
+            self.games[after] = self.games.pop(before) + self.games.pop(after, 0)
+
     def add_all(self, games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> IncrementalElo:
         for names, ranks in games:
             self.add(names, ranks)
