@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,58 @@ def open_registry_view(db_file: Path | str | None, tokens: Any) -> Any:
         return RegistryView(db_file)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def open_ladder(db_file: Path | str | None, spec: Any, options: Any) -> Any:
+    """``arena serve --db``: the ladder's results book in the same file (None without)."""
+    if db_file is None:
+        return None
+    from arena.edge.ladder_book import LadderBook, LadderError
+
+    try:
+        return LadderBook.open(db_file, {"game": spec.name,
+                                         "options": spec.options_to_dict(options)})
+    except (LadderError, sqlite3.Error) as exc:
+        raise click.ClickException(f"{db_file}: {exc}" if isinstance(exc, sqlite3.Error)
+                                   else str(exc)) from None
+    except Exception as exc:  # PostgreSQL's (psycopg is imported only for a URL)
+        if not type(exc).__module__.startswith("psycopg"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.ClickException(f"the ladder's database: {first}") from None
+
+
+def make_seating(kind: str, players: int, registry: Any, checker: Any, book: Any,
+                 seed: str | None) -> Any:
+    """``arena serve``'s seating: ``arrival``, or ``ladder`` (by the ratings of ``book``)."""
+    if kind == "arrival":
+        from arena.seating.arrival import ArrivalSeating
+
+        return ArrivalSeating(players, registry, checker=checker)
+    import secrets
+
+    from arena.games.chance import secret_seed
+    from arena.seating.ladder import LadderSeating
+
+    return LadderSeating(players, book.rating, checker=checker,
+                         seed=secret_seed(seed, "ladder") if seed else secrets.token_hex(16))
+
+
+@asynccontextmanager
+async def ladder_writing(book: Any) -> AsyncIterator[None]:
+    """The ladder's writer runs while the server does (nothing without ``--db``); games it
+    could not store by the end are one line (exit status 1)."""
+    if book is None:
+        yield
+        return
+    try:
+        async with book.writing():
+            yield
+        if book.unstored:
+            raise click.ClickException(f"{book.unstored} game(s) could not be stored in "
+                                       f"{book.path}: {book.failure}")
+    finally:
+        book.close()
 
 
 @click.group()

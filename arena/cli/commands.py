@@ -68,7 +68,12 @@ def main(verbose: bool) -> None:
 @click.option("--db", "db_file", type=Database(exists=True),
               default=None,
               help="Admit only the bots registered in this SQLite file (made by arena bots add), "
-                   "or PostgreSQL URL.")
+                   "or PostgreSQL URL, and store every game there: a ladder (arena ratings --db "
+                   "reads it).")
+@click.option("--seating", "seating_kind", type=click.Choice(["arrival", "ladder"]), default=None,
+              help="arrival: first come, first seated; ladder: by rating (close opponents, "
+                   "regularly distant ones, duplicate sets; needs --db) (default: ladder with "
+                   "--db, else arrival).")
 @click.option("--idle-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds a bot may wait without a seat before it is disconnected.")
 @click.option("--max-messages-per-second", type=click.FloatRange(min=1), default=200.0,
@@ -84,8 +89,8 @@ def main(verbose: bool) -> None:
                                       "2 s, or are refused.")
 @click.option("--spectators", "spectator_mode", type=click.Choice(SPECTATOR_MODES),
               default=None, help="Who may watch: anyone, registered players (with their "
-                                 "tokens) or no one (default: registered with --tokens, "
-                                 "else open).")
+                                 "tokens) or no one (default: registered with --tokens or "
+                                 "--db, else open).")
 @click.option("--max-spectators", type=click.IntRange(0), default=MAX_SPECTATORS,
               show_default=True, help="Spectator connections at once.")
 @transcripts_option("each connection")
@@ -110,7 +115,8 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
-          web_port: int | None, web_host: str, **flags: Any) -> None:
+          web_port: int | None, web_host: str, seating_kind: str | None,
+          **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
     are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
@@ -131,29 +137,34 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                           max_hellos_per_second=max_hellos_per_second)
     registry = load_tokens(tokens_file)
     view = open_registry_view(db_file, registry)
-    if spectator_mode == "registered" and registry is None:
-        raise click.UsageError("--spectators registered needs --tokens FILE (the registered "
-                               "players)")
+    if spectator_mode == "registered" and registry is None and view is None:
+        raise click.UsageError("--spectators registered needs --tokens FILE or --db FILE (the "
+                               "registered players)")
     config = attrs.evolve(config, spectators=SpectatorRules(
-        spectator_mode or ("registered" if registry is not None else "open"),
-        max_spectators, registry))
+        spectator_mode or ("registered" if registry is not None or view is not None
+                           else "open"), max_spectators, registry, view and view.check))
     if view is not None:
         config = attrs.evolve(config, prepare_hello=view.prepare)
+    if seating_kind == "ladder" and db_file is None:
+        raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
     host_games(config, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
                checker=view and view.check,
-               web=None if web_port is None else ((web_host, web_port), db_file))
+               web=None if web_port is None else ((web_host, web_port), db_file),
+               book=open_ladder(db_file, spec, options),
+               seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"))
 
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
                quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
-               web: tuple[tuple[str, int], Path | str | None] | None = None) -> None:
-    """Serve ``config``'s game with arrival seating (``games`` at most) until Ctrl-C: a line
-    per game unless ``quiet``, the running tallies, the summary; failures as one line."""
+               web: tuple[tuple[str, int], Path | str | None] | None = None,
+               book: Any = None, seating_kind: str = "arrival") -> None:
+    """Serve ``config``'s game with ``seating_kind`` (``games`` at most) until Ctrl-C: a line
+    per game unless ``quiet``, the running tallies, the summary; failures as one line.
+    ``book``: the ladder's results (``arena.edge.ladder_book``), every game stored there."""
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import GameLimit, run_serve
     from arena.edge.server import ArenaServer, tune_garbage_collector
-    from arena.seating.arrival import ArrivalSeating
     from arena.seating.interface import Seating
 
     spec, options, log_dir = config.spec, config.options, config.log_dir
@@ -162,6 +173,8 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
 
     def game_over(record: Any) -> None:
         tally.add(record)
+        if book is not None:
+            book.game_over(record)
         if quiet:
             return
         outcome = record.aborted or " ".join(
@@ -181,12 +194,13 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
                 f"logs in {log_dir}/; Ctrl-C stops")
 
     async def run() -> None:
-        seating: Seating = ArrivalSeating(options.players, registry, checker=checker)
+        seating: Seating = make_seating(seating_kind, options.players, registry, checker,
+                                        book, config.seed)
         if games is not None:
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
         tune_garbage_collector()
-        async with pages_beside(server, *(web or (None, None))):  # arena serve --web
+        async with pages_beside(server, *(web or (None, None))), ladder_writing(book):
             await run_serve(server, games=games, tally=tally, tally_every=tally_every,
                             banner=banner,
                             out=click.echo, err=lambda line: click.echo(line, err=True))
@@ -359,7 +373,13 @@ def schema(game_name: str | None) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
-from arena.cli.bots import bots, open_registry_view  # noqa: E402 - registration
+from arena.cli.bots import (  # noqa: E402 - registration, ladders
+    bots,
+    ladder_writing,
+    make_seating,
+    open_ladder,
+    open_registry_view,
+)
 from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
 from arena.cli.export import export  # noqa: E402 - an event's games in one file
 from arena.cli.web import web  # noqa: E402 - the competition pages

@@ -157,8 +157,9 @@ def resumed_event(storage: Any, db: Path | str, log_dir: Path) -> tuple[Any, lis
     meta = storage.meta()
     if not meta:
         raise click.UsageError(f"{db} holds no event to resume")
-    if "sprt" in meta:
-        raise click.UsageError(f"{db} holds an SPRT run, not a tournament")
+    if "sprt" in meta or meta.get("ladder"):
+        raise click.UsageError(f"{db} holds {'a ladder' if meta.get('ladder') else 'an SPRT run'}"
+                               ", not a tournament")
     settings = EventSettings.from_meta(meta)
     bots = [BotSpec(name, command) for name, command in storage.entrants()]
     planned = settings.planned(len(bots))

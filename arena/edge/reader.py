@@ -100,7 +100,8 @@ class ConnectionLoops:
                     return
             elif isinstance(event, Hello):
                 await self._until_bound(session, event)
-                if self.config.prepare_hello is not None and event.role != "spectator":
+                if self.config.prepare_hello is not None and (
+                        event.role != "spectator" or self.config.spectators.checker is not None):
                     await trio.to_thread.run_sync(self.config.prepare_hello, event.name.strip(),
                                                   event.token, limiter=self.preparing)
                 session = self.reception.hello(session, event)

@@ -51,28 +51,42 @@ class SpectatorRules:
     max_spectators: int = MAX_SPECTATORS
     #: Registered names (any case) and their tokens, for ``registered``.
     registry: Mapping[str, str] | None = attrs.field(default=None, eq=False)
+    #: Instead of ``registry`` (``arena serve --db``): asked at each spectator's hello for
+    #: (the registered name or None, whether the token is its own).
+    checker: Callable[[str, str | None], tuple[str | None, bool]] | None = attrs.field(
+        default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:
         if self.mode not in SPECTATOR_MODES:
             raise ValueError(f"spectators must be one of {', '.join(SPECTATOR_MODES)}")
-        if self.mode == "registered" and self.registry is None:
-            raise ValueError("registered spectators need registered players (--tokens)")
+        if self.mode == "registered" and self.registry is None and self.checker is None:
+            raise ValueError("registered spectators need registered players (--tokens or "
+                             "--db)")
 
 
-def refusal_for(mode: str, registry: Mapping[str, str], name: str,
-                token: str | None) -> Error | None:
+def refusal_for(mode: str, registry: Mapping[str, str], name: str, token: str | None,
+                checker: Callable[[str, str | None], tuple[str | None, bool]] | None = None,
+                ) -> Error | None:
     """Why a spectator's hello is refused (None: admitted).  ``registry``: the registered
-    names, folded with ``casefold``, and their tokens.  Pure."""
+    names, folded with ``casefold``, and their tokens; ``checker`` (a registry database)
+    answers instead when given.  Pure."""
     if mode == "none":
         return Error(code=ErrorCode.NO_SPECTATORS.value, fatal=True,
                      message="this server admits no spectators")
     if mode == "registered":
-        expected = registry.get(name.casefold())
-        if expected is None:
+        if checker is not None:
+            registered, matches = checker(name, token)
+            known = registered is not None
+        else:
+            expected = registry.get(name.casefold())
+            known = expected is not None
+            matches = (expected is not None and token is not None
+                       and hmac.compare_digest(token.encode(), expected.encode()))
+        if not known:
             return Error(code=ErrorCode.UNKNOWN_TOKEN.value, fatal=True, message=(
                 "spectators here are registered players: hello with a registered name and "
                 "its token"))
-        if token is None or not hmac.compare_digest(token.encode(), expected.encode()):
+        if not matches:
             return Error(code=ErrorCode.BAD_TOKEN.value, fatal=True,
                          message="that name is registered here: send its token in hello")
     return None
@@ -121,7 +135,7 @@ class SpectatorDesk:
 
     def admit(self, session: Hashable, name: str, token: str | None) -> Error | None:
         """A spectator's hello: None if admitted, else the (fatal) error to send."""
-        refusal = refusal_for(self.rules.mode, self._registry, name, token)
+        refusal = refusal_for(self.rules.mode, self._registry, name, token, self.rules.checker)
         if refusal is not None:
             return refusal
         if self.count >= self.rules.max_spectators:

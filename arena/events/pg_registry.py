@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 
 from arena.events.pg_storage import connect, migrate, redacted
-from arena.events.registry import Registry, RegistryError
+from arena.events.registry import Registry, RegistryError, check_name, identity
 
 
 class PgRegistry(Registry):
@@ -38,11 +38,28 @@ class PgRegistry(Registry):
             row = self.pg.execute("SELECT version FROM registry_version").fetchone()
         return int(row[0]) if row else 0
 
-    def _change(self, sql: str, args: tuple[object, ...], problem: str) -> None:
+    def rename(self, old: str, new: str) -> None:
+        """A ladder's entrant of that bot (``arena serve --db URL``) takes the new name too."""
+        check_name(new)
+        if old.casefold() != new.casefold() and self.lookup(new) is not None:
+            raise RegistryError(f"{new!r} is registered already")
+        row = self.lookup(old)
+        with self.lock:
+            found = self.pg.execute("SELECT to_regclass('entrants') IS NOT NULL").fetchone()
+        ladder = bool(found and found[0])
+        also = (("UPDATE entrants SET name = ? WHERE command = ?", (new, identity(row[1])))
+                if row is not None and ladder else None)
+        self._change("UPDATE bots SET name = ?, folded = ? WHERE folded = ?",
+                     (new, new.casefold(), old.casefold()), f"{old!r} is not registered", also)
+
+    def _change(self, sql: str, args: tuple[object, ...], problem: str,
+                also: tuple[str, tuple[object, ...]] | None = None) -> None:
         try:
             with self.lock, self.pg.transaction():
                 if self.pg.execute(sql.replace("?", "%s"), args).rowcount == 0:
                     raise RegistryError(problem)
+                if also is not None:
+                    self.pg.execute(also[0].replace("?", "%s"), also[1])
                 self.pg.execute("UPDATE registry_version SET version = version + 1")
         except psycopg.errors.UniqueViolation:
             raise RegistryError(problem) from None

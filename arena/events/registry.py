@@ -52,6 +52,13 @@ def check_name(name: str) -> str:
     return name
 
 
+def identity(salt: bytes) -> str:
+    """A registration's lasting identity (a ladder's entrant keeps it: a rename keeps the salt,
+    a removal and a new registration of the name make a new one); a digest of the salt, so it
+    tells nothing of the token."""
+    return "registered:" + hashlib.sha256(b"arena-entrant\0" + salt).hexdigest()[:16]
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
@@ -83,12 +90,16 @@ class Registry:
     def version(self) -> int:
         return int(self.db.execute("PRAGMA user_version").fetchone()[0])
 
-    def _change(self, sql: str, args: tuple[object, ...], problem: str) -> None:
+    def _change(self, sql: str, args: tuple[object, ...], problem: str,
+                also: tuple[str, tuple[object, ...]] | None = None) -> None:
+        """``also``: a statement run in the same transaction when the change is made."""
         try:
             with self.db:
                 changed = self.db.execute(sql, args).rowcount
                 if changed == 0:
                     raise RegistryError(problem)
+                if also is not None:
+                    self.db.execute(*also)
                 self.db.execute(f"PRAGMA user_version = {self.version() + 1}")
         except sqlite3.IntegrityError:
             raise RegistryError(problem) from None
@@ -112,11 +123,17 @@ class Registry:
                      f"{name!r} is not registered")
 
     def rename(self, old: str, new: str) -> None:
+        """A ladder's entrant of that bot (``arena serve --db``) takes the new name too."""
         check_name(new)
         if old.casefold() != new.casefold() and self.lookup(new) is not None:
             raise RegistryError(f"{new!r} is registered already")
+        row = self.lookup(old)
+        ladder = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                 "name = 'entrants'").fetchone()
+        also = (("UPDATE entrants SET name = ? WHERE command = ?", (new, identity(row[1])))
+                if row is not None and ladder else None)
         self._change("UPDATE bots SET name = ?, folded = ? WHERE folded = ?",
-                     (new, new.casefold(), old.casefold()), f"{old!r} is not registered")
+                     (new, new.casefold(), old.casefold()), f"{old!r} is not registered", also)
 
     def names(self) -> list[str]:
         return [name for (name,) in self.db.execute("SELECT name FROM bots ORDER BY folded")]

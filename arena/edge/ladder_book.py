@@ -1,0 +1,243 @@
+"""A ladder's results (``arena serve --db FILE``): every game that ends is stored as the row an
+event stores (a :class:`~arena.gameplay.records.GameRecord` through
+:meth:`~arena.events.storage.Storage.add_game`, with its log path), in the file that holds the
+registry, so ``arena ratings --db FILE`` and ``arena export --db FILE`` read it while it runs.
+
+A ladder has no schedule: each game gets the next running index (after a restart, the stored
+maximum plus one), and its own duplicate set unless the seating played it in one (its ``tag``
+then says which set and rotation; the book gives each set a stored number of its own).  Every
+registered bot is an entrant, numbered in the order it joined; its entrant row keeps the
+registration's identity (a digest of its salt, never its token or hash), so a renamed bot
+keeps its number and history, a removed bot keeps its past games, and a bot registered while
+the server runs becomes an entrant at its first game.  Aborted games are stored as aborted
+(the ratings leave them out).
+
+Writes happen in a worker thread, one at a time, fed by a memory channel from the event
+loop.  A write that fails (a full disk, a database locked by another program) is said in one
+line on the operator's terminal (once per failure run), and the games are kept in memory and
+tried again every :data:`RETRY_SECONDS` and at the end; what still cannot be stored at the
+end is counted in :attr:`LadderBook.unstored`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import trio
+
+from arena.events.registry import Registry, identity
+from arena.events.storage import SqliteStorage, Storage
+from arena.gameplay.records import GameRecord, PlannedTable
+from arena.seating.ratingview import IncrementalElo
+
+log = logging.getLogger("arena.server")
+
+#: Seconds between tries to store games a failed write held back.
+RETRY_SECONDS = 5.0
+#: The seating's duplicate sets whose stored number is remembered (the newest).
+SETS_REMEMBERED = 10_000
+#: The entrant command of a name that played without being registered (never under ``--db``
+#: unless a bot was removed before its first game was stored).
+UNREGISTERED = "unregistered"
+
+
+class LadderError(ValueError):
+    """The file holds something else (an event, another game's ladder)."""
+
+
+class LadderBook:
+    def __init__(self, storage: Storage, registry: Registry, meta: Mapping[str, Any]) -> None:
+        """``storage`` and ``registry`` are used from the writer thread only (one call at a
+        time); ``meta``: the ladder's game and options, as stored."""
+        self.storage = storage
+        self.registry = registry
+        self.meta = json.loads(json.dumps(dict(meta)))  # as it reads back
+        self.path = getattr(storage, "path", "the database")
+        stored = storage.meta()
+        if stored and not stored.get("ladder"):
+            raise LadderError(f"{self.path} holds an event, not a ladder: choose another --db")
+        if stored and (stored.get("game"), stored.get("options")) != (self.meta["game"],
+                                                                      self.meta["options"]):
+            raise LadderError(f"{self.path} holds a ladder of {stored.get('game')} "
+                              f"{json.dumps(stored.get('options'))}: serve that game with "
+                              "those options, or choose another --db")
+        games = storage.games()
+        #: What ladder seating reads: an Elo learnt from every finished game, stored or new.
+        self.rating = IncrementalElo().add_all((g.names, g.ranks) for g in games
+                                               if g.aborted is None)
+        self.next_index = max((g.planned for g in games), default=-1) + 1
+        self.next_set = max((g.set_index for g in games), default=-1) + 1
+        self.sets: dict[int, int] = {}  # the seating's set number -> the stored one
+        self.entrants: list[tuple[str, str]] = storage.entrants()
+        self.seen_version = -1
+        #: Games ended and not yet given their index (the event loop appends).
+        self.incoming: list[GameRecord] = []
+        #: Games placed and waiting to be stored (a failed write keeps them here, in order).
+        self.pending: list[GameRecord] = []
+        self.rows: dict[str, tuple[str, bytes, bytes]] = {}
+        #: Renames seen by the writer, for the event loop to apply to :attr:`rating`.
+        self.renames: list[tuple[str, str]] = []
+        self.failure: str | None = None
+        self.handed = 0  # games given to game_over
+        self.stored = 0
+        self._send: trio.MemorySendChannel[GameRecord] | None = None
+        self.sync_entrants()
+        self.renames.clear()  # the stored games were rated under the names they have now
+
+    @classmethod
+    def open(cls, path: Path | str, meta: Mapping[str, Any]) -> LadderBook:
+        """The ladder in an SQLite file, or in a PostgreSQL database (a URL)."""
+        if isinstance(path, str):
+            from arena.events.pg_registry import PgRegistry
+            from arena.events.pg_storage import PostgresStorage
+
+            return cls(PostgresStorage(path), PgRegistry(path, shared=True),
+                       {**meta, "ladder": True})
+        return cls(SqliteStorage(path), Registry(path, shared=True),
+                   {**meta, "ladder": True})
+
+    @property
+    def unstored(self) -> int:
+        """Games ended and not stored (yet)."""
+        return self.handed - self.stored
+
+    # -- entrants (writer thread) --
+
+    def sync_entrants(self) -> None:
+        """Every registered bot is an entrant under its current name (new ones appended)."""
+        version = self.registry.version()
+        if version == self.seen_version:
+            return
+        self.rows = self.registry.rows()
+        entrants = list(self.entrants)
+        number = {command: i for i, (_, command) in enumerate(entrants)}
+        for _, (name, salt, _) in sorted(self.rows.items()):
+            key = identity(salt)
+            if key not in number:
+                number[key] = len(entrants)
+                entrants.append((name, key))
+            elif entrants[number[key]][0] != name:
+                self.renames.append((entrants[number[key]][0], name))
+                entrants[number[key]] = (name, key)
+        self._write_entrants(entrants)
+        self.seen_version = version
+
+    def _write_entrants(self, entrants: list[tuple[str, str]]) -> None:
+        if entrants != self.entrants or not self.storage.meta():
+            self.storage.write_event(self.meta, entrants)
+            self.entrants = entrants
+
+    def entrant_of(self, name: str) -> int:
+        """The entrant a name played as: the registered bot of that name, else the latest
+        entrant that had it (a bot renamed or removed while it played), else a new one."""
+        folded = name.casefold()
+        registered = self.rows.get(folded)
+        if registered is not None:
+            key = identity(registered[1])
+            for i, (_, command) in enumerate(self.entrants):
+                if command == key:
+                    return i
+        for i in reversed(range(len(self.entrants))):
+            if self.entrants[i][0].casefold() == folded:
+                return i
+        self._write_entrants([*self.entrants, (name, UNREGISTERED)])
+        return len(self.entrants) - 1
+
+    # -- storing (writer thread) --
+
+    def placed(self, record: GameRecord) -> GameRecord:
+        """The record as the ladder stores it: its index, set, rotation and entrants."""
+        entrants = tuple(self.entrant_of(name) for name in record.names)
+        if record.tag is not None:  # the seating's duplicate set
+            if len(self.sets) >= SETS_REMEMBERED:  # a set's games end within minutes
+                del self.sets[next(iter(self.sets))]
+            set_index = self.sets.setdefault(record.tag.set_index, self.next_set)
+            rotation = record.tag.rotation
+        else:
+            set_index, rotation = self.next_set, 0
+        if set_index == self.next_set:
+            self.next_set += 1
+        table = PlannedTable(self.next_index, set_index, rotation, entrants, record.seed)
+        self.next_index += 1
+        return attrs.evolve(record, entrants=entrants, tag=table)
+
+    def store_pending(self) -> None:
+        """Store the games waiting, in order; stops at the first failure (said once)."""
+        try:
+            self.sync_entrants()
+            while self.incoming:
+                self.pending.append(self.placed(self.incoming[0]))
+                del self.incoming[0]
+            while self.pending:
+                self.storage.add_game(self.pending[0])
+                del self.pending[0]
+                self.stored += 1
+        except Exception as exc:
+            problem = str(exc) or type(exc).__name__
+            if problem != self.failure:
+                log.warning("the ladder's database %s: %s; %d game(s) kept in memory and "
+                            "tried again every %g s", self.path,
+                            problem, self.unstored, RETRY_SECONDS)
+            self.failure = problem
+            return
+        if self.failure is not None:
+            log.warning("the ladder's database is written again: every game kept is stored")
+            self.failure = None
+
+    # -- the event loop's side --
+
+    def game_over(self, record: GameRecord) -> None:
+        """A game ended (in the event loop): queued for the writer, and rated."""
+        self.handed += 1
+        if record.aborted is None:
+            self.rating.add(record.names, record.ranks)
+        if self._send is not None:
+            self._send.send_nowait(record)
+        else:
+            self.incoming.append(record)
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """The writer runs while the body does; at the end every game queued is stored (or
+        counted in :attr:`unstored`)."""
+        send, receive = trio.open_memory_channel[GameRecord](math.inf)
+        self._send = send
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._write, receive)
+            try:
+                yield
+            finally:
+                self._send = None
+                send.close()
+
+    async def _write(self, receive: trio.MemoryReceiveChannel[GameRecord]) -> None:
+        with trio.CancelScope(shield=True):  # every game queued is stored, also when stopped
+            open_ = True
+            while open_ or self.unstored:
+                with trio.move_on_after(RETRY_SECONDS if self.unstored else math.inf):
+                    try:
+                        self.incoming.append(await receive.receive())
+                    except trio.EndOfChannel:
+                        open_ = False
+                    while True:  # what else is queued goes in the same trip
+                        try:
+                            self.incoming.append(receive.receive_nowait())
+                        except (trio.WouldBlock, trio.EndOfChannel):
+                            break
+                await trio.to_thread.run_sync(self.store_pending)
+                for before, after in self.renames:  # in the loop: the seating reads it here
+                    self.rating.rename(before, after)
+                self.renames.clear()
+                if not open_ and self.failure is not None:
+                    return  # the last try failed: counted in unstored
+
+    def close(self) -> None:
+        self.storage.close()
+        self.registry.close()

@@ -1,0 +1,117 @@
+"""The ladder's results book: games kept when the database cannot take them (a full disk, a
+lock held by another program), said once on the operator's terminal, stored when it can."""
+
+from __future__ import annotations
+
+import logging
+import math
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from arena.edge.ladder_book import RETRY_SECONDS, LadderBook, LadderError
+from arena.events.registry import Registry
+from arena.events.storage import SqliteStorage
+from arena.gameplay.records import GameRecord, PlannedTable
+
+META = {"game": "vollewolle", "options": {"players": 2}}
+
+
+def record(number: int, names: tuple[str, ...] = ("alice", "bob"),
+           tag: PlannedTable | None = None) -> GameRecord:
+    return GameRecord(number=number, game_id=f"g{number}", entrants=(None, None), names=names,
+                      seed=f"s{number}", scores=(1, 0), ranks=(1, 2), winners=(0,),
+                      aborted=None, defaults=(0, 0), errors=(0, 0), rounds=3, log_path=None,
+                      seconds=0.1, tag=tag)
+
+
+class Flaky:
+    """A storage whose writes fail while ``failing`` says so (as a full disk would)."""
+
+    def __init__(self, inner: SqliteStorage) -> None:
+        self.inner, self.failing, self.path = inner, "database or disk is full", inner.path
+        self.tell, self.tries = trio.open_memory_channel[str](math.inf)
+
+    def add_game(self, game: GameRecord) -> bool:
+        trio.from_thread.run_sync(self.tell.send_nowait, game.game_id)
+        if self.failing:
+            raise sqlite3.OperationalError(self.failing)
+        return self.inner.add_game(game)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def book_on(db: Path, *names: str) -> tuple[LadderBook, Flaky]:
+    registry = Registry(db, shared=True)
+    for name in names:
+        registry.add(name)
+    flaky = Flaky(SqliteStorage(db))
+    return LadderBook(flaky, registry, {**META, "ladder": True}), flaky  # type: ignore[arg-type]
+
+
+async def test_games_a_full_disk_refused_are_kept_said_once_and_stored_later(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, autojump_clock: trio.testing.MockClock):
+    book, flaky = book_on(tmp_path / "ladder.db", "alice", "bob")
+    caplog.set_level(logging.WARNING, "arena.server")
+    async with book.writing():
+        for number in range(3):
+            book.game_over(record(number))
+            assert await flaky.tries.receive() == "g0"  # the first game kept is tried first
+        assert book.unstored == 3
+        flaky.failing = ""  # no new game comes: the writer's own retry stores them
+        start = trio.current_time()
+        while await flaky.tries.receive() != "g2":  # (the retries of g0 before this one)
+            pass
+        assert trio.current_time() - start <= RETRY_SECONDS
+    assert book.unstored == 0
+    said = [r.getMessage() for r in caplog.records]
+    assert len([m for m in said if "database or disk is full" in m]) == 1, said
+    assert any("written again" in m for m in said)
+    games = SqliteStorage(tmp_path / "ladder.db").games()
+    assert [(g.planned, g.game_id, g.names) for g in games] == [
+        (i, f"g{i}", ("alice", "bob")) for i in range(3)]
+
+
+async def test_what_cannot_be_stored_by_the_end_is_counted(
+        tmp_path: Path, autojump_clock: trio.testing.MockClock):
+    book, flaky = book_on(tmp_path / "ladder.db", "alice", "bob")
+    async with book.writing():
+        book.game_over(record(0))
+    assert book.unstored == 1 and book.failure == "database or disk is full"
+
+
+async def test_a_seatings_duplicate_set_is_one_stored_set_and_entrants_stay_stable(
+        tmp_path: Path):
+    db = tmp_path / "ladder.db"
+    book, flaky = book_on(db, "alice", "bob")
+    flaky.failing = ""
+    async with book.writing():
+        book.game_over(record(0, tag=PlannedTable(-1, 7, 0, (), "x")))
+        book.game_over(record(1, ("bob", "alice"), tag=PlannedTable(-1, 7, 1, (), "x")))
+        book.game_over(record(2))
+    Registry(db).rename("alice", "Alicia")
+    Registry(db).add("carol")
+    book.registry.remove("bob")
+    async with book.writing():
+        book.game_over(record(3, ("Alicia", "carol")))
+        book.game_over(record(4, ("bob", "carol")))  # removed while it played
+    games = SqliteStorage(db).games()
+    assert [(g.planned, g.set_index, g.rotation, g.entrants) for g in games] == [
+        (0, 0, 0, (0, 1)), (1, 0, 1, (1, 0)), (2, 1, 0, (0, 1)), (3, 2, 0, (0, 2)),
+        (4, 3, 0, (1, 2))]
+    assert [name for name, _ in SqliteStorage(db).entrants()] == ["Alicia", "bob", "carol"]
+    assert book.rating.games == {"alicia": 4, "bob": 4, "carol": 2}  # a rating goes with its
+    assert book.rating.estimate("alice") == (1500.0, 350.0)  # bot's new name
+
+
+def test_a_file_holding_an_event_is_refused(tmp_path: Path):
+    db = tmp_path / "event.db"
+    SqliteStorage(db).write_event({"game": "vollewolle", "format": "round-robin"},
+                                  [("a", "x"), ("b", "y")])
+    with pytest.raises(LadderError, match="holds an event, not a ladder"):
+        book_on(db)
