@@ -47,8 +47,10 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
               default=Format.ROUND_ROBIN.value, show_default=True,
               help="round-robin: everybody meets everybody; gauntlet: the first bot against "
                    "the others.")
-@click.option("--duplicate/--no-duplicate", default=True, show_default=True,
-              help="Play each seed once per seating of its table (same cards and dice).")
+@click.option("--duplicate/--no-duplicate", default=None,
+              help="Play each seed once per seating of its table (same cards and dice); "
+                   "default: per game, duplicate where it measures bots with fewer games "
+                   "(README \"Duplicate or independent\").")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
               help="Tables played at once.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
@@ -76,7 +78,7 @@ RESUME_KEEPS = frozenset({"resume", "db", "log_dir", "concurrency", "workers",
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
                seed: str | None, move_timeout: float, reaction_timeout: float,
                time_bank: float, log_dir: Path, bot_commands: tuple[str, ...],
-               games: int | None, sets: int | None, fmt: str, duplicate: bool,
+               games: int | None, sets: int | None, fmt: str, duplicate: bool | None,
                concurrency: int, workers: int, db: Path, resume: bool, connect_timeout: float,
                resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
                sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
@@ -141,11 +143,11 @@ def resumed_event(storage: Any, db: Path, log_dir: Path) -> tuple[Any, list[Any]
 
 def new_event(storage: Any, db: Path, game_name: str | None, players: int | None,
               extra: tuple[str, ...], flags: dict[str, Any], bot_commands: tuple[str, ...], *,
-              games: int | None, sets: int | None, fmt: str, duplicate: bool, seed: str | None,
-              move_timeout: float, reaction_timeout: float, time_bank: float
-              ) -> tuple[Any, list[Any], list[Any]]:
+              games: int | None, sets: int | None, fmt: str, duplicate: bool | None,
+              seed: str | None, move_timeout: float, reaction_timeout: float,
+              time_bank: float) -> tuple[Any, list[Any], list[Any]]:
     """A new event's settings, bots and schedule, written to --db."""
-    from arena.events.settings import EventSettings, plan_digest, sets_for
+    from arena.events.settings import EventSettings, default_duplicate, plan_digest, sets_for
     from arena.launch.bots import never_start
     from arena.launch.runner import plan_bots
 
@@ -168,6 +170,8 @@ def new_event(storage: Any, db: Path, game_name: str | None, players: int | None
     spec, options = parse_game_options(game_name, players, extra, flags,
                                        defaults=get_game(game_name).tournament_options)
     table = options.players
+    if duplicate is None:
+        duplicate = default_duplicate(spec.name)
     settings = EventSettings(
         game=spec.name, options=spec.options_to_dict(options), format=fmt,
         duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
