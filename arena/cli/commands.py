@@ -380,8 +380,9 @@ from arena.cli.bots import (  # noqa: E402 - registration, ladders
     open_ladder,
     open_registry_view,
 )
-from arena.cli.events import ratings, sprt, tournament  # noqa: E402 - the event commands
+from arena.cli.events import ratings, tournament  # noqa: E402 - the event commands
 from arena.cli.export import export  # noqa: E402 - an event's games in one file
+from arena.cli.sprt import sprt  # noqa: E402 - a sequential test of two bots
 from arena.cli.web import web  # noqa: E402 - the competition pages
 from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
 from arena.kit.play import play  # noqa: E402 - a person at the table

@@ -1,6 +1,6 @@
-"""The event commands: ``arena tournament``, ``arena sprt`` and ``arena ratings``, a thin click
-layer over ``arena.launch.tournament`` (the runner), ``arena.events.leaderboard`` and
-``arena.events.sprt``."""
+"""The event commands: ``arena tournament`` and ``arena ratings`` (``arena sprt`` is in
+sprt.py), a thin click layer over ``arena.launch.tournament`` (the runner) and
+``arena.events.leaderboard``."""
 
 from __future__ import annotations
 
@@ -51,8 +51,10 @@ RESUME_KEEPS = frozenset({"resume", "db", "plan_only", "log_dir", "concurrency",
               default=Format.ROUND_ROBIN.value, show_default=True,
               help="round-robin: everybody meets everybody; gauntlet: the first bot against "
                    "the others.")
-@click.option("--duplicate/--no-duplicate", default=True, show_default=True,
-              help="Play each seed once per seating of its table (same cards and dice).")
+@click.option("--duplicate/--no-duplicate", default=None,
+              help="Play each seed once per seating of its table (same cards and dice); "
+                   "default: per game, duplicate where it measures bots with fewer games "
+                   "(README \"Duplicate or independent\").")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
               help="Tables played at once.")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
@@ -94,7 +96,7 @@ RESUME_KEEPS = frozenset({"resume", "db", "plan_only", "log_dir", "concurrency",
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
                seed: str | None, move_timeout: float, reaction_timeout: float,
                time_bank: float, log_dir: Path, bot_commands: tuple[str, ...],
-               games: int | None, sets: int | None, fmt: str, duplicate: bool,
+               games: int | None, sets: int | None, fmt: str, duplicate: bool | None,
                concurrency: int, workers: int, db: Path | str, plan_only: bool, status: bool,
                resume: bool, connect_timeout: float,
                resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
@@ -176,11 +178,11 @@ def resumed_event(storage: Any, db: Path | str, log_dir: Path) -> tuple[Any, lis
 
 def new_event(storage: Any, db: Path | str, game_name: str | None, players: int | None,
               extra: tuple[str, ...], flags: dict[str, Any], bot_commands: tuple[str, ...], *,
-              games: int | None, sets: int | None, fmt: str, duplicate: bool, seed: str | None,
-              move_timeout: float, reaction_timeout: float, time_bank: float
-              ) -> tuple[Any, list[Any], list[Any]]:
+              games: int | None, sets: int | None, fmt: str, duplicate: bool | None,
+              seed: str | None, move_timeout: float, reaction_timeout: float,
+              time_bank: float) -> tuple[Any, list[Any], list[Any]]:
     """A new event's settings, bots and schedule, written to --db."""
-    from arena.events.settings import EventSettings, plan_digest, sets_for
+    from arena.events.settings import EventSettings, default_duplicate, plan_digest, sets_for
     from arena.launch.bots import never_start
     from arena.launch.runner import plan_bots
 
@@ -203,6 +205,8 @@ def new_event(storage: Any, db: Path | str, game_name: str | None, players: int 
     spec, options = parse_game_options(game_name, players, extra, flags,
                                        defaults=get_game(game_name).tournament_options)
     table = options.players
+    if duplicate is None:
+        duplicate = default_duplicate(spec.name)
     settings = EventSettings(
         game=spec.name, options=spec.options_to_dict(options), format=fmt,
         duplicate=duplicate, sets=sets_for(len(bots), table, Format(fmt), duplicate,
@@ -335,82 +339,3 @@ def ratings(db: Path | str, fmt: str, resamples: int, los: bool, versus: bool,
         writer.writeheader()
         writer.writerows(attrs.asdict(row) for row in rows)
         click.echo(out.getvalue().rstrip("\n"))
-
-
-@click.command()
-@game_options
-@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
-              help="Exactly two: A (tested) and B (the baseline).")
-@click.option("--field", "field_command", required=True, metavar="NAME=CMD",
-              help="The bot that fills the other seats (tables of 3 or more).")
-@click.option("--elo0", type=float, default=0.0, show_default=True,
-              help="H0: A is stronger than B by this many Elo (or less).")
-@click.option("--elo1", type=float, default=20.0, show_default=True,
-              help="H1: A is stronger than B by this many Elo.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True, help="Chance of accepting H1 when H0 holds.")
-@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.05, show_default=True, help="Chance of accepting H0 when H1 holds.")
-@click.option("--max-sets", type=click.IntRange(min=2), default=1000, show_default=True,
-              help="Stop undecided after this many duplicate sets.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("arena-sprt.db"), show_default=True)
-@bot_launch_options
-def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-         move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
-         bot_commands: tuple[str, ...], field_command: str,
-         elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
-         db: Path, stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
-         **flags: Any) -> None:
-    """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
-    (A, B and the field at every table, every seating of one seed); stop as soon as the
-    evidence allows.  Exit status 0 H1 accepted, 3 H0 accepted, 4 undecided at --max-sets,
-    1 a failure, 2 usage, 130 stopped by Ctrl-C or SIGTERM (which drain first)."""
-    from arena.events.settings import EventSettings
-    from arena.events.sprt import SprtWatch
-    from arena.events.storage import SqliteStorage
-    from arena.launch.event_run import play_sprt
-    from arena.launch.runner import plan_bots
-    from arena.launch.tournament import Tournament
-
-    if elo0 >= elo1:
-        raise click.UsageError(f"--elo0 ({elo0:g}) must be below --elo1 ({elo1:g})")
-    if len(bot_commands) != 2:
-        raise click.UsageError("give exactly two --bot: A, then B")
-    storage = SqliteStorage(db)
-    if storage.meta():
-        raise click.UsageError(f"{db} already holds an event: choose another --db")
-    try:
-        bots = plan_bots([*bot_commands, field_command])
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    spec, options = parse_game_options(game_name, players, extra, flags,
-                                       defaults=get_game(game_name).tournament_options)
-    settings = EventSettings(
-        game=spec.name, options=spec.options_to_dict(options), format=Format.DUEL.value,
-        duplicate=True, sets=max_sets, seed=seed if seed is not None else secrets.token_hex(8),
-        move_timeout=move_timeout, reaction_timeout=reaction_timeout, time_bank=time_bank)
-    try:
-        planned = settings.planned(len(bots))
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    storage.write_event({**settings.to_meta(), "sprt": [elo0, elo1, alpha, beta]},
-                        [(b.name, b.command) for b in bots])
-    watch = SprtWatch(len(planned) // max_sets, elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
-    try:
-        ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
-    except LogDirectoryError as exc:
-        raise click.ClickException(str(exc)) from None
-    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
-    if launch.sandbox is None:
-        click.echo(TRUSTED_BOTS_NOTE, err=True)
-    try:
-        status = play_sprt(Tournament, dict(
-            spec=spec, options=options, bots=bots, planned=planned, storage=storage,
-            log_dir=log_dir, concurrency=concurrency, move_timeout=move_timeout,
-            reaction_timeout=reaction_timeout, time_bank=time_bank, launch=launch),
-            watch, click.echo)
-    except LogDirectoryError as exc:
-        raise click.ClickException(str(exc)) from None
-    sys.exit(status)

@@ -337,30 +337,49 @@ class Bootstrap:
 def bootstrap(sets: SetWins, strengths: Sequence[float], *, resamples: int, seed: object,
               anchor: int | None = None, tolerance: float = 1e-6,
               interval: tuple[float, float] = (0.025, 0.975)) -> Bootstrap:
-    """Resample whole sets (as many as were played, with replacement, the draws of
-    ``resample_indices``), refit each resample from ``strengths`` to ``tolerance``, and take
-    each entrant's ``interval`` quantiles (linear between neighbours) and rank confidence.
-    The fits run in stacks of at most about a million matrix cells or draws, to bound
-    memory."""
-    n = sets.entrants
-    start = np.log(np.asarray(strengths, dtype=float))
-    stack = max(1, 2**20 // max(1, n * n, sets.sets))
-    thetas = []
-    with _one_blas_thread():
-        for rows in resample_blocks(seed, sets.sets, resamples, stack):
-            wins = np.stack([sets.summed(np.bincount(row, minlength=sets.sets).astype(float))
-                             for row in rows])
-            thetas.append(_newton(wins, np.tile(start, (len(rows), 1)), PRIOR_DRAWS,
-                                  tolerance))
-    logs = ELO_PER_LOG10 * np.concatenate(thetas) / math.log(10)
-    shift = logs[:, anchor] if anchor is not None else logs.mean(axis=1)
-    elo = ANCHOR_ELO + logs - shift[:, None]
+    """The percentile bootstrap: each entrant's ``interval`` quantiles (linear between
+    neighbours) of its ``resampled_elo`` and its rank confidence.  (The leaderboard's
+    intervals are ``arena.events.intervals``': this one under-covers on short events.)"""
+    elo = resampled_elo(sets, strengths, resamples=resamples, seed=seed, anchor=anchor,
+                        tolerance=tolerance)
     ordered = np.sort(elo, axis=0)
     low, high = (_quantile(ordered, q) for q in interval)
+    return Bootstrap(low.tolist(), high.tolist(), rank_confidence(elo, strengths, anchor))
+
+
+def resampled_elo(sets: SetWins, strengths: Sequence[float], *, resamples: int, seed: object,
+                  anchor: int | None = None, tolerance: float = 1e-6) -> np.ndarray:
+    """Resample whole sets (as many as were played, with replacement, the draws of
+    ``resample_indices``), refit each resample from ``strengths`` to ``tolerance``: the Elo
+    of every entrant in every resample (resamples x entrants).  The fits run in stacks of at
+    most about a million matrix cells or draws, to bound memory."""
+    stack = max(1, 2**20 // max(1, sets.entrants**2, sets.sets))
+    return np.concatenate([np.zeros((0, sets.entrants))] + [
+        refit_elo(sets, strengths, np.stack([np.bincount(row, minlength=sets.sets)
+                                             for row in rows]), anchor, tolerance)
+        for rows in resample_blocks(seed, sets.sets, resamples, stack)])
+
+
+def refit_elo(sets: SetWins, strengths: Sequence[float], counts: np.ndarray,
+              anchor: int | None = None, tolerance: float = 1e-6) -> np.ndarray:
+    """The Elo of every entrant (rows x entrants) fitted, from ``strengths``, on the sets
+    taken ``counts[r, s]`` times each, row by row."""
+    start = np.log(np.asarray(strengths, dtype=float))
+    with _one_blas_thread():
+        wins = np.stack([sets.summed(row.astype(float)) for row in counts])
+        theta = _newton(wins, np.tile(start, (len(counts), 1)), PRIOR_DRAWS, tolerance)
+    logs = ELO_PER_LOG10 * theta / math.log(10)
+    shift = logs[:, anchor] if anchor is not None else logs.mean(axis=1)
+    return ANCHOR_ELO + logs - shift[:, None]
+
+
+def rank_confidence(elo: np.ndarray, strengths: Sequence[float],
+                    anchor: int | None = None) -> list[float]:
+    """The share of resamples (rows of ``elo``) in which each entrant keeps the place it has
+    in the fit (``strengths``)."""
     places = _places(elo)
     main = _places(np.array([to_elo(strengths, anchor)]))[0]
-    confidence = (places == main).sum(axis=0) / resamples
-    return Bootstrap(low.tolist(), high.tolist(), confidence.tolist())
+    return ((places == main).sum(axis=0) / len(elo)).tolist()
 
 
 def _quantile(ordered: np.ndarray, q: float) -> np.ndarray:

@@ -136,28 +136,38 @@ def set_outcome(games: Iterable[tuple[Sequence[int], Sequence[int]]], a: int = 0
 
 class SprtWatch:
     """The test as an event's games end: :meth:`game_over` takes each finished game (anything
-    with ``planned``, ``set_index``, ``entrants``, ``ranks`` and ``aborted``) and returns the new
-    state when one more set is complete (None otherwise, and once decided: the games still
-    running finish, but the verdict stands).  Sets are read in schedule order, as stored."""
+    with ``set_index``, ``entrants``, ``ranks`` and ``aborted``) and returns the new state when
+    the test has read one or more sets more (None otherwise, and once decided: the games still
+    running finish, but the verdict stands).
+
+    Sets are read in schedule order only: set k counts once sets 0 .. k have all ended, and
+    the verdict is that of the first k at which the LLR crosses a bound.  So the verdict does
+    not depend on the order in which concurrent games end, nor on a run being stopped and
+    resumed (the stored games fed again, in any order, give the same state).  A set with an
+    aborted game is skipped (it has no outcome)."""
 
     def __init__(self, per_set: int, *, elo0: float, elo1: float, alpha: float,
                  beta: float) -> None:
         self.per_set = per_set
         self.thresholds = dict(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
-        self.finished: list[Any] = []
+        self.test = SprtTest(**self.thresholds)
+        self.ended: dict[int, list[Any]] = {}
+        self.next_set = 0  # the first set not read yet
         self.state: SprtState | None = None
 
+    @property
+    def decided(self) -> bool:
+        return self.state is not None and self.state.decision is not None
+
     def game_over(self, game: Any) -> SprtState | None:
-        self.finished.append(game)
-        if self.state is not None and self.state.decision:
+        if self.decided:
             return None
-        by_set: dict[int, list[tuple[Any, Any]]] = {}
-        for done in sorted(self.finished, key=lambda g: g.planned):
-            if done.aborted is None:
-                by_set.setdefault(done.set_index, []).append((done.entrants, done.ranks))
-        outcomes = [set_outcome(games) for games in by_set.values()
-                    if len(games) == self.per_set]
-        if not outcomes or (self.state is not None and len(outcomes) == self.state.sets):
-            return None  # report once per finished set
-        self.state = sprt_state(outcomes, **self.thresholds)
-        return self.state
+        self.ended.setdefault(game.set_index, []).append(game)
+        read = None
+        while not self.decided and len(self.ended.get(self.next_set, ())) >= self.per_set:
+            games = self.ended.pop(self.next_set)
+            self.next_set += 1
+            if all(done.aborted is None for done in games):
+                read = self.state = self.test.add(
+                    set_outcome((done.entrants, done.ranks) for done in games))
+        return read

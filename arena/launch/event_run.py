@@ -281,7 +281,7 @@ def sprt_verdict(watch: Any, names: Sequence[str], report: TournamentReport | No
         status = SPRT_H0
     elif interrupted:
         echo(f"interrupted after {sets} set(s), undecided (the games played stay in the "
-             "database; a new test starts from nothing)")
+             "database: the same command continues the test)")
         status = SPRT_INTERRUPTED
     else:
         echo(f"undecided after {sets} set(s)")

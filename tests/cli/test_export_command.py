@@ -23,7 +23,7 @@ def event(tmp_path_factory):
     subprocess.run(
         [sys.executable, "-m", "arena", "tournament", "--game", "chochlik", "--hands", "1",
          "--bot", "a=random", "--bot", "b=random", "--bot", "c=random", "--sets", "1",
-         "--seed", "export", "--db", str(db), "--log-dir", str(folder / "logs")],
+         "--duplicate", "--seed", "export", "--db", str(db), "--log-dir", str(folder / "logs")],
         check=True, capture_output=True, timeout=120)
     return db
 

@@ -105,7 +105,8 @@ def test_a_thin_event_prints_the_caveat_and_no_intervals_nor_rank_confidence():
     assert all(row.thin and row.low is None and row.rank_confidence is None for row in rows)
     table = format_table(rows)
     assert table.splitlines()[-1] == (
-        "caveat: thin data (a bot under 12 games or 2 opponents, a group under 4 sets): "
+        "caveat: thin data (a bot under 12 games, 2 opponents or 2 sets, a group under 4 "
+        "sets): "
         "no 95% interval for it, no rank confidence in its group")
     assert "%" not in "".join(table.splitlines()[1:4])
 

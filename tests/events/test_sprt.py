@@ -114,3 +114,30 @@ def test_error_rates_are_nominal_in_a_seeded_simulation():
     misses = sum(run_test(rng, elo1, elo0, elo1) == "H0" for _ in range(RUNS))
     assert abs(false_positives / RUNS - 0.05) <= TOLERANCE, false_positives / RUNS
     assert abs(misses / RUNS - 0.05) <= TOLERANCE, misses / RUNS
+
+
+def test_the_watch_reads_sets_in_schedule_order_whatever_order_games_end_in():
+    from types import SimpleNamespace
+
+    from arena.events.sprt import SprtWatch
+
+    rng = random.Random(5)
+    games = [SimpleNamespace(planned=2 * s + r, set_index=s, entrants=(0, 1),
+                             ranks=(1, 2) if rng.random() < 0.7 else (2, 1),
+                             aborted="crashed" if (s, r) == (4, 0) else None)
+             for s in range(60) for r in range(2)]
+
+    def verdict(order):
+        watch = SprtWatch(2, elo0=0, elo1=60, alpha=0.05, beta=0.05)
+        reads = [watch.game_over(game) for game in order]
+        return watch.state, [state.sets for state in reads if state is not None]
+
+    in_order, reads = verdict(games)
+    assert in_order is not None and in_order.decision == "H1"
+    assert reads == list(range(1, in_order.sets + 1))  # set 4 aborted: no outcome
+    shuffled = games[:]
+    random.Random(1).shuffle(shuffled)
+    assert verdict(shuffled)[0] == in_order  # concurrent games, or a resumed run's stored ones
+    late = [g for g in games if g.set_index != 2] + [g for g in games if g.set_index == 2]
+    state, reads = verdict(late)  # set 2 ends last: nothing after set 1 is read before it
+    assert state == in_order and reads[:2] == [1, 2] and reads[2] > 2

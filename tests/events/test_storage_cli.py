@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from tests.launch.test_tournament import pickers
 
-EVENT = ["--game", "chochlik", "--sets", "1", "--seed", "cli", "--concurrency", "2"]
+EVENT = ["--game", "chochlik", "--sets", "1", "--duplicate", "--seed", "cli", "--concurrency", "2"]
 
 
 def test_an_event_in_postgresql_rates_and_exports_as_the_same_event_in_sqlite(

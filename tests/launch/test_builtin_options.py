@@ -63,7 +63,7 @@ def test_a_tournament_bot_whose_command_is_not_found_stops_the_event_first(
     assert not (tmp_path / "arena-logs").exists()
     # the event was not stored: the same --db takes the fixed command
     again = arena("tournament", "--game", "chochlik", *bots, "--bot", "c=random", "--games",
-                  "3", "--hands", "1", "--db", "t.db", cwd=tmp_path)
+                  "3", "--hands", "1", "--db", "t.db", "--duplicate", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "6 of 6 games stored in t.db" in again.stdout
 
@@ -71,7 +71,7 @@ def test_a_tournament_bot_whose_command_is_not_found_stops_the_event_first(
 def test_a_tournament_bot_that_ends_before_it_connects_stops_the_event(tmp_path: Path) -> None:
     done = arena("tournament", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
                  "--bot", "c=chochlik-heuristic --no-such-option", "--games", "3", "--hands",
-                 "1", "--db", "t.db", cwd=tmp_path)
+                 "1", "--db", "t.db", "--duplicate", cwd=tmp_path)
     assert done.returncode == 1
     assert "0 of 6 games stored in t.db" in done.stdout  # no seat of c played by defaults
     assert "unrecognized arguments: --no-such-option" in done.stderr

@@ -35,7 +35,7 @@ def killed_event(tmp_path: Path, concurrency: int) -> Path:
         event = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "tournament", "--game", "chochlik", "--bot",
              f"a={sys.executable} {picker} 0", "--bot", f"b={sys.executable} {picker} 1",
-             "--bot", stalls, "--sets", "1", "--hands", "1", "--seed", "p",
+             "--bot", stalls, "--sets", "1", "--duplicate", "--hands", "1", "--seed", "p",
              "--concurrency", str(concurrency), "--move-timeout", "60", "--db", str(db),
              "--restarts", "2", "--lost-games", "replay",
              "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],

@@ -152,6 +152,7 @@ def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
     def event_args(db: Path, logs: str) -> list[str]:
         bots = [arg for k in (0, 1, 2) for arg in ("--bot", f"p{k}={sys.executable} {script} {k}")]
         return ["tournament", "--game", "chochlik", *bots, "--sets", "3", "--hands", "3",
+                "--duplicate",
                 "--seed", "k", "--db", str(db), "--log-dir", str(tmp_path / logs),
                 "--resamples", "0"]
 
@@ -202,7 +203,7 @@ def test_an_event_database_written_before_game_records_resumes(tmp_path):
     clean = CliRunner().invoke(main, [
         "tournament", "--game", "chochlik", *[arg for name, command in bots
                                               for arg in ("--bot", f"{name}={command}")],
-        "--sets", "2", "--hands", "3", "--seed", "old", "--db", str(fresh),
+        "--sets", "2", "--hands", "3", "--seed", "old", "--db", str(fresh), "--duplicate",
         "--log-dir", str(tmp_path / "logs2"), "--resamples", "0"])
     assert clean.exit_code == 0, (clean.output, repr(clean.exception))
     played = set(range(12)) - {row[0] for row in old_rows}
@@ -289,6 +290,7 @@ def test_a_first_ctrl_c_finishes_the_running_games_and_stops(tmp_path):
     event = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "tournament", "--game", "chochlik", *bots,
          "--sets", "20", "--hands", "3", "--seed", "d", "--db", str(db), "--concurrency", "2",
+         "--duplicate",
          "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:

@@ -175,7 +175,8 @@ def test_a_first_ctrl_c_drains_every_worker_and_the_event_resumes_with_workers(t
     event = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "tournament", "--game", "chochlik", *bots,
          "--sets", "20", "--hands", "1", "--seed", "d", "--db", str(db), "--concurrency", "2",
-         "--workers", "2", "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],
+         "--workers", "2", "--log-dir", str(tmp_path / "logs"), "--resamples", "0",
+         "--duplicate"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         for line in event.stdout:
