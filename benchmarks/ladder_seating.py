@@ -22,8 +22,9 @@ import statistics
 import time
 
 from arena.edge.server import tune_garbage_collector
+from arena.events.live_rating import LiveRating
+from arena.gameplay.records import GameRecord
 from arena.seating.ladder import LadderSeating
-from arena.seating.ratingview import IncrementalElo
 
 
 def decisions(waiting: int, players: int, count: int, seed: int
@@ -34,11 +35,15 @@ def decisions(waiting: int, players: int, count: int, seed: int
     rng = random.Random(seed)
     names = [f"bot{i}" for i in range(waiting)]
     strength = {name: rng.gauss(1500, 300) for name in names}
-    view = IncrementalElo()
-    for _ in range(20 * waiting // players):
+    view = LiveRating(players)  # the ladder's (openskill)
+    for number in range(20 * waiting // players):
         table = rng.sample(names, players)
         order = sorted(table, key=lambda n: -strength[n] - rng.gauss(0, 200))
-        view.add(table, [order.index(n) + 1 for n in table])
+        ranks = tuple(order.index(n) + 1 for n in table)
+        view.add(GameRecord(number=number, game_id=str(number), entrants=(None,) * players,
+                            names=tuple(table), seed="s", scores=ranks, ranks=ranks,
+                            winners=(0,), aborted=None, defaults=(0,) * players,
+                            errors=(0,) * players, rounds=1, log_path=None, seconds=0.0))
     seating = LadderSeating(players, view, seed="bench", pool=waiting, settle=0.0,
                             duplicate=False)
     seating.running = waiting  # many tables playing: the pool can fill, so the queue waits

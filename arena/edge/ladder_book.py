@@ -17,6 +17,13 @@ loop.  A write that fails (a full disk, a database locked by another program) is
 line on the operator's terminal (once per failure run), and the games are kept in memory and
 tried again every :data:`RETRY_SECONDS` and at the end; what still cannot be stored at the
 end is counted in :attr:`LadderBook.unstored`.
+
+The seating's ratings are the live rating (:class:`~arena.events.live_rating.LiveRating`,
+openskill), learnt from the stored games at start and from each game as it ends (in the event
+loop).  Rating snapshots (``arena.events.snapshots``: live-only ones) are taken as a
+:class:`~arena.events.snapshots.SnapshotPolicy` says and when the writer ends, written by the
+writer's thread after the games (in SQLite files only); the batch fit's snapshots come from a
+process of their own (``arena.launch.live_board``'s), started by whoever runs the ladder.
 """
 
 from __future__ import annotations
@@ -25,17 +32,20 @@ import contextlib
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Mapping
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 import trio
 
+from arena.events.live_rating import LiveRating, LiveRow
 from arena.events.registry import Registry, identity
+from arena.events.snapshots import SnapshotPolicy, write_snapshot
 from arena.events.storage import SqliteStorage, Storage
 from arena.gameplay.records import GameRecord, PlannedTable
-from arena.seating.ratingview import IncrementalElo
 
 log = logging.getLogger("arena.server")
 
@@ -53,9 +63,12 @@ class LadderError(ValueError):
 
 
 class LadderBook:
-    def __init__(self, storage: Storage, registry: Registry, meta: Mapping[str, Any]) -> None:
+    def __init__(self, storage: Storage, registry: Registry, meta: Mapping[str, Any], *,
+                 policy: SnapshotPolicy | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         """``storage`` and ``registry`` are used from the writer thread only (one call at a
-        time); ``meta``: the ladder's game and options, as stored."""
+        time); ``meta``: the ladder's game and options, as stored; ``policy``: when to take a
+        rating snapshot; ``clock``: the wall clock of the snapshots' times."""
         self.storage = storage
         self.registry = registry
         self.meta = json.loads(json.dumps(dict(meta)))  # as it reads back
@@ -69,9 +82,16 @@ class LadderBook:
                               f"{json.dumps(stored.get('options'))}: serve that game with "
                               "those options, or choose another --db")
         games = storage.games()
-        #: What ladder seating reads: an Elo learnt from every finished game, stored or new.
-        self.rating = IncrementalElo().add_all((g.names, g.ranks) for g in games
-                                               if g.aborted is None)
+        #: What ladder seating reads: the live rating of every game, stored or new.
+        self.rating = LiveRating(int(self.meta["options"].get("players", 2)))
+        for game in games:
+            self.rating.add(game)
+        self.policy = policy if policy is not None else SnapshotPolicy()
+        self.clock = clock
+        #: Where snapshots go (SQLite files only), and the game count and time of the last.
+        self.snapshots = self.path if isinstance(self.path, Path) else None
+        self.last_snapshot = (self.rating.seen, clock())
+        self.snapshot_failure: str | None = None
         self.next_index = max((g.planned for g in games), default=-1) + 1
         self.next_set = max((g.set_index for g in games), default=-1) + 1
         self.sets: dict[int, int] = {}  # the seating's set number -> the stored one
@@ -196,8 +216,7 @@ class LadderBook:
     def game_over(self, record: GameRecord) -> None:
         """A game ended (in the event loop): queued for the writer, and rated."""
         self.handed += 1
-        if record.aborted is None:
-            self.rating.add(record.names, record.ranks)
+        self.rating.add(record)
         if self._send is not None:
             self._send.send_nowait(record)
         else:
@@ -235,8 +254,37 @@ class LadderBook:
                 for before, after in self.renames:  # in the loop: the seating reads it here
                     self.rating.rename(before, after)
                 self.renames.clear()
+                due = self.snapshot_due(final=not open_)  # read in the loop, written off it
+                if due is not None:
+                    await trio.to_thread.run_sync(self.write_snapshot, *due)
                 if not open_ and self.failure is not None:
                     return  # the last try failed: counted in unstored
+
+    # -- rating snapshots --
+
+    def snapshot_due(self, final: bool = False) -> tuple[float, int, list[LiveRow]] | None:
+        """(time, games, the live ranking) when a snapshot is due (``final``: any game since
+        the last one), else None.  In the event loop (it reads the live rating)."""
+        now, games = self.clock(), self.rating.seen
+        last_games, last_time = self.last_snapshot
+        if (self.snapshots is None or self.failure is not None or games <= last_games
+                or not (final or self.policy.due(games, now, last_games, last_time))):
+            return None
+        self.last_snapshot = (games, now)
+        return now, games, self.rating.ranking()
+
+    def write_snapshot(self, taken_at: float, games: int, rows: list[LiveRow]) -> None:
+        """In the writer's thread; a failure is said once (the next snapshot comes soon)."""
+        assert self.snapshots is not None
+        try:
+            write_snapshot(self.snapshots, taken_at, games, rows)
+        except (sqlite3.Error, OSError) as exc:
+            problem = str(exc) or type(exc).__name__
+            if problem != self.snapshot_failure:
+                log.warning("no rating snapshot in %s: %s", self.snapshots, problem)
+            self.snapshot_failure = problem
+        else:
+            self.snapshot_failure = None
 
     def close(self) -> None:
         self.storage.close()

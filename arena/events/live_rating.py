@@ -115,6 +115,29 @@ class LiveRating:
         return (START_ELO + (rating.mu - self.model.mu) * self.elo_per_mu,
                 rating.sigma * self.elo_per_mu)
 
+    @property
+    def newcomer_uncertainty(self) -> float:
+        """A bot's uncertainty before its first game, on the Elo scale (the prior's width)."""
+        return self.model.sigma * self.elo_per_mu
+
+    def rename(self, old: str, new: str) -> None:
+        """A bot renamed (a ladder's ``arena bots rename``) keeps its rating; games it played
+        under the new name before this was known add their moves (mu) and their information
+        (1 / sigma^2 beyond the prior's) to it."""
+        moved = self.ratings.pop(old, None)
+        if moved is None or old == new:
+            if moved is not None:
+                self.ratings[old] = moved
+            return
+        later = self.ratings.pop(new, None)
+        if later is not None:
+            prior = 1.0 / self.model.sigma ** 2
+            information = max(prior, 1.0 / moved.sigma ** 2 + 1.0 / later.sigma ** 2 - prior)
+            moved = self.model.rating(mu=moved.mu + later.mu - self.model.mu,
+                                      sigma=information ** -0.5)
+        self.ratings[new] = moved
+        self.played[new] = self.played.pop(old, 0) + self.played.pop(new, 0)
+
     def ranking(self, names: Sequence[str] = ()) -> list[LiveRow]:
         """The rated bots and ``names`` (rated or not), best mean first (equal means by
         name)."""

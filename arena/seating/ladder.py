@@ -17,9 +17,11 @@ The rule, table by table (``players`` to a table):
   anybody (another group of the who-met-whom graph) when any wait, else bots drawn from the
   farther half of the waiting list by rating.  So close games (the informative ones once
   ratings are known) dominate, and the graph of who met whom stays connected.
-- A **provisional** anchor (a newcomer: uncertainty of at least ``provisional`` Elo points,
-  which :class:`~arena.seating.ratingview.IncrementalElo` gives a bot with fewer than five
-  games) meets **varied** opponents: spread evenly over the waiting list by rating.
+- A **provisional** anchor (a newcomer: its uncertainty still at least ``provisional`` Elo
+  points, by default :data:`PROVISIONAL_SHARE` of a bot's with no games; the ladder's
+  openskill rating gets below that after 5 duels, 4 games at tables of three, 3 at tables of
+  four, in a simulated population) meets **varied** opponents: spread evenly over the waiting
+  list by rating.
 - **Duplicate sets** (``duplicate``): when at least twice ``players`` bots wait as a table is
   made, that table starts a set: its bots play one deal (one seed) in every seating (every
   order for 2 or 3 players, the cyclic rotations for more), as a tournament's sets do; they
@@ -47,11 +49,12 @@ from arena.seating.arrival import NEWCOMER_SETTLE, ArrivalSeating
 from arena.seating.interface import Admission, SeatedTable, SeatingStatistics
 from arena.seating.ratingview import RatingView
 
-#: Defaults (seconds, tables, Elo points); see the module's doc.
+#: Defaults (seconds, tables); see the module's doc.
 PATIENCE = 2.0
 MAX_WAIT = 30.0
 DISTANT_EVERY = 5
-PROVISIONAL = 200.0
+#: A bot is provisional while its uncertainty is at least this share of a newcomer's.
+PROVISIONAL_SHARE = 0.8
 
 
 def set_seatings(group: Sequence[Hashable]) -> list[tuple[Hashable, ...]]:
@@ -106,17 +109,20 @@ class LadderSeating:
                  checker: Callable[[str, str | None], tuple[str | None, bool]] | None = None,
                  pool: int | None = None, patience: float = PATIENCE,
                  max_wait: float = MAX_WAIT, distant_every: int = DISTANT_EVERY,
-                 provisional: float = PROVISIONAL, duplicate: bool = True,
+                 provisional: float | None = None, duplicate: bool = True,
                  settle: float = NEWCOMER_SETTLE) -> None:
         """``seed``: secret, the duplicate sets' seeds are derived from it; ``pool``: bots
-        waiting that make a table at once (default: four times ``players``)."""
+        waiting that make a table at once (default: four times ``players``); ``provisional``:
+        Elo points of uncertainty (default: :data:`PROVISIONAL_SHARE` of a newcomer's)."""
         self.players = players
         self.rating = rating
         self.seed = seed
         self.door = ArrivalSeating(players, registry, checker=checker)
         self.pool = pool if pool is not None else 4 * players
         self.patience, self.max_wait = patience, max_wait
-        self.distant_every, self.provisional = distant_every, provisional
+        self.distant_every = distant_every
+        self.provisional = (provisional if provisional is not None
+                            else PROVISIONAL_SHARE * rating.newcomer_uncertainty)
         self.duplicate, self.settle = duplicate, settle
         self.rng = random.Random(seed)
         self.groups = Groups()

@@ -105,8 +105,9 @@ async def test_a_seatings_duplicate_set_is_one_stored_set_and_entrants_stay_stab
         (0, 0, 0, (0, 1)), (1, 0, 1, (1, 0)), (2, 1, 0, (0, 1)), (3, 2, 0, (0, 2)),
         (4, 3, 0, (1, 2))]
     assert [name for name, _ in SqliteStorage(db).entrants()] == ["Alicia", "bob", "carol"]
-    assert book.rating.games == {"alicia": 4, "bob": 4, "carol": 2}  # a rating goes with its
-    assert book.rating.estimate("alice") == (1500.0, 350.0)  # bot's new name
+    assert book.rating.played == {"Alicia": 4, "bob": 4, "carol": 2}  # a rating goes with its
+    assert book.rating.estimate("alice") == (1500.0, book.rating.newcomer_uncertainty)  # name
+    assert book.rating.estimate("Alicia")[0] > 1500  # it won its games
 
 
 def test_a_file_holding_an_event_is_refused(tmp_path: Path):

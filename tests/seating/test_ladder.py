@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from arena.events.live_rating import LiveRating
+from arena.gameplay.records import GameRecord
 from arena.seating.interface import SeatedTable
 from arena.seating.ladder import LadderSeating
-from arena.seating.ratingview import IncrementalElo
 
 
 class Fixed:
     """Ratings given outright: name -> (mean, uncertainty)."""
+
+    newcomer_uncertainty = 350.0
 
     def __init__(self, ratings: dict[str, tuple[float, float]]) -> None:
         self.ratings = ratings
@@ -117,13 +120,35 @@ def test_a_set_whose_bot_leaves_ends_and_its_others_wait_in_the_queue():
     assert first.sessions[0] in seating.waiting and seating.waiting[first.sessions[0]] == 1.0
 
 
-def test_incremental_elo_moves_the_winner_up_and_newcomers_are_unknown():
-    view = IncrementalElo()
-    assert view.estimate("a") == (1500.0, 350.0)
-    for _ in range(5):
-        view.add(["a", "B"], [1, 2])
-    (a, spread), (b, _) = view.estimate("A"), view.estimate("b")
-    assert a > 1500 > b and abs((a - 1500) - (1500 - b)) < 1e-9 and spread < 350
+def duel(number: int, names: tuple[str, str]) -> GameRecord:
+    return GameRecord(number=number, game_id=f"g{number}", entrants=(None, None), names=names,
+                      seed="s", scores=(1, 0), ranks=(1, 2), winners=(0,), aborted=None,
+                      defaults=(0, 0), errors=(0, 0), rounds=1, log_path=None, seconds=0.1)
+
+
+def test_the_live_rating_seats_a_newcomer_as_provisional_until_it_has_played():
+    view = LiveRating(2)
+    assert view.estimate("new") == (1500.0, view.newcomer_uncertainty)
+    settled = [f"s{i}" for i in range(6)]  # s0 the strongest
+    number = 0
+    for _ in range(20):
+        for i in range(6):
+            for j in range(i + 1, 6):
+                view.add(duel(number := number + 1, (settled[i], settled[j])))
+    kinds = []
+    for _ in range(2):
+        seating = ladder(view, pool=7, duplicate=False)  # type: ignore[arg-type]
+        assert view.newcomer_uncertainty > seating.provisional
+        queue(seating, ["new", *settled])
+        kinds.append(seating.kinds)
+        for rival in settled[3:]:  # it beats the weaker half, loses to the stronger
+            for _ in range(2):
+                view.add(duel(number := number + 1, ("new", rival)))
+                view.add(duel(number := number + 1, (settled[5 - settled.index(rival)],
+                                                     "new")))
+    assert kinds == [{"varied": 1}, {"close": 1}]
+    mean, spread = view.estimate("new")
+    assert view.estimate("s2")[0] > mean > view.estimate("s3")[0]
 
 
 def test_the_decision_benchmark_runs_and_summarises():

@@ -1,6 +1,6 @@
 """Ladder seating over a simulated population: bots with hidden strengths arrive and leave over
 simulated time, each game's result is drawn from the strengths with a seeded generator, and
-the ratings the seating reads are learnt from those results (``IncrementalElo``)."""
+the ratings the seating reads are learnt from those results (the ladder's ``LiveRating``)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.events.live_rating import LiveRating
+from arena.gameplay.records import GameRecord
 from arena.seating.arrival import ArrivalSeating
 from arena.seating.interface import SeatedTable
 from arena.seating.ladder import LadderSeating
-from arena.seating.ratingview import IncrementalElo
 
 
 @attrs.define
@@ -31,11 +32,11 @@ class Run:
     lifetime: dict[str, float]
 
 
-def simulate(make: Callable[[IncrementalElo], object], *, seed: int, bots: int, players: int,
+def simulate(make: Callable[[LiveRating], object], *, seed: int, bots: int, players: int,
              horizon: float) -> Run:
     rng = random.Random(seed)
     strength = {f"bot{i}": rng.gauss(1500, 300) for i in range(bots)}
-    view = IncrementalElo()
+    view = LiveRating(players)
     seating = make(view)
     arrive = {name: rng.uniform(0, horizon / 3) for name in strength}
     leave = {name: (rng.uniform(arrive[name] + 60, horizon) if rng.random() < 0.3
@@ -96,7 +97,11 @@ def simulate(make: Callable[[IncrementalElo], object], *, seed: int, bots: int, 
                      for n in names]
             places = sorted(range(len(names)), key=lambda seat: -noise[seat])
             ranks = [places.index(seat) + 1 for seat in range(len(names))]
-            view.add(names, ranks)
+            view.add(GameRecord(
+                number=0, game_id="g", entrants=(None,) * players, names=tuple(names),
+                seed="s", scores=tuple(ranks), ranks=tuple(ranks), winners=(0,), aborted=None,
+                defaults=(0,) * players, errors=(0,) * players, rounds=1, log_path=None,
+                seconds=0.0))
             for name in names:
                 run.played[name] += 1
                 seated.discard(name)
@@ -130,7 +135,7 @@ def connected_groups(names: list[str], tables: list[tuple[str, ...]]) -> int:
 
 
 def ladder(players: int, max_wait: float = 30.0, **options: object
-           ) -> Callable[[IncrementalElo], object]:
+           ) -> Callable[[LiveRating], object]:
     return lambda view: LadderSeating(players, view, seed="sim", max_wait=max_wait,
                                       **options)  # type: ignore[arg-type]
 
