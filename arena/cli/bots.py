@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -86,14 +87,29 @@ def make_seating(kind: str, players: int, registry: Any, checker: Any, book: Any
 
 @asynccontextmanager
 async def ladder_writing(book: Any) -> AsyncIterator[None]:
-    """The ladder's writer runs while the server does (nothing without ``--db``); games it
+    """The ladder's writer runs while the server does (nothing without ``--db``), and its
+    batch fit's process every so often (its rating snapshots, in an SQLite file); games it
     could not store by the end are one line (exit status 1)."""
     if book is None:
         yield
         return
+    import trio
+
+    from arena.launch.live_board import fit_periodically
+
+    def report(failure: str | None) -> None:
+        if failure is not None:
+            click.echo(failure, err=True)
+
     try:
-        async with book.writing():
-            yield
+        async with book.writing(), trio.open_nursery() as nursery:
+            if book.snapshots is not None:
+                nursery.start_soon(functools.partial(fit_periodically, book.snapshots,
+                                                     book.rating, report=report))
+            try:
+                yield
+            finally:
+                nursery.cancel_scope.cancel()
         if book.unstored:
             raise click.ClickException(f"{book.unstored} game(s) could not be stored in "
                                        f"{book.path}: {book.failure}")

@@ -12,7 +12,9 @@ thread of its own process: at 50 bots and 2,000 sets that took most of the loop;
 
 Rating snapshots (``arena.events.snapshots``) are taken by the same two: the live rating's as
 the :class:`~arena.events.snapshots.SnapshotPolicy` says (written in a worker thread), and one
-with the batch fit's numbers by the fit's process each time it runs.
+with the batch fit's numbers by the fit's process each time it runs.  A ladder (``arena serve
+--db``) runs the same fit's process every :data:`LADDER_FIT_EVERY` seconds
+(:func:`fit_periodically`) for its snapshots, printing nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +44,8 @@ QUEUED_SNAPSHOTS = 16
 FIT_NICENESS = 10
 #: Where ``arena`` is, for the fit's process when it is not installed.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+#: Seconds between a ladder's batch fits (each only when games were played since the last).
+LADDER_FIT_EVERY = 600.0
 
 Echo = Callable[..., None]
 Snapshot = tuple[float, int, list[LiveRow]]
@@ -109,24 +114,12 @@ class LiveBoard:
         """Print the live ranking's top and the batch fit's table, fitted (and its snapshot
         written) by the fit's process; a line saying so if the fit failed."""
         rows = self.ranking()
-        request = {"db": str(self.db), "seed": self.seed, "resamples": self.resamples,
-                   "taken_at": self.clock(), "games": self.live.seen,
-                   "live": [[row.name, row.mean, row.uncertainty, row.games] for row in rows]}
-        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "PYTHONPATH": os.pathsep.join(
-                   [str(PROJECT_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
-        done = await trio.run_process(
-            [sys.executable, "-m", "arena.launch.live_board"],
-            stdin=json.dumps(request).encode(), capture_stdout=True, capture_stderr=True,
-            check=False, env=env)
+        done = await run_fit(fit_request(self.db, self.live, rows, self.clock(),
+                                         seed=self.seed, resamples=self.resamples))
         live = (f"live rating (openskill), {self.live.rated} games:\n"
                 + format_ranking(rows, top=LIVE_TOP))
-        if done.returncode == 0:
-            fitted = done.stdout.decode(errors="replace").rstrip("\n")
-        else:
-            why = done.stderr.decode(errors="replace").strip().splitlines()
-            fitted = (f"arena: the leaderboard's fit failed (exit {done.returncode})"
-                      + (f": {why[-1]}" if why else ""))
+        fitted = (done.stdout.decode(errors="replace").rstrip("\n") if done.returncode == 0
+                  else fit_failure(done))
         self.echo(self.prefix + live + "\n" + fitted)
 
     def final_snapshot(self, fitted_rows: Sequence[Any]) -> None:
@@ -139,6 +132,53 @@ class LiveBoard:
                            {row.name: (row.elo, row.low, row.high) for row in fitted_rows})
         except (sqlite3.Error, OSError) as exc:
             self.echo(f"arena: no final rating snapshot in {self.db}: {exc}", err=True)
+
+
+def fit_request(db: Path | str, live: LiveRating, rows: Sequence[LiveRow], taken_at: float,
+                *, seed: object = 0, resamples: int = 100) -> dict[str, Any]:
+    """What the fit's process is asked: the database, the fit's seed and resamples, and the
+    live snapshot (``rows``, taken at ``taken_at`` after ``live.seen`` games) its own
+    snapshot carries."""
+    return {"db": str(db), "seed": seed, "resamples": resamples, "taken_at": taken_at,
+            "games": live.seen,
+            "live": [[row.name, row.mean, row.uncertainty, row.games] for row in rows]}
+
+
+async def run_fit(request: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
+    """The fit's process (``python -m arena.launch.live_board``, niced, BLAS on one thread)
+    given ``request``; how it ended (the table on its standard output)."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join(
+               [str(PROJECT_ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    return await trio.run_process(
+        [sys.executable, "-m", "arena.launch.live_board"],
+        stdin=json.dumps(request).encode(), capture_stdout=True, capture_stderr=True,
+        check=False, env=env)
+
+
+def fit_failure(done: subprocess.CompletedProcess[bytes]) -> str:
+    why = done.stderr.decode(errors="replace").strip().splitlines()
+    return (f"arena: the leaderboard's fit failed (exit {done.returncode})"
+            + (f": {why[-1]}" if why else ""))
+
+
+async def fit_periodically(db: Path, live: LiveRating, *, every: float = LADDER_FIT_EVERY,
+                           report: Callable[[str | None], None],
+                           clock: Callable[[], float] = time.time, seed: object = 0,
+                           resamples: int = 100) -> None:
+    """A ladder's batch fit, every ``every`` seconds when ``live`` took games since the last
+    (until cancelled), in the fit's process, which writes the snapshot (the fit's numbers and
+    the live rows read here, in the loop); ``report`` is told after each: None, or the line
+    saying why it failed."""
+    fitted = live.seen
+    while True:
+        await trio.sleep(every)
+        if live.seen == fitted:
+            continue
+        fitted = live.seen
+        done = await run_fit(fit_request(db, live, live.ranking(), clock(), seed=seed,
+                                         resamples=resamples))
+        report(None if done.returncode == 0 else fit_failure(done))
 
 
 def fit_and_snapshot(request: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """``arena serve --db FILE`` as a ladder: every game stored in the registry's file, read by
 ``arena ratings`` and ``arena export`` while the server runs, indices continuing after a
-restart, bots registered or renamed while it runs keeping one history."""
+restart, bots registered or renamed while it runs keeping one history; rating snapshots taken
+as it runs (``arena ratings --history``)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ def test_a_ladder_stores_every_game_and_continues_after_a_restart(tmp_path: Path
     board = ratings(db)
     assert board["alice"]["games"] == board["bob"]["games"] == 3
     assert board["alice"]["head_to_head"][0]["games"] == 3
+    code, out = run("ratings", "--db", str(db), "--history")  # the ladder's live snapshots
+    assert code == 0, out
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert sorted((row[0], row[3]) for row in rows) == [("alice", "3"), ("bob", "3")], out
+    assert all(row[-1] == "-" for row in rows)  # live only: no fit in so short a run
 
     assert run("bots", "rename", "bob", "robert", "--db", str(db))[0] == 0  # between runs
     with Served(tmp_path, *game, "--quiet", verbose=True) as served:

@@ -15,6 +15,7 @@ import trio.testing
 
 from arena.edge.ladder_book import RETRY_SECONDS, LadderBook, LadderError
 from arena.events.registry import Registry
+from arena.events.snapshots import SnapshotPolicy, history
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
 
@@ -108,6 +109,29 @@ async def test_a_seatings_duplicate_set_is_one_stored_set_and_entrants_stay_stab
     assert book.rating.played == {"Alicia": 4, "bob": 4, "carol": 2}  # a rating goes with its
     assert book.rating.estimate("alice") == (1500.0, book.rating.newcomer_uncertainty)  # name
     assert book.rating.estimate("Alicia")[0] > 1500  # it won its games
+
+
+async def test_live_rating_snapshots_are_taken_as_the_policy_says_and_at_the_end(
+        tmp_path: Path):
+    db = tmp_path / "ladder.db"
+    registry = Registry(db, shared=True)
+    for name in ("alice", "bob"):
+        registry.add(name)
+    flaky = Flaky(SqliteStorage(db))
+    flaky.failing = ""
+    book = LadderBook(flaky, registry, {**META, "ladder": True},  # type: ignore[arg-type]
+                      policy=SnapshotPolicy(every_games=2, every_seconds=math.inf),
+                      clock=lambda: 7.0)
+    async with book.writing():
+        for number in range(5):  # one game a trip of the writer
+            book.game_over(record(number))
+            assert await flaky.tries.receive() == f"g{number}"
+    found = history(db)
+    assert sorted(found) == ["alice", "bob"]
+    assert [snap.games for snap in found["alice"]] == [2, 4, 5]  # the last: at the end
+    last = found["alice"][-1]
+    assert (last.mean, last.uncertainty) == pytest.approx(book.rating.estimate("alice"))
+    assert last.taken_at == 7.0 and last.elo is None  # live only
 
 
 def test_a_file_holding_an_event_is_refused(tmp_path: Path):

@@ -79,3 +79,42 @@ def test_the_progress_line_shows_the_live_ratings_leaders(tmp_path):
     line = LiveView(NAMES, total=15, done=9, started=0.0).line(60.0, board.leaders())
     c, a, b = (round(board.live.estimate(name)[0]) for name in "cab")
     assert c > a > b and line.endswith(f"| c {c}, a {a}, b {b}")
+
+
+async def test_a_ladders_fit_runs_every_so_often_only_after_new_games(tmp_path, mock_clock):
+    import functools
+    import math
+
+    import trio
+    import trio.testing
+
+    from arena.events.live_rating import LiveRating
+    from arena.launch.live_board import fit_periodically
+
+    db, games = event(tmp_path)
+    live = LiveRating(3, NAMES)
+    for game in games:
+        live.add(game)
+    reports, reported = trio.open_memory_channel[str | None](math.inf)
+
+    async def after(seconds: float) -> None:  # the fit's loop is back asleep (or fitting)
+        mock_clock.jump(seconds)
+        await trio.testing.wait_all_tasks_blocked()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(functools.partial(
+            fit_periodically, db, live, every=60.0, report=reports.send_nowait,
+            clock=lambda: 5.0, seed="x", resamples=20))
+        await after(0.0)  # asleep
+        await after(60.0)  # the first turn: no game since the start, no fit
+        assert history(db) == {} and reported.statistics().current_buffer_used == 0
+        live.add(games[0])  # one more game (for the live rating only)
+        await after(60.0)
+        assert await reported.receive() is None
+        found = history(db)
+        assert sorted(found) == NAMES and [s.games for s in found["c"]] == [16]
+        assert found["c"][0].elo is not None and found["c"][0].taken_at == 5.0
+        assert found["c"][0].mean == pytest.approx(live.estimate("c")[0])
+        await after(60.0)  # no game since: no fit
+        assert reported.statistics().current_buffer_used == 0
+        nursery.cancel_scope.cancel()
