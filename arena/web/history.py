@@ -2,32 +2,37 @@
 
 Two sources, chosen in :func:`rating_history`:
 
-- **snapshots**: a storage that keeps rating snapshots (the ladder's ``rating_snapshots``
-  table) offers ``rating_snapshots()``: rows of (games, entrant, elo, low, high), one per bot
-  each time the ladder published its ratings.  When a storage has it, the history is read from
-  it, as published;
-- **computed**: otherwise the stored games, in schedule order (the order they were played in),
-  are cut at :data:`POINTS` evenly spaced points and the leaderboard is fitted on each prefix
-  (with a small bootstrap, :data:`RESAMPLES`, for the band): what the leaderboard would have
-  said then.
-
-This is the one place to switch when the snapshots table reaches every backend.
+- **snapshots**: an SQLite file that holds rating snapshots (``arena.events.snapshots``: a
+  ladder takes them as it runs, an event while it runs) gives the history as it was published:
+  one point per snapshot and bot, at the games stored then.  A snapshot that came with the
+  batch fit gives its Elo and 95 % interval (no band while the fit had too little data); a
+  live-only one gives the live rating (openskill, on the Elo scale) with a band of
+  :data:`LIVE_BAND` standard deviations either side (its own 95 %), and the point says so
+  (``kind``: ``"fit"`` or ``"live"``).  Bots are matched by name;
+- **computed**: otherwise (no snapshots, or a PostgreSQL database: snapshots live in SQLite
+  files only) the stored games, in schedule order (the order they were played in), are cut at
+  :data:`POINTS` evenly spaced points and the leaderboard is fitted on each prefix (with a
+  small bootstrap, :data:`RESAMPLES`, for the band): what the leaderboard would have said then.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from arena.events.leaderboard import leaderboard
+from arena.events.snapshots import Snapshot, history
 from arena.gameplay.records import GameRecord
 
 #: Points of a computed history (prefixes of the games).
 POINTS = 12
 #: Resamples of each point's bootstrap (its band).
 RESAMPLES = 40
+#: A live-only snapshot's band: the live mean this many standard deviations either side.
+LIVE_BAND = 1.96
 
 
 @attrs.frozen
@@ -36,27 +41,37 @@ class Point:
     elo: float
     low: float | None
     high: float | None
+    kind: str = "fit"  # "fit": the batch fit's Elo and interval; "live": the live rating's
 
 
 @attrs.frozen
 class History:
     by_bot: dict[int, list[Point]]
-    source: str  # "snapshots", "computed" or "none"
+    source: str  # "snapshots", "computed", "pending" or "none"
 
 
 def rating_history(storage: Any, names: Sequence[str], games: Sequence[GameRecord], *,
                    seed: object = 0) -> History:
-    snapshots = getattr(storage, "rating_snapshots", None)
-    if callable(snapshots):
-        return from_snapshots(snapshots())
+    """The snapshots of ``storage``'s SQLite file when it has some, else computed."""
+    path = getattr(storage, "path", None)
+    if isinstance(path, Path):
+        found = history(path)
+        if found:
+            return from_snapshots(found, names)
     return computed_history(names, games, seed=seed)
 
 
-def from_snapshots(rows: Iterable[Sequence[Any]]) -> History:
-    """Rows of (games, entrant, elo, low, high), in time order."""
+def from_snapshots(found: Mapping[str, Sequence[Snapshot]], names: Sequence[str]) -> History:
+    """Each entrant's snapshots (by name; others left out) as points, oldest first."""
     by_bot: dict[int, list[Point]] = {}
-    for games, entrant, elo, low, high in rows:
-        by_bot.setdefault(int(entrant), []).append(Point(int(games), float(elo), low, high))
+    for entrant, name in enumerate(names):
+        for snap in found.get(name, ()):
+            if snap.elo is not None:
+                point = Point(snap.games, snap.elo, snap.low, snap.high, "fit")
+            else:
+                band = LIVE_BAND * snap.uncertainty
+                point = Point(snap.games, snap.mean, snap.mean - band, snap.mean + band, "live")
+            by_bot.setdefault(entrant, []).append(point)
     return History(by_bot, "snapshots")
 
 

@@ -62,8 +62,10 @@ def history_plot(points: Sequence[Point], width: int = 560, height: int = 220) -
     line = " ".join(f"{left + x(p.games):.1f},{y(p.elo):.1f}" for p in points)
     parts.append(f'<polyline class="line" points="{line}"/>')
     for p in points:
+        kind = "live rating" if p.kind == "live" else "batch fit"
         parts.append(f'<circle cx="{left + x(p.games):.1f}" cy="{y(p.elo):.1f}" r="2.5" '
-                     f'class="elo"><title>{p.games} games: {p.elo:.0f}</title></circle>')
+                     f'class="elo {p.kind}"><title>{p.games} games: {p.elo:.0f} ({kind})'
+                     '</title></circle>')
     for value in (axis[0], (axis[0] + axis[1]) / 2, axis[1]):
         parts.append(f'<text x="2" y="{y(value) + 4:.1f}" class="tick">{value:.0f}</text>')
     parts.append(f'<text x="{left}" y="{height - 6}" class="tick">0</text>'
