@@ -176,8 +176,12 @@ async def fit_periodically(db: Path, live: LiveRating, *, every: float = LADDER_
         if live.seen == fitted:
             continue
         fitted = live.seen
-        done = await run_fit(fit_request(db, live, live.ranking(), clock(), seed=seed,
-                                         resamples=resamples))
+        try:
+            done = await run_fit(fit_request(db, live, live.ranking(), clock(), seed=seed,
+                                             resamples=resamples))
+        except OSError as exc:  # no process (out of memory, too many processes)
+            report(f"arena: the leaderboard's fit could not start: {exc}")
+            continue
         report(None if done.returncode == 0 else fit_failure(done))
 
 
