@@ -33,7 +33,7 @@ SETTLE_SECONDS = 0.05
 #: Inputs queued for one table before readers wait (back-pressure on the sending bots only).
 TABLE_INBOX_LIMIT = 256
 #: A table's wake-up is moved to a later deadline only when it would come before this share
-#: of the time left to it (see :meth:`Table._handled_now`).
+#: of the time left to it (see :meth:`Table.play_now`).
 LATE_ENOUGH = 0.9
 
 
@@ -112,7 +112,7 @@ class Table:
         self.unstarted = False
         #: A bug in the game or the driver: the game is aborted (``internal_error``).
         self.failed = False
-        #: The wait for the next input while the table is idle (see :meth:`_handled_now`).
+        #: The wait for the next input while the table is idle (see :meth:`play_now`).
         self._waiting: trio.CancelScope | None = None
         #: Inputs handed to the inbox and not yet taken by the table's task (cheaper to keep
         #: than to ask the channel for its statistics at every answer).
@@ -129,7 +129,7 @@ class Table:
     async def put(self, item: TableInput) -> None:
         """Hand an input to the table; an answer that arrives after the game ended gets its
         ``stale_request`` notice here."""
-        if self._handled_now(item):
+        if self.play_now(item):
             return
         self._in_inbox += 1
         try:
@@ -160,7 +160,7 @@ class Table:
             item.session.send(Error(code=item.error.code.value, message=item.error.detail))
 
     def put_nowait(self, item: TableInput) -> bool:
-        if self._handled_now(item):
+        if self.play_now(item):
             return True
         try:
             self.inbox_send.send_nowait(item)
@@ -224,7 +224,7 @@ class Table:
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
 
-    def _handled_now(self, item: TableInput) -> bool:
+    def play_now(self, item: TableInput) -> bool:
         """Handle ``item`` in the caller's task when the table is idle (waiting for its next
         input, none queued): the game is pure and synchronous, so a bot's answer is played
         and the replies are written without a switch to the table's task.  The table's wait
