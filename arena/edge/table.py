@@ -345,8 +345,9 @@ class Table:
         """Send what the driver returned (each message encoded once, by the driver, whatever
         number of seats see it); each connection is written once."""
         seats = self.seats
-        touched: dict[int, Link] = {}
-        urgent: set[int] = set()  # links to write now (the others only got events they hold)
+        # the links written to, in the order first written; True: write now (False: it only
+        # got events, which its bot takes with its next request)
+        touched: dict[Link, bool] = {}
         for item in outgoing:
             message = item.message
             line = item.line
@@ -354,16 +355,16 @@ class Table:
                 log.error("could not send %s at table %s: its line is over the limit",
                           message.TYPE, self.number)
                 continue
-            if item.seat == PUBLIC:
-                targets: Sequence[Session | None] = self.watchers
-            else:
-                targets = (seats[item.seat].session,)
+            seat = item.seat
+            targets: Sequence[Session | None] = (
+                (seats[seat].session,) if seat != PUBLIC else self.watchers)
             for session in targets:
                 if session is not None and session.queue(message, line):
                     link = session.link
-                    touched[id(link)] = link
                     if message.TYPE != "event" or not session.events_with_requests:
-                        urgent.add(id(link))
-        for key, link in touched.items():
-            if key in urgent:
+                        touched[link] = True
+                    elif link not in touched:
+                        touched[link] = False
+        for link, urgent in touched.items():
+            if urgent:
                 link.push()
