@@ -34,7 +34,11 @@ def _jsonable(value: Any) -> Any:
     """``json.dumps`` hook: attrs values become objects, sets sorted lists, enums values."""
     names = _FIELDS.get(type(value))  # an attrs class seen before (an observation, say)
     if names is not None or attrs.has(type(value)):
-        return {name: getattr(value, name) for name in names or _field_names(type(value))}
+        names = names or _field_names(type(value))
+        fields = getattr(value, "__dict__", None)  # an attrs class without slots
+        if fields is not None and tuple(fields) == names:
+            return fields  # its fields, in their order, and nothing else: the same object
+        return {name: getattr(value, name) for name in names}
     if isinstance(value, (set, frozenset)):
         return sorted(value)
     if isinstance(value, enum.Enum):

@@ -35,6 +35,8 @@ class LineBuffer:
     def next_line(self) -> bytes | _TooLong | None:
         """The next complete line (without its newline), :data:`TOO_LONG`, or ``None`` when
         no complete line is buffered yet."""
+        if not self._data:  # the common case after a line was taken (nothing scanned then)
+            return None
         while True:
             end = self._data.find(b"\n", self._scanned)
             if end < 0:

@@ -108,7 +108,9 @@ class ConnectionLoops:
                 if link.transcript is not None and session.admitted:
                     link.transcript.named(session.name)
             elif isinstance(event, Action):
-                await self._action(session, event)
+                seat = session.seat  # mostly played at once, in this task: no coroutine
+                if seat is None or not seat.table.play_now(Answer(session, event)):
+                    await self._action(session, event)
             elif isinstance(event, Watch):
                 if not self._watch(session, event, bucket):
                     conn.close()

@@ -32,6 +32,15 @@ log = logging.getLogger("arena.server")
 SETTLE_SECONDS = 0.05
 #: Inputs queued for one table before readers wait (back-pressure on the sending bots only).
 TABLE_INBOX_LIMIT = 256
+#: A table's wake-up is moved to a later deadline only when it would come before this share
+#: of the time left to it (see :meth:`Table.play_now`).
+LATE_ENOUGH = 0.9
+
+
+def _too_early(current: float, deadline: float, now: float) -> bool:
+    """Whether a wake-up at ``current`` comes too long before ``deadline`` (both after
+    ``now``): then it is moved; else the table may wake once for nothing, near the end."""
+    return current - now < LATE_ENOUGH * (deadline - now)
 
 
 @attrs.frozen
@@ -103,7 +112,7 @@ class Table:
         self.unstarted = False
         #: A bug in the game or the driver: the game is aborted (``internal_error``).
         self.failed = False
-        #: The wait for the next input while the table is idle (see :meth:`_handled_now`).
+        #: The wait for the next input while the table is idle (see :meth:`play_now`).
         self._waiting: trio.CancelScope | None = None
         #: Inputs handed to the inbox and not yet taken by the table's task (cheaper to keep
         #: than to ask the channel for its statistics at every answer).
@@ -120,7 +129,7 @@ class Table:
     async def put(self, item: TableInput) -> None:
         """Hand an input to the table; an answer that arrives after the game ended gets its
         ``stale_request`` notice here."""
-        if self._handled_now(item):
+        if self.play_now(item):
             return
         self._in_inbox += 1
         try:
@@ -151,7 +160,7 @@ class Table:
             item.session.send(Error(code=item.error.code.value, message=item.error.detail))
 
     def put_nowait(self, item: TableInput) -> bool:
-        if self._handled_now(item):
+        if self.play_now(item):
             return True
         try:
             self.inbox_send.send_nowait(item)
@@ -215,7 +224,7 @@ class Table:
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
 
-    def _handled_now(self, item: TableInput) -> bool:
+    def play_now(self, item: TableInput) -> bool:
         """Handle ``item`` in the caller's task when the table is idle (waiting for its next
         input, none queued): the game is pure and synchronous, so a bot's answer is played
         and the replies are written without a switch to the table's task.  The table's wait
@@ -224,8 +233,9 @@ class Table:
         if wait is None or self._in_inbox:
             return False
         self._waiting = None  # an input that comes meanwhile waits its turn in the inbox
+        now = trio.current_time()
         try:
-            self._dispatch(self._feed(item))
+            self._dispatch(self._feed(item, now))
         except Exception:  # as in run: a bug costs this table only
             log.exception("table %s failed", self.number)
             self.failed = True
@@ -237,10 +247,13 @@ class Table:
         deadline = driver.next_deadline()
         if deadline is None:
             deadline = math.inf
-        if deadline != wait.deadline:
-            # a later one too: else the table would wake at a deadline already met, find
-            # nothing due and wait again; with many tables at a few decisions a second each,
-            # that is a wake-up for every third decision or so (moving it costs less)
+        current = wait.deadline
+        if deadline < current or (deadline > current and _too_early(current, deadline, now)):
+            # a later one too, unless the wake-up set is still close to it: else the table
+            # would wake at a deadline already met, find nothing due and wait again; with
+            # many tables at a few decisions a second each, that is a wake-up for every third
+            # decision or so (moving it costs less); but moving it at every decision costs
+            # too, while a wake-up set at 90 % of the time left is met only by a slow answer
             wait.deadline = deadline
         return True
 
@@ -305,7 +318,7 @@ class Table:
         except Exception:
             log.exception("table %s could not be aborted cleanly", self.number)
 
-    def _feed(self, item: TableInput) -> list[Outgoing]:
+    def _feed(self, item: TableInput, now: float | None = None) -> list[Outgoing]:
         if isinstance(item, Flush):
             item.done.set()
             return []
@@ -313,7 +326,9 @@ class Table:
         place = session.seat
         if place is None or place.table is not self:
             return []
-        seat, now, driver = place.number, trio.current_time(), self.driver
+        seat, driver = place.number, self.driver
+        if now is None:
+            now = trio.current_time()
         if isinstance(item, Answer):
             return driver.answer(seat, item.action.id, item.action.action, now)
         if isinstance(item, BadLine):
@@ -330,8 +345,9 @@ class Table:
         """Send what the driver returned (each message encoded once, by the driver, whatever
         number of seats see it); each connection is written once."""
         seats = self.seats
-        touched: dict[int, Link] = {}
-        urgent: set[int] = set()  # links to write now (the others only got events they hold)
+        # the links written to, in the order first written; True: write now (False: it only
+        # got events, which its bot takes with its next request)
+        touched: dict[Link, bool] = {}
         for item in outgoing:
             message = item.message
             line = item.line
@@ -339,16 +355,16 @@ class Table:
                 log.error("could not send %s at table %s: its line is over the limit",
                           message.TYPE, self.number)
                 continue
-            if item.seat == PUBLIC:
-                targets: Sequence[Session | None] = self.watchers
-            else:
-                targets = (seats[item.seat].session,)
+            seat = item.seat
+            targets: Sequence[Session | None] = (
+                (seats[seat].session,) if seat != PUBLIC else self.watchers)
             for session in targets:
                 if session is not None and session.queue(message, line):
                     link = session.link
-                    touched[id(link)] = link
                     if message.TYPE != "event" or not session.events_with_requests:
-                        urgent.add(id(link))
-        for key, link in touched.items():
-            if key in urgent:
+                        touched[link] = True
+                    elif link not in touched:
+                        touched[link] = False
+        for link, urgent in touched.items():
+            if urgent:
                 link.push()

@@ -12,6 +12,7 @@ with the reason), ``error`` and ``note`` lines, and finally a ``result`` or an `
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
 import json
@@ -184,11 +185,20 @@ class GameLog:
         if not self._spooled:
             self._folder.mkdir(parents=True, exist_ok=True)
         data = self._pending
-        with open(self._folder / (self.name + ".part"), "r+b" if self._spooled else "wb") as part:
+        # unbuffered: no buffer to flush, two or three system calls fewer per batch (no
+        # terminal check, no position asked, none set for the first), each a hand-over of the
+        # interpreter between the spooler's thread and the server's
+        with open(self._folder / (self.name + ".part"), "r+b" if self._spooled else "wb",
+                  buffering=0) as part:
             try:
-                part.seek(self._spooled)
-                part.write(data)
-                part.flush()
+                if self._spooled:
+                    part.seek(self._spooled)
+                view = memoryview(data)
+                while view:  # a raw write may take only part of it
+                    written = part.write(view)
+                    if not written:
+                        raise OSError(errno.EIO, "the log's .part file took no bytes")
+                    view = view[written:]
             except OSError:
                 part.truncate(self._spooled)  # never half a batch
                 raise

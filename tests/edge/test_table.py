@@ -122,3 +122,23 @@ async def test_a_table_whose_bots_answer_in_time_is_never_woken_by_a_passed_dead
             await trio.sleep(0.5)
             await table.put(Answer(sessions[0], Action(id=number + 1, action="x")))
     assert driver.expired_at == [6.0]  # only the last request's deadline, 1 s after 5.0
+
+
+async def test_a_wait_kept_for_fast_answers_still_ends_at_the_deadline(autojump_clock):
+    """Answers that come fast (a twentieth of the limit) do not move the table's wait every
+    time; when they stop, the timeout is still played at its deadline (after at most one
+    wake-up for nothing), never later."""
+    import pytest
+
+    sessions = [Session(n, ServerConnection(game="chochlik")) for n in range(3)]
+    driver = SlidingDriver()
+    table = Table(SeatedTable(1, tuple(sessions), ("a", "b", "c"), (None,) * 3),
+                  driver, sessions)  # type: ignore[arg-type]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(table.run)
+        for number in range(20):
+            await trio.sleep(0.05)
+            await table.put(Answer(sessions[0], Action(id=number + 1, action="x")))
+        last = trio.current_time()
+    assert driver.expired_at[-1] == pytest.approx(last + 1.0)
+    assert len(driver.expired_at) <= 2 and all(t > 1.8 for t in driver.expired_at)

@@ -86,6 +86,22 @@ def test_nested_attrs_values_tuples_and_sets_become_json():
     assert json.loads(line)["observation"] == {"hand": [3, 1], "seen": [2, 5]}
 
 
+def test_an_attrs_value_without_slots_is_written_by_its_fields_whatever_its_dict_holds():
+    @attrs.frozen(slots=False)
+    class Obs:
+        a: int
+        b: str
+
+    plain, built_backwards, with_extra = Obs(1, "x"), object.__new__(Obs), Obs(2, "y")
+    built_backwards.__dict__.update({"b": "z", "a": 3})  # as a fast observe might build it
+    object.__setattr__(with_extra, "cached", [9])  # a cached attribute is not a field
+    assert [json.loads(encode(Request(id=1, legal=["x"], time_left_ms=1, observation=o)))
+            ["observation"] for o in (plain, built_backwards, with_extra)] == [
+        {"a": 1, "b": "x"}, {"a": 3, "b": "z"}, {"a": 2, "b": "y"}]
+    assert b'"observation":{"a":3,"b":"z"}' in encode(
+        Request(id=1, legal=["x"], time_left_ms=1, observation=built_backwards))
+
+
 BAD_LINES = [
     (b"not json", ErrorCode.MALFORMED),
     (b"\xff\xfe", ErrorCode.MALFORMED),
