@@ -73,8 +73,11 @@ def storing_tournament(signal_after: int | None = None) -> type:
 
 
 def sprt(monkeypatch: pytest.MonkeyPatch, db: Path, stand_in: type, *extra: str) -> Any:
+    import arena.launch.event_run  # noqa: F401  (imports Tournament by name: see below)
     import arena.launch.tournament
 
+    # only arena sprt looks Tournament up when it runs; a module that imports it by name
+    # (event_run, workers) must have done so before the patch, or it keeps the stand-in
     monkeypatch.setattr(arena.launch.tournament, "Tournament", stand_in)
     return CliRunner().invoke(main, [
         "sprt", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
