@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -266,6 +265,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
+    from arena.edge.signals import run_stoppable
     from arena.launch.runner import Interrupt, plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
@@ -286,9 +286,9 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
     interrupt = Interrupt()
 
-    async def run() -> Any:
+    async def run(signals: Any) -> Any:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_press_on_signals, interrupt)
+            nursery.start_soon(_press_on_signals, interrupt, signals)
             # its errors are raised as they are, outside the nursery (never in a group)
             report = await outcome.acapture(functools.partial(
                 run_match, spec, options, bots, games=games, seed=seed,
@@ -300,7 +300,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         return report
 
     try:
-        report = trio.run(run).unwrap()
+        report = run_stoppable(run).unwrap()  # no Ctrl-C lost, none a KeyboardInterrupt
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()
@@ -325,15 +325,14 @@ def match_line(record: Any, games: int, round_name: str) -> str:
             f"({record.rounds} {round_name}s, {record.seconds:.1f} s)")
 
 
-async def _press_on_signals(interrupt: Any) -> None:
+async def _press_on_signals(interrupt: Any, signals: Any) -> None:
     """Ctrl-C (or SIGTERM) stops the series: once to log the running game as aborted and print
     the table of the games played, twice to stop at once."""
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            click.echo("\narena: " + ("stopping now" if interrupt.requested.is_set() else
-                                      "stopping (the running game is logged as aborted; "
-                                      "Ctrl-C again stops at once)"), err=True)
-            interrupt.press()
+    async for _ in signals:
+        click.echo("\narena: " + ("stopping now" if interrupt.requested.is_set() else
+                                  "stopping (the running game is logged as aborted; "
+                                  "Ctrl-C again stops at once)"), err=True)
+        interrupt.press()
 
 
 @main.command()
