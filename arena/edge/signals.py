@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import signal
+import threading
 from collections.abc import Awaitable, Callable
 from types import FrameType
 from typing import Any, TypeVar
@@ -37,6 +38,8 @@ class StopSignals:
         self._old: dict[int, Any] = {}
 
     def __enter__(self) -> StopSignals:
+        if threading.current_thread() is not threading.main_thread():
+            return self  # Python takes signals in its main thread only: none come here
         for signum in self.signums:
             self._old[signum] = signal.signal(signum, self._handler)
         return self
