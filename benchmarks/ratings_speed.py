@@ -22,7 +22,8 @@ memory is its own), and the script prints the median and the range of
 6aa8bd6``), for 10 bots only: its pure-Python bootstrap of 200 bots x 10,000 sets takes about
 an hour.  BLAS is pinned to one thread here (environment variables, set before numpy is
 imported); the library pins it itself during the fit.  The last line says whether 200 bots
-meet the goal: the call within 2 s and 500 MB in every run.
+meet the goal, the call within 2 s and 500 MB in every run, by wall and by CPU seconds (on
+a loaded machine the wall figure measures the load as well).
 """
 
 from __future__ import annotations
@@ -181,11 +182,15 @@ def main() -> None:
                   f"traced peak {traced:.0f} MB"]
         print(" ".join(parts), flush=True)
         if bots == 200 and label == "this tree":
-            worst_s = max(r["leaderboard_s"] for r in runs)
             worst_mb = max(max(r["rss_growth_mb"] for r in runs), traced)
-            print(f"{'':>24}  goal for 200 bots, at most {GOAL_S:g} s and {GOAL_MB} MB: "
-                  f"{'met' if worst_s <= GOAL_S and worst_mb <= GOAL_MB else 'NOT met'} "
-                  f"(slowest run {worst_s:.2f} s, most memory {worst_mb:.0f} MB)", flush=True)
+            for what, key in (("wall", "leaderboard_s"), ("CPU", "cpu_s")):
+                worst_s = max(r[key] for r in runs)
+                met = worst_s <= GOAL_S and worst_mb <= GOAL_MB
+                print(f"{'':>24}  goal for 200 bots, at most {GOAL_S:g} s and {GOAL_MB} MB, "
+                      f"by {what}: {'met' if met else 'NOT met'} (slowest run {worst_s:.2f} s, "
+                      f"most memory {worst_mb:.0f} MB)", flush=True)
+            print(f"{'':>24}  (wall counts the machine's other load: see the load average "
+                  f"{os.getloadavg()[0]:.1f} now)", flush=True)
 
 
 if __name__ == "__main__":
