@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -165,10 +164,10 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import GameLimit, run_serve
     from arena.edge.server import ArenaServer, tune_garbage_collector
+    from arena.edge.signals import run_stoppable
     from arena.seating.interface import Seating
 
-    spec, options, log_dir = config.spec, config.options, config.log_dir
-    host, port = config.host, config.port
+    spec, options, log_dir, host = config.spec, config.options, config.log_dir, config.host
     tally = Tally()
 
     def game_over(record: Any) -> None:
@@ -193,7 +192,7 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
         return (f"arena: hosting {spec.name} ({options.players} players) on {host}:{port}; "
                 f"logs in {log_dir}/; Ctrl-C stops")
 
-    async def run() -> None:
+    async def run(signals: Any) -> None:
         seating: Seating = make_seating(seating_kind, options.players, registry, checker,
                                         book, config.seed)
         if games is not None:
@@ -202,25 +201,33 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
         tune_garbage_collector()
         async with pages_beside(server, *(web or (None, None))), ladder_writing(book):
             await run_serve(server, games=games, tally=tally, tally_every=tally_every,
-                            banner=banner,
+                            banner=banner, signals=signals,
                             out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
                                        f"written to {log_dir} (is the disk full?)")
 
     try:
-        trio.run(run)
-    except (OSError, LogDirectoryError, BaseExceptionGroup) as exc:
-        problem = serve_failure(exc, host, port, listening)
+        run_stoppable(run)  # Ctrl-C and SIGTERM from before the loop until after it
+    except (OSError, LogDirectoryError, BaseExceptionGroup, KeyboardInterrupt) as exc:
+        problem = serve_failure(exc, host, config.port, listening)
         if problem is None:
             raise
         raise problem from None
+
+
+class Stopped(click.ClickException):
+    """A command stopped by Ctrl-C where it could not stop cleanly: one line, exit 130."""
+
+    exit_code = INTERRUPTED
 
 
 def serve_failure(exc: BaseException, host: str, port: int,
                   listening: bool) -> click.ClickException | None:
     """What ``arena serve`` says of ``exc`` in one line when it is foreseeable (a log folder
     it cannot write, a listener it could not open, a network failure); None: raise it."""
+    if isinstance(exc, KeyboardInterrupt):  # the last resort: no Ctrl-C is a traceback
+        return Stopped("stopped by Ctrl-C before it could stop cleanly")
     unwritable = only(exc, LogDirectoryError)
     if unwritable is not None:
         return click.ClickException(str(unwritable))
@@ -258,6 +265,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
+    from arena.edge.signals import run_stoppable
     from arena.launch.runner import Interrupt, plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
@@ -278,9 +286,9 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
     interrupt = Interrupt()
 
-    async def run() -> Any:
+    async def run(signals: Any) -> Any:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_press_on_signals, interrupt)
+            nursery.start_soon(_press_on_signals, interrupt, signals)
             # its errors are raised as they are, outside the nursery (never in a group)
             report = await outcome.acapture(functools.partial(
                 run_match, spec, options, bots, games=games, seed=seed,
@@ -292,7 +300,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         return report
 
     try:
-        report = trio.run(run).unwrap()
+        report = run_stoppable(run).unwrap()  # no Ctrl-C lost, none a KeyboardInterrupt
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo()
@@ -317,15 +325,14 @@ def match_line(record: Any, games: int, round_name: str) -> str:
             f"({record.rounds} {round_name}s, {record.seconds:.1f} s)")
 
 
-async def _press_on_signals(interrupt: Any) -> None:
+async def _press_on_signals(interrupt: Any, signals: Any) -> None:
     """Ctrl-C (or SIGTERM) stops the series: once to log the running game as aborted and print
     the table of the games played, twice to stop at once."""
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            click.echo("\narena: " + ("stopping now" if interrupt.requested.is_set() else
-                                      "stopping (the running game is logged as aborted; "
-                                      "Ctrl-C again stops at once)"), err=True)
-            interrupt.press()
+    async for _ in signals:
+        click.echo("\narena: " + ("stopping now" if interrupt.requested.is_set() else
+                                  "stopping (the running game is logged as aborted; "
+                                  "Ctrl-C again stops at once)"), err=True)
+        interrupt.press()
 
 
 @main.command()

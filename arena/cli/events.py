@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import trio
 from click.core import ParameterSource
 
 from arena.cli.errors import listen_failure
@@ -241,6 +240,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
               restarts: Any = None) -> None:
     """Play the event (:class:`arena.launch.event_run.EventRun`) and exit with its status;
     its failures as command-line errors."""
+    from arena.edge.signals import run_stoppable
     from arena.launch.event_run import EventRun
 
     try:
@@ -257,7 +257,7 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
         raise click.UsageError(str(exc)) from None
     click.echo(event.banner())
     try:
-        report = trio.run(event.run)  # None when a second Ctrl-C stopped it at once
+        report = run_stoppable(event.run)  # None when a second Ctrl-C stopped it at once
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     except (OSError, BaseExceptionGroup) as exc:

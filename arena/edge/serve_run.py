@@ -3,7 +3,6 @@ one hurries the stop) or after ``--games N`` (:class:`GameLimit`), then print th
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import attrs
@@ -74,11 +73,15 @@ class GameLimit:
 
 async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
                     tally_every: tuple[float, int] | None, banner: Callable[[int], str],
-                    out: Callable[[str], None], err: Callable[[str], None]) -> None:
-    """Serve until Ctrl-C (or SIGTERM), or until ``games`` games are over (the server's
-    seating is then a :class:`GameLimit`); then stop cleanly (running games logged as aborted,
-    ``bye`` to every bot) and print the tally.  ``tally_every``: (seconds, games) between
-    running tallies (None: none); ``banner(port)``: the first line."""
+                    out: Callable[[str], None], err: Callable[[str], None],
+                    signals: trio.abc.ReceiveChannel[int]) -> None:
+    """Serve until a signal comes in ``signals`` (Ctrl-C or SIGTERM: see
+    :class:`arena.edge.signals.StopSignals`, open since before the server started), or until
+    ``games`` games are over (the server's seating is then a :class:`GameLimit`); then stop
+    cleanly (running games logged as aborted, ``bye`` to every bot) and print the tally.  Any
+    further signal while stopping hurries the stop; a signal that came before the banner stops
+    right after it.  ``tally_every``: (seconds, games) between running tallies (None: none);
+    ``banner(port)``: the first line."""
     notes = server.notes = Notes()
     lines: Callable[[Iterable[str]], None] = lambda lines: out("\n".join(lines))  # noqa: E731
     async with trio.open_nursery() as nursery:
@@ -92,32 +95,30 @@ async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
                 await report_loop(server, notes, server.players, err, tally, clock, lines)
 
         nursery.start_soon(report)
-        # the receiver stays open while stopping: a second Ctrl-C hurries the stop
-        # (no grace periods) but still logs every running game and tells every bot bye
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as waiting:
-                async def on_signal() -> None:
-                    async for _ in signals:
-                        out("arena: stopping (running games are logged as aborted)")
-                        break
-                    waiting.cancel_scope.cancel()
+        async with trio.open_nursery() as waiting:
+            async def on_signal() -> None:
+                await signals.receive()
+                out("arena: stopping (running games are logged as aborted)")
+                waiting.cancel_scope.cancel()
 
-                async def on_games_done() -> None:
-                    await server.all_games_done.wait()
-                    out(f"arena: {games} games played: stopping")
-                    waiting.cancel_scope.cancel()
+            async def on_games_done() -> None:
+                await server.all_games_done.wait()
+                out(f"arena: {games} games played: stopping")
+                waiting.cancel_scope.cancel()
 
-                waiting.start_soon(on_signal)
-                if games is not None:
-                    waiting.start_soon(on_games_done)
-            async with trio.open_nursery() as stopping:
-                async def stop() -> None:
-                    await server.shutdown()
-                    stopping.cancel_scope.cancel()
+            waiting.start_soon(on_signal)
+            if games is not None:
+                waiting.start_soon(on_games_done)
+        # a second signal hurries the stop (no grace periods) but still logs every running
+        # game and tells every bot bye; signals after the stop are dropped
+        async with trio.open_nursery() as stopping:
+            async def stop() -> None:
+                await server.shutdown()
+                stopping.cancel_scope.cancel()
 
-                stopping.start_soon(stop)
-                async for _ in signals:
-                    out("arena: stopping now")
-                    server.hurry()
+            stopping.start_soon(stop)
+            async for _ in signals:
+                out("arena: stopping now")
+                server.hurry()
         reporting.cancel()
     lines(tally.lines())

@@ -10,9 +10,17 @@ frameworks use for game pairs): with N outcomes of mean m, and the expected scor
 the two hypotheses on the Elo scale, ``LLR = N (mu1 - mu0) (2 m - mu0 - mu1) / (2 v)``.  The
 variance v is not the plain estimate: a test that stops when the LLR is high stops most often
 when the estimate happens to be low, which made the error rates about 1.3 times their nominal
-values (issue 20).  v is the sample variance raised to its upper confidence bound,
-``s^2 (1 + Z sqrt(2 / (N - 1)))`` with :data:`VARIANCE_Z`, which brings both error rates to
-their nominal values or below (shown by simulation in tests/events/test_sprt.py).  The test
+values (issue 20).  v is the sample variance, floored, raised towards its upper confidence
+bound: ``max(s^2, F / N) (1 + Z sqrt(2 / (N - 1)))`` with :data:`VARIANCE_FLOOR` F and
+:data:`VARIANCE_Z` Z.  The floor: sets that happen to score alike at the start (a zero or
+nearly zero s^2 from two degrees of freedom) made the LLR jump to about 1e10 after three sets,
+a verdict either way; no variance is below zero, but a zero estimate from a few sets is no
+evidence of it, so the estimate may not fall below F / N, F = 1/4 being the largest variance a
+score in [0, 1] can have, as if one such set were spread over the N.  A variance that stays
+near zero over many sets is believed (the floor shrinks as 1 / N): sets that keep scoring alike
+still decide, after about ten sets rather than three.  The floor also takes the place of most of
+the raise (before it, Z was 1.5), which corrected mostly the same early low estimates; both
+error rates are nominal or below (shown by simulation in tests/events/test_sprt.py).  The test
 accepts H1 once the LLR reaches ``log((1 - beta) / alpha)`` and H0 once it falls to
 ``log(beta / (1 - alpha))``, never before :data:`MIN_SETS` sets.  Pure.
 """
@@ -28,10 +36,13 @@ import attrs
 from arena.events.ratings import ELO_PER_LOG10, TableResult, comparisons, expected_score
 
 #: Standard errors the variance estimate is raised by (its standard error is about
-#: s^2 sqrt(2 / (N - 1))); 1.5 gives nominal error rates in the simulation.
-VARIANCE_Z = 1.5
+#: s^2 sqrt(2 / (N - 1))); with the floor, 0.5 gives nominal error rates in the simulation.
+VARIANCE_Z = 0.5
 #: No decision before this many sets (the variance needs two degrees of freedom).
 MIN_SETS = 3
+#: The variance is at least VARIANCE_FLOOR / N: the largest variance a score in [0, 1] can
+#: have (an all-or-nothing game at even odds), as one pseudo-set spread over the N sets.
+VARIANCE_FLOOR = 0.25
 
 
 def elo_of_score(score: float) -> float:
@@ -82,9 +93,8 @@ def _llr(n: int, total: float, squares: float, mu0: float, mu1: float) -> tuple[
         return 0.0, 0.0
     mean = total / n
     variance = max(squares - n * mean * mean, 0.0) / (n - 1)
-    raised = variance * (1 + VARIANCE_Z * math.sqrt(2 / (n - 1)))
-    if raised <= 0.0:  # every outcome alike: no variance to scale by
-        raised = 1e-12
+    floored = max(variance, VARIANCE_FLOOR / n)
+    raised = floored * (1 + VARIANCE_Z * math.sqrt(2 / (n - 1)))
     return (n * (mu1 - mu0) * (2 * mean - mu0 - mu1) / (2 * raised), variance)
 
 

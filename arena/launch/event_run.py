@@ -6,7 +6,6 @@ worker processes), the live view after every game, the leaderboard with its inte
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from time import monotonic as time_now
@@ -15,6 +14,7 @@ from typing import Any
 import trio
 
 from arena.edge.server import tune_garbage_collector
+from arena.edge.signals import run_stoppable
 from arena.events.leaderboard import format_table, leaderboard
 from arena.events.pg_storage import PostgresStorage
 from arena.events.progress import LiveView
@@ -112,26 +112,27 @@ class EventRun:
         self.echo(f"arena: @remote bots connect to {self.host}:{server.port} with their "
                   "registered name and token")
 
-    async def on_signals(self, stop: trio.CancelScope) -> None:
+    async def on_signals(self, stop: trio.CancelScope,
+                         signals: trio.abc.ReceiveChannel[int]) -> None:
         """A first Ctrl-C (or SIGTERM) drains the event; a second stops it at once."""
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            count = 0
-            async for _ in signals:
-                count += 1
-                if count == 1:
-                    self.echo("\narena: finishing the running games, then stopping "
-                              "(Ctrl-C again stops at once)")
-                    self.event.drain()
-                else:
-                    self.echo("arena: stopping now")
-                    stop.cancel()
+        count = 0
+        async for _ in signals:
+            count += 1
+            if count == 1:
+                self.echo("\narena: finishing the running games, then stopping "
+                          "(Ctrl-C again stops at once)")
+                self.event.drain()
+            else:
+                self.echo("arena: stopping now")
+                stop.cancel()
 
-    async def run(self) -> TournamentReport | None:
-        """Play the event; None when a second Ctrl-C stopped it at once."""
+    async def run(self, signals: trio.abc.ReceiveChannel[int]) -> TournamentReport | None:
+        """Play the event; None when a second Ctrl-C stopped it at once.  ``signals``: from
+        :func:`arena.edge.signals.run_stoppable` (none lost, none re-delivered)."""
         tune_garbage_collector()  # a long-running server (workers tune their own)
         report = None
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self.on_signals, nursery.cancel_scope)
+            nursery.start_soon(self.on_signals, nursery.cancel_scope, signals)
             nursery.start_soon(self.board.run)  # in a process of its own: live_board
             server = self.server
             if server is not None and any(bot.remote for bot in self.bots):
@@ -239,29 +240,28 @@ def play_sprt(tournament: Callable[..., Any], settings: dict[str, Any], watch: A
         if state.decision:
             event.drain()
 
-    async def on_signals(stop: trio.CancelScope) -> None:
+    async def on_signals(stop: trio.CancelScope, signals: trio.abc.ReceiveChannel[int]) -> None:
         nonlocal signals_seen
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
-                signals_seen += 1
-                if signals_seen == 1:
-                    echo("arena: finishing the running games, then stopping "
-                         "(Ctrl-C again stops at once)", err=True)
-                    event.drain()
-                else:
-                    echo("arena: stopping now", err=True)
-                    stop.cancel()
+        async for _ in signals:
+            signals_seen += 1
+            if signals_seen == 1:
+                echo("arena: finishing the running games, then stopping "
+                     "(Ctrl-C again stops at once)", err=True)
+                event.drain()
+            else:
+                echo("arena: stopping now", err=True)
+                stop.cancel()
 
-    async def run() -> TournamentReport | None:
+    async def run(signals: trio.abc.ReceiveChannel[int]) -> TournamentReport | None:
         report = None
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(on_signals, nursery.cancel_scope)
+            nursery.start_soon(on_signals, nursery.cancel_scope, signals)
             report = await event.run()
             nursery.cancel_scope.cancel()
         return report
 
     event = tournament(**settings, on_game_finished=progress)
-    report = trio.run(run)
+    report = run_stoppable(run)  # no Ctrl-C lost or re-delivered as a KeyboardInterrupt
     return sprt_verdict(watch, names, report, bool(signals_seen), echo)
 
 

@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -154,8 +153,8 @@ def test_serve_stops_cleanly_on_ctrl_c_and_logs_the_running_game(tmp_path: Path)
 def test_a_second_ctrl_c_stops_at_once_and_still_logs_the_game_and_says_bye(tmp_path: Path):
     with serving_three_random_bots(tmp_path) as (server, bots, lines):
         server.send_signal(signal.SIGINT)
-        time.sleep(0.005)  # the defect's reproduction: a second Ctrl-C 5 ms after the first
-        server.send_signal(signal.SIGINT)
+        lines.expect(r"^arena: stopping \(")  # the second once the first is seen: two,
+        server.send_signal(signal.SIGINT)    # whatever the load (close ones: tests/edge)
         server.wait(timeout=20)
         output = "\n".join(lines.seen + lines.rest(20))
         assert server.returncode == 0, output
@@ -163,6 +162,25 @@ def test_a_second_ctrl_c_stops_at_once_and_still_logs_the_game_and_says_bye(tmp_
         assert all(bot.wait(timeout=20) == 0 for bot in bots)  # told bye, they exit
     ends = [json.loads(log_lines(log)[-1]) for log in log_files(tmp_path)]
     assert {"type": "aborted", "reason": "server_shutdown"} in ends  # the running game
+
+
+def test_a_ctrl_c_as_soon_as_serve_says_it_listens_stops_it_cleanly(tmp_path: Path):
+    # the signals are taken from before the banner (they used to be from after it: a Ctrl-C
+    # in between was a KeyboardInterrupt, exit 1); the in-process cases are in tests/edge
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--game", "chochlik", "--port", "0",
+         "--log-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        lines = Lines(server.stdout)
+        lines.expect(r"^arena: hosting chochlik")
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=20) == 0
+        output = "\n".join(lines.seen + lines.rest(20))
+        assert "Traceback" not in output and "arena: stopping (" in output, output
+    finally:
+        if server.poll() is None:
+            server.kill()
 
 
 def test_every_command_that_starts_games_has_a_reaction_timeout():

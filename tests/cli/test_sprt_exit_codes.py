@@ -60,8 +60,11 @@ def scripted_tournament(winner: Any, *, failures: tuple[str, ...] = (),
 
 def run_sprt(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stand_in: type,
              *extra: str) -> Any:
+    import arena.launch.event_run  # noqa: F401  (imports Tournament by name: see below)
     import arena.launch.tournament
 
+    # only arena sprt looks Tournament up when it runs; a module that imports it by name
+    # (event_run, workers) must have done so before the patch, or it keeps the stand-in
     monkeypatch.setattr(arena.launch.tournament, "Tournament", stand_in)
     return CliRunner().invoke(main, [
         "sprt", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
@@ -120,3 +123,15 @@ def test_elo0_not_below_elo1_is_refused(tmp_path, elo0, elo1):
     assert result.exit_code == 2
     assert f"Error: --elo0 ({elo0}) must be below --elo1 ({elo1})" in result.output
     assert not (tmp_path / "s.db").exists()
+
+
+def test_the_stand_in_does_not_outlive_the_tests_that_use_it():
+    # Modules that import Tournament by name keep what they found at their first import: one
+    # first imported while a test had patched it kept the stand-in, and later tests' real
+    # tournaments (tests/test_full_disk.py after this file) ran the script.
+    import arena.launch.event_run
+    import arena.launch.tournament
+    import arena.launch.workers
+
+    for module in (arena.launch.event_run, arena.launch.workers, arena.launch.tournament):
+        assert module.Tournament.__module__ == "arena.launch.tournament", module

@@ -9,7 +9,9 @@ import pytest
 
 from arena.events.ratings import expected_score
 from arena.events.sprt import (
+    VARIANCE_FLOOR,
     VARIANCE_Z,
+    SprtState,
     SprtTest,
     bounds,
     elo_of_score,
@@ -26,16 +28,23 @@ def test_bounds_for_five_percent_errors():
 
 def test_llr_by_hand():
     outcomes = [1.0, 0.5, 1.0, 0.0]  # mean 0.625, squared deviations 0.6875
-    variance = 0.6875 / 3 * (1 + VARIANCE_Z * math.sqrt(2 / 3))  # raised to its upper bound
+    # above the floor 1/16, raised towards its upper bound
+    variance = 0.6875 / 3 * (1 + VARIANCE_Z * math.sqrt(2 / 3))
     mu0, mu1 = 0.5, expected_score(20, 0)
     expected = 4 * (mu1 - mu0) * (2 * 0.625 - mu0 - mu1) / (2 * variance)
     assert llr(outcomes, 0, 20) == pytest.approx(expected)
     assert llr([1.0], 0, 20) == 0.0
+    floored = VARIANCE_FLOOR / 3 * (1 + VARIANCE_Z)  # s^2 = 1/300 is below the floor 1/12
+    assert llr([0.8, 0.9, 0.9], 0, 20) == pytest.approx(
+        3 * (mu1 - mu0) * (2 * (2.6 / 3) - mu0 - mu1) / (2 * floored))
 
 
 def test_no_decision_before_three_sets_and_elo0_below_elo1():
     assert sprt_state([1.0, 1.0], elo1=400).decision is None
-    assert sprt_state([1.0, 1.0, 0.99], elo1=400).decision == "H1"
+    assert SprtState(2, 1.0, 100.0, -3.0, 3.0).decision is None  # past the bound, too early
+    assert SprtState(3, 1.0, 100.0, -3.0, 3.0).decision == "H1"
+    assert sprt_state([1.0, 1.0, 0.99], elo1=400).decision is None  # the floor (was H1)
+    assert sprt_state([1.0, 1.0, 0.99, 1.0], elo1=400).decision == "H1"
     with pytest.raises(ValueError, match="elo0 must be below elo1"):
         SprtTest(elo0=20, elo1=20)
 
@@ -102,8 +111,8 @@ def run_test(rng: random.Random, true_elo: float, elo0: float, elo1: float) -> s
 
 #: 2,000 runs each way: the binomial standard error of a 5 % rate is 0.49 %, so +-1.5 % is
 #: three standard errors.  With these seeds the old test (plug-in variance shrunk towards 1/12)
-#: gave 6.95 % false positives and 6.55 % misses, failing it; the raised variance gives 5.35 %
-#: and 4.5 %.
+#: gave 6.95 % false positives and 6.55 % misses, failing it; the raised variance (Z 1.5, no
+#: floor) gave 5.35 % and 4.5 %; the floored one (Z 0.5) gives 5.0 % and 4.6 %.
 RUNS, TOLERANCE = 2000, 0.015
 
 
@@ -141,3 +150,21 @@ def test_the_watch_reads_sets_in_schedule_order_whatever_order_games_end_in():
     late = [g for g in games if g.set_index != 2] + [g for g in games if g.set_index == 2]
     state, reads = verdict(late)  # set 2 ends last: nothing after set 1 is read before it
     assert state == in_order and reads[:2] == [1, 2] and reads[2] > 2
+
+
+@pytest.mark.parametrize("score", [0.0, 0.25, 0.5, 0.75, 1.0])
+def test_sets_that_score_identically_at_the_start_do_not_decide(score):
+    # The wypas boss's runs (H0 0, H1 +150): sets that score alike leave the sample variance
+    # zero (or nearly), and the LLR used to jump to about +-1e10 after 3 sets, either way
+    states = [sprt_state([score] * n, elo0=0, elo1=150) for n in range(1, 4)]
+    assert all(state.decision is None for state in states), states
+    assert all(abs(state.llr) < state.upper for state in states), states
+    # two alike, the third a little off: a tiny variance from two degrees of freedom
+    assert sprt_state([0.75, 0.75, 0.875], elo0=0, elo1=150).decision is None
+    assert sprt_state([0.5, 0.5, 0.4375], elo0=0, elo1=150).decision is None
+
+
+def test_sets_that_keep_scoring_alike_decide_in_the_end():
+    # a variance that stays zero is evidence too: all-won sets accept H1, even sets H0
+    assert sprt_state([1.0] * 12, elo0=0, elo1=150).decision == "H1"
+    assert sprt_state([0.5] * 12, elo0=0, elo1=150).decision == "H0"
