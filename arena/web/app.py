@@ -119,7 +119,7 @@ def routes(site: Site) -> list[Any]:
         except (FramesError, ValueError, OSError) as exc:
             return not_found(f"game {planned}: {exc}")
         return {**built, "planned": planned,
-                "entrants": list(game.table.entrants)}
+                "entrants": list(game.entrants)}
 
     async def live_index(request: Request) -> Response:
         tables = site.live.listing() if site.live else []
