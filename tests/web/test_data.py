@@ -51,7 +51,7 @@ async def test_the_fit_runs_in_a_process_of_its_own(tmp_path):
         assert first.history.source == "computed" and first.history.by_bot
         assert sorted(first.refs) == list(range(5)) and first.game(4).log_path.is_file()
         writer = SqliteStorage(db)
-        game = SqliteStorage(db).games()[0]
+        game = writer.games()[0]
         writer.add_game(attrs.evolve(game, tag=attrs.evolve(game.table, index=99)))
         writer.close()
         with trio.fail_after(120):

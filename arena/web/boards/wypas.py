@@ -39,6 +39,8 @@ class WypasBoard(Board):
         #: The special cards played and not resolved: (seat, card, target, the card it cancels).
         self.chain: list[tuple[Any, Any, list[Any], Any]] = []
         self.actor: int | None = None
+        #: The last shearing: its event's data.
+        self.shorn: Mapping[str, Any] | None = None
         self.note: str | None = None
 
     def face(self, card_id: Any, caption: str | None = None) -> Card:
@@ -121,6 +123,7 @@ class WypasBoard(Board):
                     f"{self.card_name(d.get('card'))} in {self.where(d.get('target'))}")
         if kind == "sheared":
             pen = (seat, d.get("pen"))
+            self.shorn = d
             self.pens.pop(pen, None)  # type: ignore[arg-type]
             self.wolves.pop(pen, None)  # type: ignore[arg-type]
             if isinstance(seat, int) and 0 <= seat < len(self.names):
@@ -155,7 +158,7 @@ class WypasBoard(Board):
         if kind == "game_over":
             self.score = list(d.get("scores") or self.score)
             self.fleeces = list(d.get("fleeces") or self.fleeces)
-            return f"the game is over ({d.get('reason')})"
+            return f"the game is over ({str(d.get('reason')).replace('_', ' ')})"
         return None
 
     def stake(self, seat: Any, stake: Any) -> None:
@@ -179,6 +182,15 @@ class WypasBoard(Board):
                            "lines": [f"{self.name(s)}: {self.named(c)} " + (
                                f"cancels {self.named(x)}" if x is not None
                                else f"at {self.where(t)}") for s, c, t, x in self.chain]})
+        if self.shorn is not None:
+            d = self.shorn
+            gone = [self.face(c) for c in list(d.get("fleece") or []) + list(
+                d.get("discarded") or []) if isinstance(c, str)]
+            panels.append({"title": f"the last shearing: {self.name(d.get('seat'))}'s pen "
+                                    f"{d.get('pen')}", "cards": gone,
+                           "lines": [f"{d.get('points')} points"
+                                     + (f", the wolf ate {d.get('eaten')}" if d.get("wolf")
+                                        else "")]})
         cells = []
         for s in range(len(self.names)):
             pens = sorted(p for p in set(self.pens) | set(self.wolves) if p[0] == s)
