@@ -2,14 +2,18 @@
 
     python benchmarks/web_pages.py [--bots 200] [--games 100000] [--loads 40]
                                    [--watchers 50] [--load-seconds 15] [--skip-live]
+                                   [--compare OTHER_CHECKOUT] [--refit-seconds 30]
 
 **Page loads.**  A temp SQLite event of ``--bots`` bots and ``--games`` synthetic games
 (chochlik, tables of 3, duplicate sets of 6 seatings, ranks drawn from a strength model; one
 real game's log for the replay page) is served by ``arena web`` in a subprocess.  The first
 load waits for the first fit (its time is printed); then each page is loaded ``--loads`` times
 over one keep-alive connection: p50 / p99 / max in ms (goal: under 200 ms).  Then a few games
-are added (the count changes: the pages refit in a worker thread) and the leaderboard is loaded
-while that refit runs, to show that pages do not wait for it.
+are added (the count changes: the pages refit, in the fit's process) and the leaderboard is
+loaded without pause for ``--refit-seconds`` (the refit, its rating history included), to show
+that pages do not wait for it: p50 / p99 / max, and when the new count showed.  With
+``--compare DIR`` the same is measured, in the same run and on the same event, with the
+``arena`` of another checkout (``git worktree add /tmp/old <commit>``), the two side by side.
 
 **Watchers.**  ``benchmarks/load_bots.py`` runs twice side by side, both with ``arena serve
 --web PORT``: once with no page watching, once with ``--watchers`` clients following live
@@ -135,43 +139,62 @@ def page_loads(args: argparse.Namespace) -> None:
         db = make_event(folder, args.bots, args.games)
         print(f"event: {args.bots} bots, {args.games:,} games written in "
               f"{time.perf_counter() - started:.1f} s")
-        port = free_port()
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        server = subprocess.Popen([sys.executable, "-m", "arena", "web", "--db", str(db),
-                                   "--port", str(port)], env=env, stdout=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-                    started = time.perf_counter()
-                    load(connection, "/leaderboard.json")
-                    break
-                except ConnectionRefusedError:
-                    if time.monotonic() > deadline:
-                        raise SystemExit("arena web did not start") from None
-                    time.sleep(0.1)
-            print(f"first load (waits for the first fit): {time.perf_counter() - started:.1f} s")
-            print(f"{'page':<22} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}  bytes")
-            for path in ("/", "/leaderboard.json", "/bot/0", f"/bot/{args.bots - 1}", "/versus",
-                         "/game/0", "/game/0?view=seat1", "/live"):
-                load(connection, path)  # built once per fit: the first load builds it
-                times, size = [], 0
-                for _ in range(args.loads):
-                    ms, size = load(connection, path)
-                    times.append(ms)
-                print(f"{path:<22} {quantiles(times)}  {size:,}")
-            before = json.loads(fetch(connection, "/leaderboard.json"))["version"]
-            add_games(db, 12)
-            times = []  # the leaderboard while the refit runs (until the new count shows)
-            refit_started = time.perf_counter()
-            while json.loads(fetch(connection, "/leaderboard.json"))["version"] == before:
-                times.append(load(connection, "/")[0])
-            print(f"{'/ during a refit':<22} {quantiles(times)}  ({len(times)} loads in the "
-                  f"{time.perf_counter() - refit_started:.1f} s the refit took)")
-        finally:
-            server.terminate()
-            server.wait(30)
+        refits = []
+        for root in [ROOT] + ([Path(args.compare).resolve()] if args.compare else []):
+            print(f"arena of {root}:")
+            refits.append((root, pages_of(args, db, root)))
+        print(f"the leaderboard '/' in the {args.refit_seconds:.0f} s after games were added, "
+              "side by side:")
+        for root, line in refits:
+            print(f"  {line}  {root}")
+
+
+def pages_of(args: argparse.Namespace, db: Path, root: Path) -> str:
+    """The page loads of ``db`` served by the ``arena`` of ``root``; the refit's line."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    server = subprocess.Popen([sys.executable, "-m", "arena", "web", "--db", str(db),
+                               "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                              cwd=root)  # python -m puts the folder it starts in first
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+                started = time.perf_counter()
+                load(connection, "/leaderboard.json")
+                break
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("arena web did not start") from None
+                time.sleep(0.1)
+        print(f"first load (waits for the first fit): {time.perf_counter() - started:.1f} s")
+        print(f"{'page':<22} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}  bytes")
+        for path in ("/", "/leaderboard.json", "/bot/0", f"/bot/{args.bots - 1}", "/versus",
+                     "/game/0", "/game/0?view=seat1", "/live"):
+            load(connection, path)  # built once per fit: the first load builds it
+            times, size = [], 0
+            for _ in range(args.loads):
+                ms, size = load(connection, path)
+                times.append(ms)
+            print(f"{path:<22} {quantiles(times)}  {size:,}")
+        before = json.loads(fetch(connection, "/leaderboard.json"))["version"]
+        add_games(db, 12)
+        times = []  # the leaderboard while the refit runs, its history too
+        refit_started = time.perf_counter()
+        shown = None
+        while time.perf_counter() - refit_started < args.refit_seconds:
+            times.append(load(connection, "/")[0])
+            if shown is None and len(times) % 20 == 0 and json.loads(fetch(
+                    connection, "/leaderboard.json"))["version"] != before:
+                shown = time.perf_counter() - refit_started
+        line = (f"p50 / p99 / max ms {quantiles(times)}  ({len(times)} loads; the new count "
+                f"showed after {'-' if shown is None else f'{shown:.1f}'} s)")
+        print(f"{'/ during a refit':<22} {line}")
+        return line
+    finally:
+        server.terminate()
+        server.wait(30)
 
 
 def follow(port: int, stop: threading.Event, counts: list[int]) -> None:
@@ -229,6 +252,9 @@ def main() -> None:
     parser.add_argument("--load-seconds", type=float, default=15.0)
     parser.add_argument("--rate", type=float, default=300.0)
     parser.add_argument("--rounds", type=int, default=2, help="load_bots runs of each kind")
+    parser.add_argument("--compare", metavar="DIR", default=None,
+                        help="also measure the pages with the arena of this checkout")
+    parser.add_argument("--refit-seconds", type=float, default=30.0)
     parser.add_argument("--skip-pages", action="store_true")
     parser.add_argument("--skip-live", action="store_true")
     parser.add_argument("--verbose", action="store_true")

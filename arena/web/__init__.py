@@ -5,12 +5,14 @@ protocol and the leaderboard, head-to-head and group functions of ``arena.events
 through ``arena.gameplay``, and running tables through the spectators' public view
 (``arena.edge``).
 
-- :mod:`arena.web.data`: an event's standings, fitted off the event loop and cached until
-  the games count changes;
+- :mod:`arena.web.data`: an event's standings, fitted in a process of their own
+  (:mod:`arena.web.fitproc`, :mod:`arena.web.fitjob`) and cached until the games count changes;
 - :mod:`arena.web.history`: each bot's rating over time;
 - :mod:`arena.web.frames`: a finished game's log as the steps of one view (public, a seat's,
   full);
 - :mod:`arena.web.live`: running tables as a spectator sees them;
+- :mod:`arena.web.boards`: each game's public view drawn as a board, and each step as a
+  sentence;
 - :mod:`arena.web.svg`: the plots, drawn on the server; :mod:`arena.web.pages`: the pages'
   HTML from the standings (Jinja2 templates in ``templates/``, script and style in
   ``static/``);

@@ -44,14 +44,15 @@ class Site:
         self.data = data
         self.live = live
         self._pages: dict[tuple[Any, ...], str] = {}
-        self._version: int | None = None
+        #: The standings the pages kept were built from (held: an id could be reused).
+        self._built_from: Any = None
 
     async def text(self, key: tuple[Any, ...], build: Any, *, history: bool = False) -> str:
         """The text ``key`` of the current standings, built once per standings."""
         standings = await self.data.current(history=history)
-        if self._version != id(standings):
+        if self._built_from is not standings:
             self._pages = {}
-            self._version = id(standings)
+            self._built_from = standings
         if key not in self._pages:
             self._pages[key] = await trio.to_thread.run_sync(build, standings)
         return self._pages[key]
@@ -119,7 +120,7 @@ def routes(site: Site) -> list[Any]:
         except (FramesError, ValueError, OSError) as exc:
             return not_found(f"game {planned}: {exc}")
         return {**built, "planned": planned,
-                "entrants": list(game.table.entrants)}
+                "entrants": list(game.entrants)}
 
     async def live_index(request: Request) -> Response:
         tables = site.live.listing() if site.live else []

@@ -1,8 +1,13 @@
 """An event's standings for the pages: the leaderboard, head-to-head and each bot's games, read
-through the ``Storage`` protocol and fitted by ``arena.events`` in a worker thread, never on the
-event loop.  The fit is kept until the number of stored games changes (checked at most once a
+through the ``Storage`` protocol and fitted by ``arena.events`` in a process of its own
+(:mod:`arena.web.fitproc`: the serving process neither reads every game nor holds the GIL for
+the fit), or in a worker thread for a storage no other process can open; never on the event
+loop.  The fit is kept until the number of stored games changes (checked at most once a
 :data:`CHECK_EVERY` seconds, when a page asks); meanwhile pages get the standings fitted last,
 so a page never waits for a fit except the very first.
+
+The standings are compact: the games a page lists (each bot's recent games and its games with
+errors or defaults), and of every other game only what its replay needs (:class:`GameRef`).
 """
 
 from __future__ import annotations
@@ -21,14 +26,27 @@ from arena.events.headtohead import HeadToHead, head_to_head
 from arena.events.leaderboard import DEFAULT_RESAMPLES, Row, caveat, leaderboard
 from arena.events.storage import Storage
 from arena.gameplay.records import GameRecord
+from arena.web.fitproc import FitFailed, fit_in_process, where_of
 from arena.web.history import History, rating_history
 
 #: Seconds between two looks at the games count (each look is one query).
 CHECK_EVERY = 1.0
 #: Seconds between two looks of an open leaderboard page at the standings' version.
 REFRESH = 5.0
+#: Games listed on a bot's page (its recent ones, and its ones with errors or defaults).
+RECENT_GAMES = 30
 #: What the pages say when no event is given.
 NO_EVENT = "no event database given (arena web --db FILE)"
+
+
+@attrs.frozen
+class GameRef:
+    """What a stored game's replay needs: its set, its seats' entrants, its log."""
+
+    planned: int
+    set_index: int
+    entrants: tuple[int, ...]
+    log_path: Path | None
 
 
 @attrs.frozen
@@ -38,15 +56,20 @@ class Standings:
     version: int
     meta: dict[str, Any]
     names: tuple[str, ...]
+    #: The games the pages list (not every stored game: see ``refs``).
     games: tuple[GameRecord, ...]
     rows: tuple[Row, ...]
     versus: tuple[HeadToHead, ...]
-    #: Each entrant's games, as indices into ``games``, in schedule order.
+    #: Each entrant's last :data:`RECENT_GAMES` games, as indices into ``games``, in schedule
+    #: order; and its last ones with errors or defaults.
     by_bot: dict[int, list[int]] = attrs.field(eq=False)
     history: History = attrs.field(eq=False)
-    #: Each stored game's index in ``games`` by its planned number, and each set's games.
-    by_planned: dict[int, int] = attrs.field(eq=False, factory=dict)
+    #: Every stored game by its planned number: (set, entrants, log path or None).
+    refs: dict[int, tuple[int, tuple[int, ...], str | None]] = attrs.field(eq=False,
+                                                                          factory=dict)
+    #: Each set's games stored.
     set_games: dict[int, int] = attrs.field(eq=False, factory=dict)
+    troubled: dict[int, list[int]] = attrs.field(eq=False, factory=dict)
     #: Why there is nothing to show (no storage given, say); None when there is an event.
     empty: str | None = None
 
@@ -58,9 +81,12 @@ class Standings:
     def caveat(self) -> str | None:
         return caveat() if any(row.thin for row in self.rows) else None
 
-    def game(self, planned: int) -> GameRecord | None:
-        index = self.by_planned.get(planned)
-        return None if index is None else self.games[index]
+    def game(self, planned: int) -> GameRef | None:
+        ref = self.refs.get(planned)
+        if ref is None:
+            return None
+        set_index, entrants, log = ref
+        return GameRef(planned, set_index, entrants, None if log is None else Path(log))
 
     def row_of(self, entrant: int) -> Row | None:
         return next((row for row in self.rows if row.entrant == entrant), None)
@@ -96,26 +122,43 @@ def games_count(storage: Storage) -> int:
     return len(storage.games())
 
 
-def fit(storage: Storage, *, resamples: int, history: bool = True) -> Standings:
-    """The standings now (blocking: reads every game and fits them)."""
+def fit(storage: Storage, *, resamples: int, history: bool = True
+        ) -> tuple[Standings, list[GameRecord]]:
+    """The standings now, and every stored game (blocking: reads every game and fits them)."""
     names = tuple(name for name, _ in storage.entrants())
-    games = tuple(storage.games())
+    games = storage.games()
     meta = storage.meta()
     seed = meta.get("seed", 0)
     rows = tuple(leaderboard(names, games, resamples=resamples, seed=seed))
-    by_bot: dict[int, list[int]] = {entrant: [] for entrant in range(len(names))}
+    recent: dict[int, list[int]] = {entrant: [] for entrant in range(len(names))}
+    troubled: dict[int, list[int]] = {entrant: [] for entrant in range(len(names))}
     for index, game in enumerate(games):
-        for entrant in set(game.table.entrants):
-            by_bot.setdefault(entrant, []).append(index)
+        for seat, entrant in enumerate(game.table.entrants):
+            if entrant in game.table.entrants[:seat]:
+                continue
+            recent.setdefault(entrant, []).append(index)
+            if any(game.defaults[s] or game.errors[s] for s, e in enumerate(
+                    game.table.entrants) if e == entrant and s < len(game.defaults)):
+                troubled.setdefault(entrant, []).append(index)
+    kept = sorted({i for lists in (recent, troubled) for indices in lists.values()
+                   for i in indices[-RECENT_GAMES:]})
+    where = {index: k for k, index in enumerate(kept)}
     set_games: dict[int, int] = {}
     for game in games:
         set_games[game.set_index] = set_games.get(game.set_index, 0) + 1
-    return Standings(version=len(games), meta=meta, names=names, games=games, rows=rows,
-                     versus=tuple(head_to_head(names, games)), by_bot=by_bot,
-                     by_planned={game.planned: i for i, game in enumerate(games)},
-                     set_games=set_games,
-                     history=rating_history(storage, names, games, seed=seed) if history
-                     else History({}, "pending"))
+    standings = Standings(
+        version=len(games), meta=meta, names=names, games=tuple(games[i] for i in kept),
+        rows=rows, versus=tuple(head_to_head(names, games)),
+        by_bot={e: [where[i] for i in indices[-RECENT_GAMES:]] for e, indices in recent.items()},
+        troubled={e: [where[i] for i in indices[-RECENT_GAMES:]]
+                  for e, indices in troubled.items()},
+        refs={game.planned: (game.set_index, tuple(game.table.entrants),
+                             None if game.log_path is None else str(game.log_path))
+              for game in games},
+        set_games=set_games,
+        history=rating_history(storage, names, games, seed=seed) if history
+        else History({}, "pending"))
+    return standings, games
 
 
 class EventData:
@@ -152,7 +195,7 @@ class EventData:
             count = games_count(self.storage)
             if self.standings is not None and count == self.standings.version:
                 return False
-            standings = fit(self.storage, resamples=self.resamples, history=False)
+            standings, games = fit(self.storage, resamples=self.resamples, history=False)
         # the pages need not wait for the history (the longer part): until it is fitted again
         # they show the one before (none before the first)
         before = self.standings
@@ -162,24 +205,59 @@ class EventData:
         self.fits += 1
         published()
         with self._lock:
-            history = rating_history(self.storage, standings.names, standings.games,
+            history = rating_history(self.storage, standings.names, games,
                                      seed=standings.meta.get("seed", 0))
         self.standings = attrs.evolve(standings, history=history)
         published()
         return True
 
+    def _changed(self) -> bool:
+        """Whether the games count differs from the standings' (blocking: one query)."""
+        assert self.storage is not None
+        with self._lock:
+            count = games_count(self.storage)
+        return self.standings is None or count != self.standings.version
+
     async def keep_fresh(self) -> None:
-        """Refit whenever a page asked and the games count changed, in a worker thread."""
+        """Refit whenever a page asked and the games count changed: in the fit's process
+        (:mod:`arena.web.fitproc`) when the storage can be opened by another process (a file,
+        a URL), else in a worker thread."""
+        where = where_of(self.storage)
         while True:
             await self._wanted.wait()
             self._wanted = trio.Event()
-            await trio.to_thread.run_sync(
-                self.refresh, lambda: trio.from_thread.run_sync(self._published),
-                abandon_on_cancel=True)
+            if where is None:
+                await trio.to_thread.run_sync(
+                    self.refresh, lambda: trio.from_thread.run_sync(self._published),
+                    abandon_on_cancel=True)
+            elif self.storage is not None and await trio.to_thread.run_sync(self._changed):
+                try:
+                    await fit_in_process(where, self.resamples, self._ready, self._history)
+                except FitFailed as exc:
+                    if self.standings is None:
+                        self.standings = nothing(str(exc))
+                        self._published()
+
+    def _ready(self, standings: Standings) -> None:
+        before = self.standings
+        if before is not None and before.empty is None:
+            standings = attrs.evolve(standings, history=before.history)
+        self.standings = standings
+        self.fits += 1
+        self._published()
+
+    def _history(self, history: History) -> None:
+        assert self.standings is not None
+        self.standings = attrs.evolve(self.standings, history=history)
+        self._published()
 
     def _published(self) -> None:
         self._fresh.set()
         self._fresh = trio.Event()
+
+    async def published(self) -> None:
+        """Wait until new standings (or their history) are out."""
+        await self._fresh.wait()
 
     def _pending(self) -> bool:
         return self.standings is None or self.standings.history.source == "pending"
@@ -196,7 +274,7 @@ class EventData:
             await self._fresh.wait()
         return self.standings
 
-    def log_path(self, game: GameRecord) -> Path | None:
+    def log_path(self, game: GameRef) -> Path | None:
         """Where ``game``'s log is: as stored, or by its name in the ``--logs`` folder."""
         if game.log_path is None:
             return None

@@ -21,6 +21,7 @@ from typing import Any
 
 from arena.gameplay.driver import observation_digest
 from arena.games import IllegalAction, OptionsError, get_game
+from arena.web.boards import Drawing
 from protocol.codec import to_json
 
 PUBLIC = "public"
@@ -61,11 +62,14 @@ def frames(records: Sequence[dict[str, Any]], view: str) -> dict[str, Any]:
     if view not in views(players):
         raise FramesError(f"no view {view!r}; the views: {', '.join(views(players))}")
     seat = seat_of(view)
+    info = _plain(spec.info(options))
+    drawing = Drawing(header["game"], list(header.get("names", [])), info)
     steps: list[dict[str, Any]] = []
     for line, record in enumerate(records[1:], start=2):
         step = _step(record, view, seat, state)
         if step is not None:
-            steps.append({**step, "line": line})  # the log's line: the same moment in any view
+            steps.append({**step, **drawing.step(step), "line": line})  # the log's line: the
+            # same moment in any view
         if record.get("type") == "action" and state is not None:
             try:
                 state.apply(record["seat"], record["action"])
@@ -74,7 +78,7 @@ def frames(records: Sequence[dict[str, Any]], view: str) -> dict[str, Any]:
     return {"header": {"game": header["game"], "game_id": header.get("game_id"),
                        "names": list(header.get("names", [])),
                        "options": header.get("options"),
-                       "info": _plain(spec.info(options))},
+                       "info": info},
             "view": view, "views": views(players), "steps": steps}
 
 

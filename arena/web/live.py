@@ -7,7 +7,9 @@ while the game runs.  One watcher per table, however many browsers follow it: th
 cost does not grow with the pages' visitors.  The tables listed are those
 ``arena.edge.spectators.list_tables`` lists (none of a duplicate set), and none at all when the
 server admits no spectators or only registered ones (``--spectators``).  After the game the
-table sends spectators its private events (the full view): the pages leave them out.
+table sends spectators its private events (the full view): the pages leave them out.  Each
+public message goes to the pages with its step's sentence and the board's changed parts
+(:mod:`arena.web.boards`), folded once per table from the public messages alone.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import trio
 
 from arena.edge.spectators import list_tables
+from arena.web.boards import Drawing
 from protocol.codec import encode
 
 
@@ -38,6 +41,8 @@ class PageWatcher:
         self.watching: Any = None
         self.idle_since: float | None = None
         self.link = self
+        #: The game's board, folded from the public messages (from the game's start).
+        self.drawing: Drawing | None = None
         self._changed = trio.Event()
 
     def push(self) -> None:
@@ -48,11 +53,15 @@ class PageWatcher:
             return 0  # the full view after the game: private events, not for the pages
         data = line if line is not None else encode(message)
         decoded = json.loads(data)
-        text = data.decode().rstrip("\n")
         if decoded.get("type") == "game_end":
             decoded.pop("reveal", None)  # the hands at the end: not on the public pages
-            text = json.dumps(decoded)
             self.over = True
+        if decoded.get("type") == "game_start":
+            self.drawing = Drawing(str(decoded.get("game")), decoded.get("names") or [],
+                                   decoded.get("info") or {})
+        elif self.drawing is not None:  # the step's sentence and the board's changed parts
+            decoded.update(self.drawing.step(decoded))
+        text = json.dumps(decoded)
         self.messages.append(decoded)
         self.events.append(f"data: {text}\n\n")
         self._changed.set()

@@ -13,10 +13,7 @@ from arena.events.groups import group_heading
 from arena.events.schedule import set_size
 from arena.gameplay.records import GameRecord
 from arena.web import svg
-from arena.web.data import Standings, recent
-
-#: Games listed on a bot's page.
-RECENT_GAMES = 30
+from arena.web.data import RECENT_GAMES, GameRef, Standings, recent
 
 ENV = Environment(loader=PackageLoader("arena.web", "templates"), autoescape=True,
                   trim_blocks=True, lstrip_blocks=True)
@@ -102,8 +99,7 @@ def bot_page(standings: Standings, entrant: int) -> str:
     versus = standings.versus_of(entrant)
     games = [game_line(standings, g, entrant) for g in recent(standings, entrant, RECENT_GAMES)]
     troubled = [game_line(standings, standings.games[i], entrant)
-                for i in standings.by_bot.get(entrant, [])]
-    troubled = [g for g in troubled if g["defaults"] or g["errors"]][-RECENT_GAMES:][::-1]
+                for i in reversed(standings.troubled.get(entrant, []))]
     return render("bot.html", standings=standings, entrant=entrant,
                   name=standings.names[entrant], row=row, versus=versus, games=games,
                   troubled=troubled,
@@ -118,7 +114,7 @@ def versus_page(standings: Standings) -> str:
                   matrix=svg.matrix(standings.names, order, standings.versus))
 
 
-def set_complete(standings: Standings, game: GameRecord) -> bool:
+def set_complete(standings: Standings, game: GameRef) -> bool:
     """Whether a finished game may be replayed: its cards are those of every game of its
     duplicate set, and even its public view shows most of them (the cards played), so only
     once the whole set is stored (a game of an event without duplicates at once), as the
@@ -126,6 +122,6 @@ def set_complete(standings: Standings, game: GameRecord) -> bool:
     meta = standings.meta
     if not meta.get("duplicate"):
         return True
-    players = (meta.get("options") or {}).get("players") or len(game.table.entrants)
+    players = (meta.get("options") or {}).get("players") or len(game.entrants)
     needed = set_size(int(players), True)
     return standings.set_games.get(game.set_index, 0) >= needed

@@ -74,5 +74,6 @@ async def get(url: str) -> tuple[int, str]:
 
 
 def unlined(step: dict[str, Any]) -> dict[str, Any]:
-    """A replay step without its log line number (to compare with the log's records)."""
-    return {key: value for key, value in step.items() if key != "line"}
+    """A replay step without its log line number, sentence and board (to compare with the
+    log's records)."""
+    return {key: value for key, value in step.items() if key not in ("line", "text", "board")}

@@ -25,13 +25,15 @@ from arena.events.storage import SqliteStorage
 from arena.gameplay.gamelog import read_log
 from arena.web.serve import serve_pages
 from tests.helpers import connect_in_memory, log_files, make_server
-from tests.web.events import HOSTILE, make_event
+from tests.web.events import HOSTILE, make_event, unlined
+from tests.web.test_boards import values as scalars
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 NAMES = ["alpha", "beta", HOSTILE, "delta", "epsilon"]
+OTHER_GAMES = [("vollewolle", {"players": 3}), ("wypas", {"players": 3, "turn_cap": 8})]
 
 
 def unavailable(reason: str) -> None:
@@ -62,6 +64,11 @@ class Site:
         self.folder = folder
         self.db = make_event(folder, NAMES, tables=20)
         self.storage = open_event(self.db)
+        #: One game of each other game, each event served on its own pages (their boards).
+        self.others = {game: open_event(make_event(folder / game, NAMES[:3], tables=1,
+                                                   game=game, options=options))
+                       for game, options in OTHER_GAMES}
+        self.other_bases: dict[str, str] = {}
         self.ready = threading.Event()
         self.base = ""
         self.thread = threading.Thread(target=trio.run, args=(self.main,), daemon=True)
@@ -75,6 +82,9 @@ class Site:
             await nursery.start(self.server.serve, False)
             self.base = await nursery.start(functools.partial(
                 serve_pages, self.storage, port=0, server=self.server, refresh=0.2))
+            for game, storage in self.others.items():
+                self.other_bases[game] = await nursery.start(functools.partial(
+                    serve_pages, storage, port=0))
             self.ready.set()
 
     def play(self, pause_after: int) -> None:
@@ -111,6 +121,8 @@ class Site:
         trio.from_thread.run_sync(self.scope.cancel, trio_token=self.token)
         self.thread.join(10)
         self.storage.close()
+        for storage in self.others.values():
+            storage.close()
 
 
 @pytest.fixture(scope="module")
@@ -172,8 +184,10 @@ def test_the_leaderboard_lists_every_bot_with_its_interval_as_text(site, page):
     for index in (100, 101):
         writer.add_game(attrs.evolve(game, tag=attrs.evolve(game.table, index=index)))
     writer.close()
+    # the refit runs in a process of its own, at a lower priority: on a loaded machine
+    # (the whole suite on 2 cores) it may take a while
     page.wait_for_function(f"+document.getElementById('leaderboard').dataset.version"
-                           f" === {before + 2}", timeout=15000)
+                           f" === {before + 2}", timeout=90000)
     counts = [int(row.locator("td").nth(4).inner_text()) for row in rows.all()]
     assert sum(counts) == 3 * (before + 2) and counts == sorted(counts, reverse=True)
     page.set_viewport_size({"width": 390, "height": 844})  # a phone
@@ -194,7 +208,15 @@ def test_the_replay_steps_switches_views_and_shows_the_public_nothing_private(si
     page.click("#prev")
     assert position.inner_text() == f"2 / {total}"
     page.click("#last")
-    assert page.locator("table.headline th", has_text="bottle price").count() == 1
+    assert page.locator(".panel h4", has_text="the bottle").count() == 1
+    assert page.locator(".panel .card.c-bottle").count() == 1
+    assert page.locator("table.seats tr").count() == 1 + len(game.table.entrants)
+    # the cards drawn: the game's cards, each one the public was sent
+    public_cards = {str(v) for r in records if r["type"] == "event" and r["to"] is None
+                    for v in scalars(r["data"])}
+    drawn = page.eval_on_selector_all("#board [data-card]",
+                                      "cards => cards.map(c => c.dataset.card)")
+    assert drawn and set(drawn) <= public_cards
     shot(page, "replay-public")
     # as the page has them: JSON with sorted keys
     private = sorted_keys([{"type": "event", "kind": r["kind"], "data": r["data"]}
@@ -205,7 +227,10 @@ def test_the_replay_steps_switches_views_and_shows_the_public_nothing_private(si
     text = page.locator("main").inner_text()
     assert private and not any(line in text for line in shown)
     lines = page.locator("#steps li").all_inner_texts()
-    assert lines[:len(public)] == page.evaluate("(s) => s.map(arenaViewer.describe)", public)
+    steps = [s for s in json.loads(page.locator("#replay-data").text_content())["steps"]]
+    assert [unlined(s) for s in steps if s["type"] == "event"] == public
+    assert lines == [s["text"] for s in steps]  # each step as the server's sentence
+    assert any(" played " in line for line in lines) and not any("=" in line for line in lines)
     page.click("#prev")
     page.click("#prev")
     moment = page.locator("#steps li.current").inner_text()  # a public event, seen by all
@@ -218,6 +243,28 @@ def test_the_replay_steps_switches_views_and_shows_the_public_nothing_private(si
     page.click("a.view[data-view=full]")
     page.wait_for_url("**view=full**")
     assert page.locator("#steps li", has_text="seen by").count() > 0
+
+
+@pytest.mark.parametrize("game", [game for game, _ in OTHER_GAMES])
+def test_every_games_board_is_drawn_with_its_cards(site, page, game):
+    page.goto(f"{site.other_bases[game]}/game/0")
+    position = page.locator("#position")
+    total = int(position.inner_text().split("/")[1])
+    steps = json.loads(page.locator("#replay-data").text_content())["steps"]
+    # a moment with cards in a seat's row (a flock, a pen) and a panel's cards
+    moment = next(k for k in range(total // 3, total) if steps[k].get("kind") in (
+        "took", "placed"))
+    page.evaluate(f"location.hash = '#{steps[moment]['line']}'")
+    page.reload()
+    assert position.inner_text() == f"{moment + 1} / {total}"
+    assert page.locator("table.seats tr").count() == 4
+    assert page.locator("table.seats .card").count() > 0
+    assert page.locator(".board-title").count() == 1
+    assert "=" not in page.locator("#steps").inner_text()
+    shot(page, f"replay-{game}")
+    page.click("#last")
+    assert page.locator("#steps li.current").inner_text().startswith("the game is over")
+    shot(page, f"replay-{game}-end")
 
 
 def test_a_live_table_advances_while_its_game_runs(site, page):

@@ -26,7 +26,7 @@ def test_the_history_is_read_from_the_snapshots_fit_or_live_and_the_page_says_wh
                    {"alpha": (1570.0, 1500.0, 1640.0), "beta": (1490.0, None, None)})
     storage = open_event(db)
     try:
-        standings = fit(storage, resamples=20)
+        standings, _ = fit(storage, resamples=20)
     finally:
         storage.close()
     history = standings.history
@@ -45,7 +45,7 @@ def test_the_history_is_read_from_the_snapshots_fit_or_live_and_the_page_says_wh
 def test_without_snapshots_the_history_is_fitted_on_prefixes_of_the_games(tmp_path):
     storage = open_event(make_event(tmp_path, NAMES, tables=6))
     try:
-        history = fit(storage, resamples=20).history
+        history = fit(storage, resamples=20)[0].history
     finally:
         storage.close()
     assert history.source == "computed"

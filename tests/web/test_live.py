@@ -14,8 +14,10 @@ from arena.edge.server import ArenaServer, ServerConfig
 from arena.edge.spectators import SpectatorRules
 from arena.games import get_game
 from arena.seating.policies import ArrivalSeating
+from arena.web.frames import PUBLIC, frames
 from arena.web.live import LiveTables
 from tests.helpers import connect_in_memory, log_files, read_records
+from tests.web.events import unlined
 
 GAMES = [("chochlik", {"hands": 1, "players": 3}), ("vollewolle", {"players": 3}),
          ("wypas", {"players": 3, "turn_cap": 8})]
@@ -69,8 +71,14 @@ async def test_the_live_page_holds_only_public_events(nursery, tmp_path, autojum
     start, *events, end = watcher.messages
     assert start["type"] == "game_start" and start.get("seat") is None
     assert end["type"] == "game_end" and "reveal" not in end
-    assert events == [{"type": "event", "kind": r["kind"], "data": r["data"]}
-                      for r in records if r["type"] == "event" and r["to"] is None]
+    assert [unlined(e) for e in events] == [
+        {"type": "event", "kind": r["kind"], "data": r["data"]}
+        for r in records if r["type"] == "event" and r["to"] is None]
+    # each event's sentence and board: the replay's public view's (tests/web/test_boards.py
+    # checks those hold only cards the public was sent)
+    replayed = [s for s in frames(records, PUBLIC)["steps"] if s["type"] == "event"]
+    assert [(e["text"], e["board"]) for e in events] == [(s["text"], s["board"])
+                                                         for s in replayed]
     hidden = private_only(records)
     # vollewolle's secrets (the bids before they are revealed) are in its seats' requests
     # and answers, never in an event: the page holds only public events (the equality above)

@@ -1,7 +1,8 @@
 // The game viewer: a replay's steps (one view, as the server built it) or a live table's
-// public messages, stepped with the buttons or the arrow keys.  The board is folded from the
-// events shown so far: the latest of each kind of event, per-seat lists by seat.  Everything
-// is written with textContent (names and log fields are never parsed as HTML).
+// public messages, stepped with the buttons or the arrow keys.  The board is drawn from the
+// parts of it each step brings (the server folds the public events: arena/web/boards), and each
+// step is listed as the server's sentence.  Everything is written with textContent (names and
+// log fields are never parsed as HTML).
 "use strict";
 var arenaViewer = (function () {
   var header = {names: []}, steps = [], index = 0, following = false;
@@ -25,6 +26,9 @@ var arenaViewer = (function () {
     return Object.keys(data || {}).map(function (k) { return k + "=" + value(data[k]); }).join(" ");
   }
   function describe(step) {
+    if (step.text) {  // the server's sentence for an event, the result, an abort
+      return step.to ? step.text + "   [seen by " + step.to.map(seatName).join(", ") + "]" : step.text;
+    }
     switch (step.type) {
       case "event":
         return step.kind + " " + fields(step.data) +
@@ -42,127 +46,88 @@ var arenaViewer = (function () {
       default: return step.type + " " + fields(step);
     }
   }
-  // fields that hold one value per seat (drawn as a row of the seats' table)
-  var PER_SEAT = ["scores", "hand_scores", "won", "imp_pile", "wool", "bids", "paid", "stakes",
-                  "flocks", "fleeces", "pens", "totals"];
-  function perSeat(key, v) {
-    return PER_SEAT.indexOf(key) >= 0 && Array.isArray(v) && v.length === header.names.length;
+  // The board: each event and the result bring the parts of the board that changed (a panel,
+  // a seat's row, the title: arena/web/boards); the board at a step is those parts folded from
+  // the first step.  Cards are drawn as coloured cards with their number and small figure.
+  function safeClass(name) {
+    return /^[a-z_-]{1,20}$/.test(String(name)) ? String(name) : "plain";
   }
-  // what each game's board shows first, folded from the public events so far: the bottle
-  // and its price and the trick (chochlik); the display, the last roll, the wool and the bids
-  // (vollewolle); each seat's pens, the last shearing and special card (wypas)
-  var HEADLINES = {
-    chochlik: function (events) {
-      var price = null, owner = null, trick = [], scores = null;
-      events.forEach(function (e) {
-        var d = e.data || {};
-        if (e.kind === "hand_start") { owner = null; trick = []; }
-        else if (e.kind === "play_start") { price = d.price; trick = []; }
-        else if (e.kind === "card_played") trick.push(seatName(d.seat) + ": " + d.card);
-        else if (e.kind === "trick_won") {
-          price = d.price;
-          if (d.bottle) owner = d.seat;
-          trick = [];
-        } else if (e.kind === "hand_end") scores = d.scores;
+  function cardNode(c) {
+    var node = el("span", null, "card c-" + safeClass(c.colour));
+    node.title = c.title || c.label;
+    if (c.id !== null && c.id !== undefined) node.dataset.card = String(c.id);
+    node.appendChild(el("span", c.label, "label"));
+    if (c.corner !== null && c.corner !== undefined) node.appendChild(el("span", c.corner, "corner"));
+    if (c.caption) node.appendChild(el("span", c.caption, "caption"));
+    return node;
+  }
+  function cardRow(cards, cls) {
+    var row = el("div", null, cls || "cards");
+    (cards || []).forEach(function (c) { row.appendChild(cardNode(c)); });
+    return row;
+  }
+  function cell(v) {
+    var td = el("td");
+    if (v !== null && typeof v === "object" && Array.isArray(v.cards)) {
+      td.appendChild(cardRow(v.cards, "cards small"));
+    } else if (v !== null && typeof v === "object" && Array.isArray(v.pens)) {
+      if (!v.pens.length) td.textContent = "-";
+      v.pens.forEach(function (pen) {
+        var box = el("div", null, "pen");
+        box.appendChild(el("span", pen.label, "pen-label"));
+        box.appendChild(cardRow(pen.cards, "cards small"));
+        td.appendChild(box);
       });
-      return [["bottle price", price], ["bottle held by", owner === null ? "-" : seatName(owner)],
-              ["trick", trick.join(", ") || "-"], ["scores", scores]];
-    },
-    vollewolle: function (events) {
-      var display = null, roll = null, wool = null, bids = null;
-      events.forEach(function (e) {
-        var d = e.data || {};
-        if (e.kind === "round_start") display = d.display;
-        else if (e.kind === "rolled") {
-          roll = seatName(d.seat) + ": dice " + value(d.dice) + ", total " + d.total;
-        } else if (e.kind === "round_end") wool = d.wool;
-        else if (e.kind === "bids_revealed") bids = d.bids;
-      });
-      return [["display", display], ["last roll", roll], ["bids", bids], ["wool", wool]];
-    },
-    wypas: function (events) {
-      var pens = {}, shorn = null, special = null;
-      events.forEach(function (e) {
-        var d = e.data || {};
-        if (e.kind === "placed") {
-          var key = d.seat + "/" + d.pen;
-          (pens[key] = pens[key] || []).push(d.card + "(" + d.value + ")");
-        } else if (e.kind === "sheared") {
-          delete pens[d.seat + "/" + d.pen];
-          shorn = seatName(d.seat) + " sheared pen " + d.pen + ": " + d.points + " points, fleece " +
-            value(d.fleece);
-        } else if (e.kind === "special_played") {
-          special = seatName(d.seat) + " played " + d.card + " at " + value(d.target);
-        }
-      });
-      var rows = Object.keys(pens).sort().map(function (key) {
-        var parts = key.split("/");
-        return [seatName(+parts[0]) + ", pen " + parts[1] + " (placed since its last shearing)",
-                pens[key].join(" ")];
-      });
-      return rows.concat([["last shearing", shorn], ["last special card", special]]);
+    } else {
+      td.textContent = v === null || v === undefined ? "" : String(v);
     }
-  };
-  function headline(holder, events) {
-    var draw = HEADLINES[header.game];
-    if (!draw) return;
-    var table = el("table", null, "headline");
-    draw(events).forEach(function (row) {
-      var tr = el("tr");
+    return td;
+  }
+  function boardAt(upto) {
+    var parts = {};
+    for (var k = 0; k < upto; k++) {
+      var patch = steps[k].board;
+      if (patch) Object.keys(patch).forEach(function (key) { parts[key] = patch[key]; });
+    }
+    return parts;
+  }
+  function drawBoard(holder, parts) {
+    if (parts.title) holder.appendChild(el("h3", parts.title, "board-title"));
+    if (parts.over) holder.appendChild(el("p", parts.over, "over"));
+    var panels = el("div", null, "panels");
+    for (var i = 0; i < (parts.panels || 0); i++) {
+      var p = parts["panel" + i], box = el("div", null, "panel");
+      box.appendChild(el("h4", p.title));
+      box.appendChild(cardRow(p.cards));
+      (p.lines || []).forEach(function (line) { box.appendChild(el("p", line, "panel-line")); });
+      panels.appendChild(box);
+    }
+    holder.appendChild(panels);
+    if (!(parts.columns || []).length) return;
+    var table = el("table", null, "seats"), head = el("tr");
+    parts.columns.forEach(function (c) { head.appendChild(el("th", c)); });
+    table.appendChild(head);
+    for (var r = 0; r < (parts.rows || 0); r++) {
+      var row = parts["row" + r] || [], tr = el("tr", null, r === parts.current ? "to-play" : "");
       tr.appendChild(el("th", row[0]));
-      tr.appendChild(el("td", row[1] === null || row[1] === undefined ? "-" : value(row[1])));
+      row.slice(1).forEach(function (v) { tr.appendChild(cell(v)); });
       table.appendChild(tr);
-    });
-    holder.appendChild(table);
+    }
+    var wrap = el("div", null, "scroll");
+    wrap.appendChild(table);
+    holder.appendChild(wrap);
   }
   function board() {
-    var latest = {}, order = [], observation = null, result = null;
+    var observation = null;
     for (var k = 0; k < index; k++) {
       var s = steps[k];
-      if (s.type === "event") {
-        if (!(s.kind in latest)) order.push(s.kind);
-        latest[s.kind] = s.data;
-      } else if (s.type === "request" && s.observation !== undefined) {
+      if (s.type === "request" && s.observation !== undefined) {
         observation = {seat: s.seat, data: s.observation, legal: s.legal};
-      } else if (s.type === "result") {
-        result = s;
       }
     }
     var holder = document.getElementById("board");
     holder.textContent = "";
-    headline(holder, steps.slice(0, index).filter(function (s) { return s.type === "event"; }));
-    var seats = el("table", null, "seats");
-    var head = el("tr");
-    head.appendChild(el("th", "seat"));
-    header.names.forEach(function (n, i) { head.appendChild(el("th", seatName(i))); });
-    seats.appendChild(head);
-    var plain = el("table", null, "latest");
-    order.forEach(function (kind) {
-      var data = latest[kind] || {};
-      Object.keys(data).forEach(function (key) {
-        if (perSeat(key, data[key])) {
-          var tr = el("tr");
-          tr.appendChild(el("th", kind + "." + key));
-          data[key].forEach(function (v) { tr.appendChild(el("td", value(v))); });
-          seats.appendChild(tr);
-        }
-      });
-      var tr = el("tr", null, "event-kind");
-      tr.dataset.kind = kind;
-      tr.appendChild(el("th", kind));
-      tr.appendChild(el("td", fields(data)));
-      plain.appendChild(tr);
-    });
-    if (result) {
-      var tr = el("tr", null, "result");
-      tr.appendChild(el("th", "score"));
-      (result.scores || []).forEach(function (v) { tr.appendChild(el("td", value(v))); });
-      seats.appendChild(tr);
-    }
-    var wrap = el("div", null, "scroll");
-    wrap.appendChild(seats);
-    holder.appendChild(wrap);
-    holder.appendChild(plain);
+    drawBoard(holder, boardAt(index));
     if (observation) {
       holder.appendChild(el("h3", "what " + seatName(observation.seat) + " observed when asked"));
       var obs = el("table", null, "observation");
@@ -234,10 +199,14 @@ var arenaViewer = (function () {
       header = {names: message.names, game: message.game};
       return;
     }
-    if (message.type === "event") steps.push({type: "event", kind: message.kind, data: message.data});
-    else if (message.type === "game_end") {
-      steps.push(message.aborted ? {type: "aborted", reason: message.aborted}
-                                 : {type: "result", scores: message.scores, ranks: message.ranks});
+    if (message.type === "event") {
+      steps.push({type: "event", kind: message.kind, data: message.data, text: message.text,
+                  board: message.board});
+    } else if (message.type === "game_end") {
+      steps.push(message.aborted ? {type: "aborted", reason: message.aborted, text: message.text,
+                                    board: message.board}
+                                 : {type: "result", scores: message.scores, ranks: message.ranks,
+                                    text: message.text, board: message.board});
     }
     if (atEnd) index = steps.length;
   }
