@@ -11,6 +11,9 @@ import click
 
 from arena.launch.options import TRUSTED_BOTS_NOTE, bot_launch, bot_launch_options
 
+#: Seconds ``arena worker`` waits at its start for a database it cannot reach (restarting).
+DATABASE_PATIENCE = 60.0
+
 
 class Database(click.ParamType):
     """``--db``: a ``postgresql://`` (or ``postgres://``) URL, given as text, or an SQLite
@@ -59,7 +62,7 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     first Ctrl-C finishes the running games and stops; a second stops at once."""
     import trio
 
-    from arena.events.pg_open import NotAnEvent, StorageUnavailable, open_existing
+    from arena.events.pg_open import NotAnEvent, StorageUnavailable, open_existing_waiting
     from arena.events.pg_queue import WorkQueue
     from arena.events.settings import EventSettings
     from arena.launch.runner import plan_bots
@@ -68,7 +71,8 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     if not str(db).startswith(("postgresql://", "postgres://")):
         raise click.UsageError("--db must be a PostgreSQL URL (postgresql://...)")
     try:
-        storage = open_existing(db)
+        storage = open_existing_waiting(db, DATABASE_PATIENCE,
+                                        lambda line: click.echo(line, err=True))
         settings = EventSettings.from_meta(storage.meta())
         bots = local_bots(storage.entrants(), plan_bots(list(bot_commands)))
         storage.close()

@@ -5,13 +5,16 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.events.export import NotAnEvent, open_event
 from arena.events.pg_storage import PostgresStorage, connect, is_url, redacted
 from arena.events.storage import SqliteStorage
 
-__all__ = ["NotAnEvent", "is_url", "open_existing", "open_storage"]
+__all__ = ["NotAnEvent", "Unreachable", "is_url", "open_existing", "open_existing_waiting",
+           "open_storage"]
 
 
 class StorageUnavailable(Exception):
@@ -44,11 +47,36 @@ def open_existing(db: str | Path) -> SqliteStorage | PostgresStorage:
             held = bool(row and row[0]) and bool(
                 check.execute("SELECT count(*) FROM entrants").fetchone()[0])  # type: ignore[index]
     except psycopg.OperationalError as exc:
-        raise NotAnEvent(f"cannot reach {redacted(db)}: {first_line(exc)}") from None
+        raise Unreachable(f"cannot reach {redacted(db)}: {first_line(exc)}") from None
     if not held:
         raise NotAnEvent(f"{redacted(db)}: holds no event (no entrants stored: is it an arena "
                          "tournament --db?)")
     return PostgresStorage(db)
+
+
+class Unreachable(NotAnEvent):
+    """The PostgreSQL server named cannot be reached now (it may be restarting)."""
+
+
+def open_existing_waiting(db: str, patience: float, say: Callable[[str], None],
+                          pause: Callable[[float], None] = time.sleep,
+                          clock: Callable[[], float] = time.monotonic
+                          ) -> SqliteStorage | PostgresStorage:
+    """:func:`open_existing`, waiting up to ``patience`` seconds (saying so once) while the
+    server cannot be reached: ``arena worker`` started while the database restarts waits for
+    it, as a running worker does."""
+    deadline = clock() + patience
+    said = False
+    while True:
+        try:
+            return open_existing(db)
+        except Unreachable as exc:
+            if clock() >= deadline:
+                raise
+            if not said:
+                say(f"arena worker: {exc}; waiting up to {patience:.0f} s for it")
+                said = True
+            pause(1.0)
 
 
 def first_line(exc: BaseException) -> str:

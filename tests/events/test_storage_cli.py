@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -45,3 +46,19 @@ def test_a_database_without_an_event_or_out_of_reach_is_one_line(pg_url, pg_serv
     assert len(refused.output.strip().splitlines()[-1]) < 300
     status = CliRunner().invoke(main, ["tournament", "--db", "x.db", "--status"])
     assert status.exit_code == 2 and "need --db postgresql://" in status.output
+
+
+def test_a_worker_waits_for_a_database_it_cannot_reach_yet_saying_so_once():
+    from arena.events.pg_open import Unreachable, open_existing_waiting
+
+    said: list[str] = []
+    pauses: list[float] = []
+    url = "postgresql://arena@/none?host=/nonexistent-arena-socket-folder&port=1"
+    with pytest.raises(Unreachable, match="cannot reach"):
+        open_existing_waiting(url, 0.0, said.append, pause=pauses.append)
+    assert said == [] and pauses == []  # no patience: the first failure is the answer
+    clock = iter(range(100))
+    with pytest.raises(Unreachable):
+        open_existing_waiting(url, 3.0, said.append, pause=pauses.append,
+                              clock=lambda: float(next(clock)))
+    assert len(said) == 1 and "waiting up to 3 s" in said[0] and pauses == [1.0, 1.0]
