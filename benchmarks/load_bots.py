@@ -76,7 +76,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +166,9 @@ class Run:
         self.connect_failures: collections.Counter[str] = collections.Counter()
         self.connected = 0
         self.admitted = 0
+        self.seated_once = 0  # bots that had a first game_start
+        self.all_seated = trio.Event()  # set when every bot but a table's worth had a seat
+        self.token: Callable[[int], str] | None = None  # --ladder: bot i's token
         self.lost_early = 0  # connections the server ended before the stop
         self.live = 0  # connections open now
         self.all_closed: trio.Event | None = None  # set when ``live`` falls to 0 after the stop
@@ -361,8 +364,11 @@ class Bot:
                     run.refused[str(message.get("code", message.get("type")))] += 1
                     self._admitted(admitted)
                     return
-                self.send(json.dumps({"type": "hello", "name": self.name, "protocol": 1,
-                                      "game": run.args.game}).encode() + b"\n")
+                hello = {"type": "hello", "name": self.name, "protocol": 1,
+                         "game": run.args.game}
+                if run.token is not None:  # --ladder: registered (ladder_load.token)
+                    hello["token"] = run.token(self.index)
+                self.send(json.dumps(hello).encode() + b"\n")
                 self.waiting_since = trio.current_time()
                 run.admitted += 1
                 self._admitted(admitted)
@@ -464,6 +470,9 @@ class Bot:
                     run.max_seat_wait = max(run.max_seat_wait, wait)
                 else:
                     run.max_first_wait = max(run.max_first_wait, wait)
+                    run.seated_once += 1
+                    if run.seated_once >= run.args.bots - run.args.players + 1:
+                        run.all_seated.set()
             self.waiting_since = None
         elif kind == "cancel":
             run.cancels[message.get("reason", "?") + (" (stop)" if run.stopping else "")] += 1
@@ -751,6 +760,10 @@ async def drive(run: Run, server: Server) -> dict[str, Any]:
             with run.phase:  # cancelled by the monitor if the server dies
                 await admitted.wait()
                 marks["connect_seconds"] = trio.current_time() - started
+                if args.ladder:  # the server checks each token once (a scrypt): not measured
+                    with trio.move_on_after(args.connect_timeout):
+                        await run.all_seated.wait()
+                    marks["seated_seconds"] = trio.current_time() - started
                 # the bots' tasks live to the end: the client's collector can skip them
                 gc.collect()
                 gc.freeze()
@@ -966,6 +979,9 @@ def report(run: Run, server: Server, marks: dict[str, Any],
         rows.append(("server stop (SIGINT)", f"exit status {status} after {took:.2f} s"))
         if status != 0:
             failed.append("the server did not stop cleanly")
+    extra: dict[str, Any] = {}
+    if marks.get("ladder") is not None:
+        extra = ladder_rows(run, server, marks, rows, failed)
     server_err = server.err_path.read_text(errors="replace")
     problems = server_err.count("Traceback")
     rows.append(("server tracebacks (stderr)", str(problems)))
@@ -984,7 +1000,8 @@ def report(run: Run, server: Server, marks: dict[str, Any],
         print("\n".join(server_err.splitlines()[-40:]))
     if run.window:
         print_summary(run, rate, peak - baseline[0], len(stalled),
-                      (server_cpu / run.decisions) if server_cpu and run.decisions else None)
+                      (server_cpu / run.decisions) if server_cpu and run.decisions else None,
+                      extra)
     if failed:
         print(f"\nFAILED: {'; '.join(failed)}")
         return 1
@@ -997,8 +1014,29 @@ def spread(values: Sequence[float]) -> dict[str, float | None]:
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
+def ladder_rows(run: Run, server: Server, marks: dict[str, Any], rows: list[tuple[str, str]],
+                failed: list[str]) -> dict[str, Any]:
+    """``--ladder``: the first seats, and the games stored against the games played (after
+    the server stopped); the figures for the summary."""
+    import ladder_load
+
+    args = run.args
+    rows.append(("bots seated once", f"{run.seated_once} / {args.bots} ("
+                 f"{marks.get('seated_seconds', float('nan')):.1f} s after the first connect: "
+                 "each token's scrypt at its first hello; not measured)"))
+    if run.seated_once < args.bots - args.players + 1:
+        failed.append("not every bot was seated (see errors received: hello_timeout?)")
+    stored, aborted = ladder_load.stored_games(marks["ladder"][0])
+    played = ladder_load.server_games(server.out_path.read_text(errors="replace"))
+    rows.append(("games stored in the ladder", f"{stored:,} ({aborted} aborted); the server "
+                 "played " + ("?" if played is None else f"{played[0]:,} ({played[1]} aborted)")))
+    if played is None or played[0] != stored:
+        failed.append("the ladder did not store every game the server played")
+    return {"games_stored": stored, "games_played": None if played is None else played[0]}
+
+
 def print_summary(run: Run, rate: float, grown_bytes: float, stalled: int,
-                  cpu_per_decision: float | None) -> None:
+                  cpu_per_decision: float | None, extra: dict[str, Any] | None = None) -> None:
     """The goal's figures as one ``SUMMARY`` line (for ``benchmarks/run_all.py``), each with
     its spread over windows of about :data:`SUMMARY_WINDOW` seconds of the measured window."""
     assert run.window is not None
@@ -1022,7 +1060,7 @@ def print_summary(run: Run, rate: float, grown_bytes: float, stalled: int,
     rows = [
         {"goal": "P2", "name": f"{bots} bots, offered {offered:g}/s: decisions/s (95 % of it)",
          "value": rate, **spread(rates), "target": 0.95 * offered, "unit": "decisions/s",
-         "better": "higher", "cpu_us_per_decision": cpu_us},
+         "better": "higher", "cpu_us_per_decision": cpu_us, **(extra or {})},
         {"goal": "P2", "name": f"{bots} bots: p99 server-added latency",
          "value": 1000 * percentile(lat, 0.99) if lat else None, **spread(p99s), "target": 50,
          "unit": "ms", "better": "lower"},
@@ -1134,6 +1172,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scaling", metavar="N,M",
                         help="the server's CPU per decision at these numbers of bots, side by "
                              "side (one run each, taking turns; benchmarks/load_scaling.py)")
+    parser.add_argument("--ladder", action="store_true",
+                        help="serve a ladder (arena serve --db, ladder seating): the bots are "
+                             "registered in a fresh database and say their tokens "
+                             "(ladder_load.py)")
+    parser.add_argument("--ladder-registry", metavar="FILE",
+                        help="with --ladder: copy the registry of the --bots bots from FILE "
+                             "(registered there first when it is missing)")
     parser.add_argument("--repeat", type=int, default=2,
                         help="with --scaling: rounds of runs (default 2)")
     args = parser.parse_args(argv)
@@ -1153,8 +1198,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if soft != resource.RLIM_INFINITY and soft < args.bots + 256:
         parser.error(f"the open-file limit is {soft}: too low for {args.bots} bots")
     folder = Path(tempfile.mkdtemp(prefix="arena-load-"))
+    ladder: tuple[Path, str] | None = None
+    if args.ladder:
+        import ladder_load  # benchmarks/ladder_load.py
+
+        ladder = ladder_load.prepare(folder, args.bots, args.ladder_registry)
+        print(ladder[1], flush=True)
+        args.server_arg = [*args.server_arg, "--db", str(ladder[0])]
     server = Server(args, folder)
     run = Run(args)
+    if args.ladder:
+        run.token = ladder_load.token
     version = code_version() if not args.arena_path else f"from {args.arena_path}"
     try:
         server.start()
@@ -1167,6 +1221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.callbacks.append(run.collected)
         marks = trio.run(drive, run, server)
         marks["version"] = version
+        marks["ladder"] = ladder
         return report(run, server, marks, baseline)
     finally:
         if server.process is not None and server.process.poll() is None:

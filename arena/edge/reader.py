@@ -39,6 +39,9 @@ class ConnectionLoops:
         #: Hellos prepared at once in worker threads (``prepare_hello``: each scrypt takes
         #: 16 MB and a core for some 80 ms).
         self.preparing = trio.CapacityLimiter(2)
+        #: Links whose hello is being prepared: said in time, so the hello deadline spares
+        #: them (1,000 bots connecting at once wait a minute for their scrypts).
+        self.checking: set[Link] = set()
 
     @staticmethod
     async def write_loop(link: Link, stream: trio.abc.Stream) -> None:
@@ -58,7 +61,8 @@ class ConnectionLoops:
         limit = self.config.hello_timeout
         await trio.sleep(limit)
         session = link.owner
-        if session is not None and not session.admitted and link.alive and not link.closing:
+        if session is not None and not session.admitted and link.alive and not link.closing \
+                and link not in self.checking:
             session.send(Error(code=ErrorCode.HELLO_TIMEOUT.value, fatal=True,
                                message=f"no valid hello within {limit:g} s"))
             link.conn.close()
@@ -102,8 +106,13 @@ class ConnectionLoops:
                 await self._until_bound(session, event)
                 if self.config.prepare_hello is not None and (
                         event.role != "spectator" or self.config.spectators.checker is not None):
-                    await trio.to_thread.run_sync(self.config.prepare_hello, event.name.strip(),
-                                                  event.token, limiter=self.preparing)
+                    self.checking.add(link)
+                    try:
+                        await trio.to_thread.run_sync(self.config.prepare_hello,
+                                                      event.name.strip(), event.token,
+                                                      limiter=self.preparing)
+                    finally:
+                        self.checking.discard(link)
                 session = self.reception.hello(session, event)
                 if link.transcript is not None and session.admitted:
                     link.transcript.named(session.name)

@@ -14,7 +14,7 @@ from arena.edge.server import ArenaServer
 from arena.edge.session import Session
 from protocol.connection import ServerConnection
 from protocol.messages import Error, Welcome
-from tests.helpers import connect_in_memory, connect_tcp, log_files, make_server
+from tests.helpers import connect_in_memory, connect_tcp, in_memory_clients, log_files, make_server
 
 
 def with_config(tmp_path, **limits) -> ArenaServer:
@@ -223,3 +223,25 @@ async def test_a_flood_past_the_refusal_room_is_closed_at_once(nursery, tmp_path
     told = [r for r in replies if r is not None]
     assert told and all(r["code"] == "too_many_connections" for r in told)
     assert len(told) < len(flood)  # the rest were closed without a word
+
+
+async def test_a_hello_whose_token_is_still_being_checked_is_not_timed_out(
+        nursery, tmp_path, autojump_clock):
+    # arena serve --db checks each token's scrypt in a worker thread, two at a time: 1,000
+    # bots connecting at once wait a minute for theirs.  A hello said in time is not refused
+    # for the server's own slowness.
+    import threading
+
+    release = threading.Event()
+    server = attrs.evolve(with_config(
+        # the clock may jump while the last check runs in its thread: no idle timeout then
+        tmp_path, hello_timeout=10.0, idle_timeout=1e9).config,
+                          prepare_hello=lambda name, token: release.wait(30))
+    server = ArenaServer(server)
+    await nursery.start(server.serve, False)
+    bots = await in_memory_clients(nursery, server, 3)
+    await trio.sleep(20)  # the check outlasts the hello timeout
+    release.set()
+    for bot in bots:
+        await bot.until("game_start")
+    assert not any(message["type"] == "error" for bot in bots for message in bot.seen)

@@ -1,0 +1,98 @@
+"""``load_bots.py --ladder``: the load benchmark against a ladder (``arena serve --db FILE``,
+ladder seating, every game stored; issue 20, section 4).
+
+The N bots are registered in a fresh SQLite file before the server starts, under the names
+the benchmark's bots say (``load00000``, ...) and tokens made from their numbers
+(:func:`token`: a benchmark's bots have no secrets).  Registering costs one scrypt per bot
+(about 50 ms of a core each: 1,000 bots take most of a minute), so the hashes are computed in
+a pool of processes, and ``--ladder-registry FILE`` keeps the registry of N bots in FILE to be
+copied by the next runs of that size (``load_scaling.py`` passes one per size).  The server
+then checks each bot's token once at its first hello (the scrypt again, in its worker
+threads): the benchmark's warm-up starts only once every bot had its first seat, so that
+work stays out of the measured window.
+
+At the end (after the server stopped) the games stored in the file are counted and compared
+with the games the server says it played (its last ``arena: N games played`` line): every
+finished game, aborted ones included, must be stored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import sqlite3
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from arena.events.registry import SALT_BYTES, Registry, hash_token
+
+
+def name(index: int) -> str:
+    """The name bot ``index`` says (as ``load_bots.Bot``)."""
+    return f"load{index:05d}"
+
+
+def token(index: int) -> str:
+    return f"load-bench-token-{index:06d}"
+
+
+def _hashed(index: int) -> tuple[str, str, bytes, bytes]:
+    salt = secrets.token_bytes(SALT_BYTES)
+    return name(index), name(index).casefold(), salt, hash_token(token(index), salt)
+
+
+def register(path: Path, bots: int) -> float:
+    """Registers bots 0 .. ``bots`` - 1 in a new registry at ``path`` (the rows
+    :meth:`Registry.add` writes, the hashes made in parallel); the seconds it took."""
+    started = time.monotonic()
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        rows = list(pool.map(_hashed, range(bots), chunksize=16))
+    with Registry(path) as registry, registry.db:
+        registry.db.executemany(
+            "INSERT INTO bots (name, folded, salt, hash) VALUES (?, ?, ?, ?)", rows)
+        registry.db.execute(f"PRAGMA user_version = {registry.version() + 1}")
+    return time.monotonic() - started
+
+
+def registered(path: Path) -> list[str]:
+    with Registry(path) as registry:
+        return registry.names()
+
+
+def prepare(folder: Path, bots: int, keep: str | None) -> tuple[Path, str]:
+    """A fresh ladder database in ``folder`` with the ``bots`` registered (copied from
+    ``keep`` when it holds exactly them, else registered and, with ``keep``, copied there);
+    the file and a line saying how it was made."""
+    db = folder / "ladder.sqlite"
+    wanted = [name(i) for i in range(bots)]
+    if keep is not None and Path(keep).exists():
+        if registered(Path(keep)) != wanted:
+            raise SystemExit(f"{keep} does not hold exactly the {bots} bots load00000 ...: "
+                             "give another --ladder-registry")
+        shutil.copyfile(keep, db)
+        return db, f"{bots} bots registered (copied from {keep})"
+    seconds = register(db, bots)
+    if keep is not None:
+        with sqlite3.connect(db) as source, sqlite3.connect(keep) as target:
+            source.backup(target)
+    return db, f"{bots} bots registered in {seconds:.1f} s ({os.cpu_count()} processes)"
+
+
+def stored_games(db: Path) -> tuple[int, int]:
+    """(games stored, of which aborted) in the ladder's file."""
+    with sqlite3.connect(db) as conn:
+        total, aborted = conn.execute(
+            "SELECT COUNT(*), COUNT(aborted) FROM games").fetchone()
+    return int(total), int(aborted)
+
+
+def server_games(output: str) -> tuple[int, int] | None:
+    """(games, aborted) of the server's last tally line, or None when it printed none."""
+    found = re.findall(r"arena: (\d+) games played(?:, (\d+) aborted)?", output)
+    if not found:
+        return None
+    games, aborted = found[-1]
+    return int(games), int(aborted or 0)
