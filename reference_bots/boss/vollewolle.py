@@ -15,7 +15,9 @@ a small prior spread), so a bot that bids otherwise widens its own model.  Each 
 the same dice (common random numbers: the comparison's variance is the difference's, not each
 value's) to the round's end, every seat's rolling and taking by the reference heuristic, and
 scored with the game's own final scoring on the flocks as they are then, plus the top card's
-modifier (what it gives the next rolls), the seat's minus the others' average.  Dice, reaching
+modifier (what it gives the next rolls), the seat's minus the others' average.  Another bid
+replaces the heuristic's only when it beats it by ``CONFIDENCE`` standard errors of their paired
+differences (fewer than two worlds: the heuristic's bid).  Dice, reaching
 and taking are the heuristic's: its exact expectation over the dice is what a sampled search
 can only approach."""
 
@@ -44,6 +46,7 @@ from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
 SEARCHED = ("bid",)
 BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side (and 26+)
 RESIDUAL_PRIOR = (-2, -1, 0, 1, 2)  # an opponent's bid minus the model's, before any is seen
+CONFIDENCE = 1.0  # another bid than the heuristic's must beat it by this many standard errors
 MODIFIER_WEIGHT = 1.0  # points per step of the top card's modifier while the deck lasts
 
 
@@ -118,6 +121,19 @@ def round_value(world: VolleWolleState, seat: int) -> float:
     return found + MODIFIER_WEIGHT * (mods[seat] - (sum(mods) - mods[seat]) / (len(mods) - 1))
 
 
+def paired_best(own: str, values: dict[str, list[float]], confidence: float) -> str:
+    """The candidate with the best mean, if it beats ``own`` by ``confidence`` standard errors of
+    their paired differences (the worlds are common to all candidates), else ``own``."""
+    best = max(values, key=lambda token: (sum(values[token]), token == own))
+    n = len(values[own])
+    if best == own or n < 2:
+        return own if n < 2 and confidence > 0 else best
+    diffs = [a - b for a, b in zip(values[best], values[own])]
+    mean = sum(diffs) / n
+    spread = (sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) ** 0.5
+    return best if mean > confidence * spread else own
+
+
 def bid_number(token: str) -> int:
     return 26 if token.endswith("+") else int(token.split()[1])
 
@@ -178,13 +194,15 @@ class VolleWolleBoss:
     wanted_events = frozenset({"round_start", "bids_revealed"})
 
     def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
-                 seed: object = None, window: int = BID_WINDOW) -> None:
+                 seed: object = None, window: int = BID_WINDOW,
+                 confidence: float = CONFIDENCE, heuristic_value: bool = False) -> None:
         self.budget = Budget(think_ms, iterations, seed)
         self.mine = VolleWolleHeuristic(0.0, None if seed is None else str(seed))
         self.player = VolleWolleHeuristic(0.0, "rollout")  # plays every seat in the worlds
         self.opponents: Opponents | None = None
         self.drawn: set[str] | None = None
-        self.window = window
+        self.window, self.confidence = window, confidence
+        self.evaluate = self.heuristic_value if heuristic_value else round_value
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -209,17 +227,17 @@ class VolleWolleBoss:
         candidates = legal[max(0, at - self.window): at + self.window + 1]
         if "bid 26+" in legal and "bid 26+" not in candidates:
             candidates.append("bid 26+")
-        totals = self.bid_values(obs, candidates, rng, deadline)
-        return max(candidates, key=lambda token: (totals[token], token == own))
+        values = self.bid_values(obs, candidates, rng, deadline)
+        return paired_best(own, values, self.confidence)
 
     def bid_values(self, obs: dict[str, Any], candidates: list[str], rng: random.Random,
-                   deadline: float) -> dict[str, float]:
-        """Each candidate's total over the same sampled worlds (same others' bids, same dice)."""
+                   deadline: float) -> dict[str, list[float]]:
+        """Each candidate's values in the same sampled worlds (same others' bids, same dice)."""
         assert self.opponents is not None
         me, round_now = obs["seat"], obs["round"]
         predicted = self.opponents.predict(obs)
         template = VolleWolleState(VolleWolleOptions(players=len(obs["wool"])), "world")
-        totals = dict.fromkeys(candidates, 0.0)
+        values: dict[str, list[float]] = {token: [] for token in candidates}
         worlds = 0
         while True:
             if self.budget.iterations is not None:
@@ -237,9 +255,21 @@ class VolleWolleBoss:
                 for seat, bid in others:
                     twin.apply(seat, bid)
                 self.play_round(twin, round_now)
-                totals[token] += round_value(twin, me)
+                values[token].append(self.evaluate(twin, me))
             worlds += 1
-        return totals
+        return values
+
+    def heuristic_value(self, world: VolleWolleState, me: int) -> float:
+        """The heuristic's own estimate of each seat's final score (partial sets, dogs to come,
+        the top card's modifier), the seat's minus the others' average."""
+        if world.is_over():
+            return value(world, me)
+        scores = []
+        for seat in range(world.n):
+            seen = vars(world.observe(seat))
+            scores.append(self.player.score(seen, list(seen["flocks"][seat]), seen["dogs"][seat],
+                                            seen["bone_holder"] == seat))
+        return scores[me] - (sum(scores) - scores[me]) / (len(scores) - 1)
 
     def play_round(self, world: VolleWolleState, round_now: int) -> None:
         """Every seat plays the reference heuristic until the round is over."""

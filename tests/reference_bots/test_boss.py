@@ -288,3 +288,13 @@ def test_the_vollewolle_bid_model_predicts_a_heuristic_opponent_and_learns_anoth
     residuals = boss.opponents.residuals
     assert len(residuals[1]) >= 3 and set(residuals[1]) == {0}
     assert len(residuals[2]) >= 3 and min(residuals[2]) == -3 and max(residuals[2]) <= 0
+
+
+def test_the_vollewolle_boss_leaves_the_heuristics_bid_only_when_clearly_better():
+    best = vollewolle_boss.paired_best
+    assert best("bid 20", {"bid 20": [0.0], "bid 21": [9.0]}, 1.0) == "bid 20"  # one world
+    steady = {"bid 20": [0.0, 5.0, -3.0], "bid 21": [1.0, 6.0, -2.0]}  # +1 in every world
+    assert best("bid 20", steady, 1.0) == "bid 21"
+    noisy = {"bid 20": [0.0, 5.0, -3.0], "bid 21": [9.0, -4.0, -2.0]}  # better mean, by luck
+    assert best("bid 20", noisy, 1.0) == "bid 20"
+    assert best("bid 20", noisy, 0.0) == "bid 21"
