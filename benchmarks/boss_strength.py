@@ -4,6 +4,8 @@ think time, with ``arena tournament`` on duplicate sets (and optionally ``arena 
     python benchmarks/boss_strength.py [--games chochlik,vollewolle] [--think-ms 25,100,400]
         [--tables 120] [--players 3] [--sprt] [--keep DIR]
     python benchmarks/boss_strength.py --outputs DIR     # summarise earlier runs' outputs
+    python benchmarks/boss_strength.py --in-process 300 --iterations 10 [--games vollewolle]
+        [--procs 2]                                      # quick: fixed work, no sockets
 
 For each game and think time, one tournament: the boss (``<game>-boss --think-ms T``) and two
 copies of the heuristic at tables of 3, every seating of each deal (duplicate sets), rated by
@@ -11,6 +13,13 @@ the tournament's own ratings.  Prints per run: the boss's rating and 95 % interv
 heuristics' mean, and the difference (Elo points on the tournament's scale; the interval is the
 boss's own, the heuristics' are printed beside it).  ``--sprt`` then tests "the boss is 150 Elo
 stronger than the heuristic" at 100 ms with ``arena sprt`` (H0: 0, H1: 150).
+
+``--in-process N`` plays N games per game in this process's workers instead, through the pure
+engine and ``arena.gameplay.driver.MatchDriver`` (the bots get the protocol messages they would
+over TCP), the boss with a fixed number of worlds per decision (``--iterations``), so that the
+machine's load does not change what is measured; each deal is played three times, the boss in
+each seat.  Prints the boss's mean pairwise score against the two heuristics (a win 1, a tie
+1/2) as Elo with a 95 % interval (normal, over games), and its mean score minus theirs.
 
 Machine load matters: a think time is wall time, so a loaded machine gives the boss fewer
 worlds; the number of games and the load are the reader's to weigh (the intervals say the
@@ -20,11 +29,15 @@ rest).
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import multiprocessing
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROW = re.compile(r"^\s*\d+\s+(\S+)\s+(\d+)\s+(\d+)\.\.(\d+)\s+\S+\s+(\d+)\s")
 
@@ -77,6 +90,75 @@ def sprt(game: str, players: int, folder: Path) -> str:
     return f"sprt {game} (exit {done.returncode}): " + " | ".join(tail)
 
 
+def in_process_game(job: tuple[str, int, int]) -> tuple[float, float]:
+    """One game of ``--in-process``: (the boss's mean pairwise score, its score minus the
+    heuristics' mean)."""
+    from arena.gameplay.driver import MatchDriver
+    from arena.games import get_game
+    from reference_bots.boss.chochlik import ChochlikBoss
+    from reference_bots.boss.vollewolle import VolleWolleBoss
+    from reference_bots.boss.wypas import WypasBoss
+    from reference_bots.chochlik_heuristic import ChochlikHeuristic
+    from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
+    from reference_bots.wypas_heuristic import WypasHeuristic
+    bosses: dict[str, Any] = {"chochlik": ChochlikBoss, "vollewolle": VolleWolleBoss,
+                              "wypas": WypasBoss}
+    heuristics: dict[str, Any] = {"chochlik": ChochlikHeuristic,
+                                  "vollewolle": VolleWolleHeuristic, "wypas": WypasHeuristic}
+    game, iterations, index = job
+    boss_class, heuristic_class = bosses[game], heuristics[game]
+    seat = index % 3
+    policies = [heuristic_class(0.0, f"h{index}.{s}") for s in range(3)]
+    policies[seat] = boss_class(iterations=iterations, seed=f"boss{index}")
+    spec = get_game(game)
+    options = spec.parse_options({"players": 3, **spec.tournament_options(3)})
+    driver = MatchDriver(spec, options, f"deal{index // 3}", ["a", "b", "c"], game_id="g",
+                         table=0, move_timeout=1e9)
+    out = driver.start(0.0)
+    while out:
+        after = []
+        for message in out:
+            if message.seat < 0 or message.line is None:
+                continue
+            decoded = json.loads(message.line)
+            policy = policies[message.seat]
+            if decoded["type"] == "request":
+                after += driver.answer(message.seat, decoded["id"], policy.choose(decoded), 0.0)
+            else:
+                policy.on_message(decoded)
+        out = after
+    assert driver.result is not None
+    scores = driver.result.scores
+    others = [s for s in range(3) if s != seat]
+    pairs = [1.0 if scores[seat] > scores[o] else 0.5 if scores[seat] == scores[o] else 0.0
+             for o in others]
+    return sum(pairs) / 2, scores[seat] - sum(scores[o] for o in others) / 2
+
+
+def in_process(game: str, games: int, iterations: int, procs: int) -> str:
+    jobs = [(game, iterations, index) for index in range(games)]
+    results = []
+    with multiprocessing.Pool(procs) as pool:
+        for result in pool.imap_unordered(in_process_game, jobs):
+            results.append(result)
+            if len(results) % 30 == 0 and len(results) < games:
+                print(f"  {len(results)} games: pairwise "
+                      f"{sum(r[0] for r in results) / len(results):.3f}", flush=True)
+    n = len(results)
+    mean = sum(r[0] for r in results) / n
+    error = (sum((r[0] - mean) ** 2 for r in results) / (n - 1) / n) ** 0.5
+    diff = sum(r[1] for r in results) / n
+    diff_error = (sum((r[1] - diff) ** 2 for r in results) / (n - 1) / n) ** 0.5
+
+    def elo(p: float) -> float:
+        p = min(max(p, 1e-6), 1 - 1e-6)
+        return 400 * math.log10(p / (1 - p))
+
+    return (f"{game} {iterations} worlds  {n} games  pairwise {mean:.3f}  Elo {elo(mean):+.0f} "
+            f"({elo(mean - 1.96 * error):+.0f}..{elo(mean + 1.96 * error):+.0f})  "
+            f"score - heuristics {diff:+.1f} (+-{1.96 * diff_error:.1f})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", default="chochlik,vollewolle")
@@ -87,7 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, default=None, help="folder for databases, logs")
     parser.add_argument("--outputs", type=Path, default=None,
                         help="summarise the <game>_<ms>.out files of an earlier run instead")
+    parser.add_argument("--in-process", type=int, default=0, metavar="N",
+                        help="play N games per game in process with fixed iterations instead")
+    parser.add_argument("--iterations", type=int, default=10)
+    parser.add_argument("--procs", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.in_process:
+        for game in args.games.split(","):
+            print(in_process(game, args.in_process, args.iterations, args.procs), flush=True)
+        return 0
     if args.outputs:
         runs = [path for path in args.outputs.glob("*_*.out")
                 if path.stem.rpartition("_")[2].isdigit()]

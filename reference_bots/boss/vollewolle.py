@@ -1,20 +1,30 @@
-"""The vollewolle boss: worlds sampled from one seat's observation, searched to the round's end.
+"""The vollewolle boss: worlds sampled from one seat's observation, its bid searched.
 
 Almost everything in vollewolle is public; what a seat does not know is the order of the cards
-still in the deck and, while bidding, the bids the others have made.  A world deals the unseen
+still in the deck and, while bidding, the bids the others are making.  A world deals the unseen
 cards (every card not shown in a display yet: the public ``round_start`` events tell which were)
-into a random deck, gives every other seat its bid still to make, and a fresh seed for the dice.
+into a random deck, and a fresh seed for the dice.
 
-Which cards to take is searched: each world is played by a cheap rollout policy to
-the end of the round and scored with the game's own final scoring on the flocks as they are then
-(the seat's total minus the others' average).  Bidding and rolling (which die to keep, reach or
-decline, roll or take) are the reference heuristic's: its exact expectation over the dice is
-what a sampled search can only approach, and a search over bids with these rollouts chose worse
-(measured: 8 games at 10 ms, a third fewer points than the heuristic's bids)."""
+The bid is what is searched (the heuristic loses most there: it guesses the others' bids from
+their past ones and the cards they take ahead of it from an average).  The others' bids in a
+world come from a model of each opponent: the reference heuristic's bid in that seat's place
+(every input is public: the display, the flocks, the bids revealed so far), moved by a residual
+drawn from what that opponent's revealed bids differed from the model's prediction before (and
+a small prior spread), so a bot that bids otherwise widens its own model.  Each candidate bid
+(the heuristic's own and its neighbours, and ``26+``) is then played in the *same* worlds with
+the same dice (common random numbers: the comparison's variance is the difference's, not each
+value's) to the round's end, every seat's rolling and taking by the reference heuristic, and
+scored with the game's own final scoring on the flocks as they are then, plus the top card's
+modifier (what it gives the next rolls), the seat's minus the others' average.  Another bid
+replaces the heuristic's only when it beats it by ``CONFIDENCE`` standard errors of their paired
+differences (fewer than two worlds: the heuristic's bid).  Dice, reaching
+and taking are the heuristic's: its exact expectation over the dice is what a sampled search
+can only approach."""
 
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 from arena.games.chance import SeededChance
@@ -25,14 +35,19 @@ from arena.games.vollewolle.core import (
     CARDS,
     DICE,
     INDEX,
+    MIN_BID,
     Decision,
     VolleWolleOptions,
 )
 from arena.games.vollewolle.rules import VolleWolleState
-from reference_bots.boss.search import Budget, rollout, search
+from reference_bots.boss.search import Budget
 from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
 
-SEARCHED = ("take",)
+SEARCHED = ("bid",)
+BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side (and 26+)
+RESIDUAL_PRIOR = (-2, -1, 0, 1, 2)  # an opponent's bid minus the model's, before any is seen
+CONFIDENCE = 1.0  # another bid than the heuristic's must beat it by this many standard errors
+MODIFIER_WEIGHT = 1.0  # points per step of the top card's modifier while the deck lasts
 
 
 def sample_world(obs: dict[str, Any], drawn: set[str] | None, rng: random.Random,
@@ -87,25 +102,90 @@ def sample_world(obs: dict[str, Any], drawn: set[str] | None, rng: random.Random
     return state
 
 
-def rollout_policy(world: VolleWolleState, seat: int, rng: random.Random) -> str:
-    """Cheap and plausible: bids 14 to 19 at random (never the wool bid), keep the highest die,
-    reach when it costs at most one chip, roll again or take at random, take any card."""
-    decision = world.decision
-    if decision is Decision.BID:
-        return BID_TOKENS[int(rng.random() * 6)]
-    legal = world.legal_actions(seat)
-    if decision is Decision.KEEP:
-        return max(legal, key=lambda token: world.dice[DICE.index(token[5:])])
-    if decision is Decision.REACH:
-        return "reach" if world._reach_cost()[1] <= 1 else "decline"
-    return legal[int(rng.random() * len(legal))]
-
-
 def value(world: VolleWolleState, seat: int) -> float:
     """The seat's score as the flocks stand, minus the others' average."""
     totals = [s.total for s in score_table([[CARDS[c] for c in flock] for flock in world.flocks],
                                            world.dogs, world.bone_holder, world.wool)]
     return totals[seat] - (sum(totals) - totals[seat]) / (len(totals) - 1)
+
+
+
+
+def round_value(world: VolleWolleState, seat: int) -> float:
+    """:func:`value`, plus the top cards' modifiers (the seat's minus the others' average) while
+    rounds remain: what the flock's top gives its next rolls."""
+    found = value(world, seat)
+    if world.is_over():
+        return found
+    mods = [CARDS[flock[-1]].modifier if flock else 0 for flock in world.flocks]
+    return found + MODIFIER_WEIGHT * (mods[seat] - (sum(mods) - mods[seat]) / (len(mods) - 1))
+
+
+def paired_best(own: str, values: dict[str, list[float]], confidence: float) -> str:
+    """The candidate with the best mean, if it beats ``own`` by ``confidence`` standard errors of
+    their paired differences (the worlds are common to all candidates), else ``own``."""
+    best = max(values, key=lambda token: (sum(values[token]), token == own))
+    n = len(values[own])
+    if best == own or n < 2:
+        return own if n < 2 and confidence > 0 else best
+    diffs = [a - b for a, b in zip(values[best], values[own])]
+    mean = sum(diffs) / n
+    spread = (sum((d - mean) ** 2 for d in diffs) / (n - 1) / n) ** 0.5
+    return best if mean > confidence * spread else own
+
+
+def bid_number(token: str) -> int:
+    return 26 if token.endswith("+") else int(token.split()[1])
+
+
+class Opponents:
+    """A bid model of every other seat: the reference heuristic in its place (its bid history
+    from the revealed bids, as that seat saw them), and the residuals of its revealed bids."""
+
+    def __init__(self, start: dict[str, Any], me: int) -> None:
+        self.start, self.me = start, me
+        self.models: dict[int, VolleWolleHeuristic] = {}
+        self.residuals: dict[int, list[int]] = {}
+        self.predicted: dict[int, int] = {}
+        self.revealed: list[dict[str, Any]] = []
+
+    def on_revealed(self, message: dict[str, Any]) -> None:
+        bids = message["data"]["bids"]
+        for seat, bid in self.predicted.items():
+            self.residuals.setdefault(seat, []).append(bids[seat] - bid)
+        self.predicted = {}
+        self.revealed.append(message)
+        for model in self.models.values():
+            model.on_message(message)
+
+    def model(self, seat: int) -> VolleWolleHeuristic:
+        if seat not in self.models:
+            model = VolleWolleHeuristic(0.0, "model")
+            model.on_message({**self.start, "seat": seat})
+            for message in self.revealed:
+                model.on_message(message)
+            self.models[seat] = model
+        return self.models[seat]
+
+    def predict(self, obs: dict[str, Any]) -> dict[int, int]:
+        """Each other seat's bid as the model makes it (noted, to learn its residual)."""
+        n = len(obs["wool"])
+        for seat in range(n):
+            if seat != self.me:
+                seen = {**obs, "seat": seat, "bids": [None] * n}
+                legal = list(BID_TOKENS[:-1]) + (["bid 26+"] if obs["wool"][seat] else [])
+                self.predicted[seat] = bid_number(self.model(seat).bid(seen, legal))
+        return dict(self.predicted)
+
+    def draw(self, predicted: dict[int, int], wool: list[int],
+             rng: random.Random) -> list[tuple[int, str]]:
+        """(seat, bid token) for every other seat in one world."""
+        drawn = []
+        for seat, bid in predicted.items():
+            spread = self.residuals.get(seat, []) + list(RESIDUAL_PRIOR)
+            bid = min(26 if wool[seat] else 25, max(MIN_BID, bid + rng.choice(spread)))
+            drawn.append((seat, BID_TOKENS[bid - MIN_BID]))
+        return drawn
 
 
 class VolleWolleBoss:
@@ -114,35 +194,87 @@ class VolleWolleBoss:
     wanted_events = frozenset({"round_start", "bids_revealed"})
 
     def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
-                 seed: object = None) -> None:
+                 seed: object = None, window: int = BID_WINDOW,
+                 confidence: float = CONFIDENCE, heuristic_value: bool = False) -> None:
         self.budget = Budget(think_ms, iterations, seed)
-        self.roller = VolleWolleHeuristic(0.0, None if seed is None else str(seed))
+        self.mine = VolleWolleHeuristic(0.0, None if seed is None else str(seed))
+        self.player = VolleWolleHeuristic(0.0, "rollout")  # plays every seat in the worlds
+        self.opponents: Opponents | None = None
         self.drawn: set[str] | None = None
+        self.window, self.confidence = window, confidence
+        self.evaluate = self.heuristic_value if heuristic_value else round_value
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "game_start":
             self.drawn = None if message.get("resumed") else set()
-        elif kind == "event" and message.get("kind") == "round_start" and self.drawn is not None:
+            self.player.on_message(message)
+            self.opponents = Opponents(message, message.get("seat", 0))
+        elif kind == "event" and self.drawn is not None and message.get("kind") == "round_start":
             self.drawn.update(message["data"]["display"])
-        self.roller.on_message(message)
+        elif kind == "event" and message.get("kind") == "bids_revealed" and self.opponents:
+            self.opponents.on_revealed(message)
+        self.mine.on_message(message)
 
     def choose(self, request: dict[str, Any]) -> str:
+        deadline = time.perf_counter() + self.budget.think_ms / 1000.0
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
-        if obs["decision"] not in SEARCHED:
-            return self.roller.choose(request)
-        if len(legal) == 1:
-            return str(legal[0])
+        own = self.mine.choose(request)
+        if obs["decision"] not in SEARCHED or len(legal) == 1 or self.opponents is None:
+            return own
+        at = legal.index(own)
+        candidates = legal[max(0, at - self.window): at + self.window + 1]
+        if "bid 26+" in legal and "bid 26+" not in candidates:
+            candidates.append("bid 26+")
+        values = self.bid_values(obs, candidates, rng, deadline)
+        return paired_best(own, values, self.confidence)
+
+    def bid_values(self, obs: dict[str, Any], candidates: list[str], rng: random.Random,
+                   deadline: float) -> dict[str, list[float]]:
+        """Each candidate's values in the same sampled worlds (same others' bids, same dice)."""
+        assert self.opponents is not None
         me, round_now = obs["seat"], obs["round"]
+        predicted = self.opponents.predict(obs)
         template = VolleWolleState(VolleWolleOptions(players=len(obs["wool"])), "world")
+        values: dict[str, list[float]] = {token: [] for token in candidates}
+        worlds = 0
+        while True:
+            if self.budget.iterations is not None:
+                if worlds >= self.budget.iterations:
+                    break
+            elif worlds and time.perf_counter() >= deadline:
+                break
+            world = sample_world(obs, self.drawn, rng, template)
+            dice = rng.random()
+            others = self.opponents.draw(predicted, obs["wool"], rng)
+            for token in candidates:
+                twin = world.clone()
+                twin.chance = SeededChance(dice)
+                twin.apply(me, token)
+                for seat, bid in others:
+                    twin.apply(seat, bid)
+                self.play_round(twin, round_now)
+                values[token].append(self.evaluate(twin, me))
+            worlds += 1
+        return values
 
-        def stop(world: VolleWolleState) -> bool:
-            return world.round != round_now or world.is_over()
-
-        def simulate(world: VolleWolleState, action: str, rng: random.Random) -> float:
-            rollout(world, me, action, rollout_policy, rng, stop)
+    def heuristic_value(self, world: VolleWolleState, me: int) -> float:
+        """The heuristic's own estimate of each seat's final score (partial sets, dogs to come,
+        the top card's modifier), the seat's minus the others' average."""
+        if world.is_over():
             return value(world, me)
+        scores = []
+        for seat in range(world.n):
+            seen = vars(world.observe(seat))
+            scores.append(self.player.score(seen, list(seen["flocks"][seat]), seen["dogs"][seat],
+                                            seen["bone_holder"] == seat))
+        return scores[me] - (sum(scores) - scores[me]) / (len(scores) - 1)
 
-        return search(legal, lambda r: sample_world(obs, self.drawn, r, template), simulate, rng,
-                      think_ms=self.budget.think_ms, iterations=self.budget.iterations)
+    def play_round(self, world: VolleWolleState, round_now: int) -> None:
+        """Every seat plays the reference heuristic until the round is over."""
+        while world.round == round_now and not world.is_over():
+            for seat in world.to_act():
+                request = {"observation": vars(world.observe(seat)),
+                           "legal": world.legal_actions(seat)}
+                world.apply(seat, self.player.choose(request))

@@ -255,3 +255,46 @@ def test_every_game_has_a_built_in_boss_that_takes_the_search_options(game):
     main = __import__(module, fromlist=["main"]).main
     with pytest.raises(SystemExit):
         main(["--think-ms", "-1"])  # refused in one line by argparse, before connecting
+
+
+# -- vollewolle: the others' bids are modelled from public information only ----------------------
+
+
+def test_the_vollewolle_bid_model_predicts_a_heuristic_opponent_and_learns_another():
+    # seat 1 plays the heuristic (the model: its residuals stay 0), seat 2 always bids 3 below
+    # the heuristic (its residuals say -3, or less where the bid is floored at 14)
+    from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
+    state = new_game("vollewolle", 3, "model")
+    info, options = as_json(GAMES["vollewolle"].info(state.options)), {"players": 3}
+    boss = VolleWolleBoss(iterations=1, seed=2)
+    players = [boss, VolleWolleHeuristic(0.0, 1), VolleWolleHeuristic(0.0, 2)]
+    for seat, player in enumerate(players):
+        player.on_message({"type": "game_start", "seat": seat, "options": options, "info": info})
+    while state.round <= 4:
+        for event in state.take_events():
+            message = {"type": "event", "kind": event.kind, "data": as_json(dict(event.data))}
+            for seat, player in enumerate(players):
+                if event.visible_to(seat):
+                    player.on_message(message)
+        for seat in state.to_act():
+            request = {"observation": as_json(state.observe(seat)),
+                       "legal": state.legal_actions(seat)}
+            action = players[seat].choose(request)
+            if seat == 2 and action.startswith("bid"):
+                bid = max(14, vollewolle_boss.bid_number(action) - 3)
+                action = f"bid {bid}"
+            state.apply(seat, action)
+    assert boss.opponents is not None
+    residuals = boss.opponents.residuals
+    assert len(residuals[1]) >= 3 and set(residuals[1]) == {0}
+    assert len(residuals[2]) >= 3 and min(residuals[2]) == -3 and max(residuals[2]) <= 0
+
+
+def test_the_vollewolle_boss_leaves_the_heuristics_bid_only_when_clearly_better():
+    best = vollewolle_boss.paired_best
+    assert best("bid 20", {"bid 20": [0.0], "bid 21": [9.0]}, 1.0) == "bid 20"  # one world
+    steady = {"bid 20": [0.0, 5.0, -3.0], "bid 21": [1.0, 6.0, -2.0]}  # +1 in every world
+    assert best("bid 20", steady, 1.0) == "bid 21"
+    noisy = {"bid 20": [0.0, 5.0, -3.0], "bid 21": [9.0, -4.0, -2.0]}  # better mean, by luck
+    assert best("bid 20", noisy, 1.0) == "bid 20"
+    assert best("bid 20", noisy, 0.0) == "bid 21"
