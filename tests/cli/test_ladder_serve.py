@@ -54,11 +54,11 @@ def test_a_ladder_stores_every_game_and_continues_after_a_restart(tmp_path: Path
         served.bot("--name", "robert", "--token", bob)
         served.err.expect(r"arena\.server: table 2: ")  # two games at least: the first is stored
         carol = add(db, "carol")  # while the server runs
-        served.bot("--name", "carol", "--token", carol)
+        cbot = served.bot("--name", "carol", "--token", carol)
         deadline = 200
         while "carol" not in (board := ratings(db)) or board["carol"]["games"] == 0:
             deadline -= 1  # ratings read the file while the server writes it
-            assert deadline, board
+            assert deadline, (board, cbot.poll(), served.err.seen[-40:])
             served.err.expect(r"arena\.server: table \d+: ")  # wait for another game, not a time
         assert served.interrupt() == 0
     board = ratings(db)
