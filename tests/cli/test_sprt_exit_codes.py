@@ -62,6 +62,8 @@ def run_sprt(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stand_in: type,
              *extra: str) -> Any:
     import arena.launch.event_run  # noqa: F401  (imports Tournament by name: see below)
     import arena.launch.tournament
+    import arena.launch.worker  # noqa: F401
+    import arena.launch.workers  # noqa: F401
 
     # only arena sprt looks Tournament up when it runs; a module that imports it by name
     # (event_run, workers) must have done so before the patch, or it keeps the stand-in

@@ -349,7 +349,12 @@ def test_the_reaction_timeout_is_stored_with_the_event_and_old_events_still_load
 
 
 def test_sprt_passes_the_reaction_timeout_to_its_tables(tmp_path, monkeypatch):
+    # the modules that import Tournament by name do so before the patch, or they keep the
+    # stand-in for every later test of this process (as tests/cli/test_sprt_exit_codes.py)
+    import arena.launch.event_run  # noqa: F401
     import arena.launch.tournament
+    import arena.launch.worker  # noqa: F401
+    import arena.launch.workers  # noqa: F401
 
     class Captured(Exception):
         pass
