@@ -29,7 +29,6 @@ rest).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import multiprocessing
 import re
@@ -93,8 +92,8 @@ def sprt(game: str, players: int, folder: Path) -> str:
 def in_process_game(job: tuple[str, int, int]) -> tuple[float, float]:
     """One game of ``--in-process``: (the boss's mean pairwise score, its score minus the
     heuristics' mean)."""
-    from arena.gameplay.driver import MatchDriver
-    from arena.games import get_game
+    from in_process import play_game  # benchmarks/in_process.py
+
     from reference_bots.boss.chochlik import ChochlikBoss
     from reference_bots.boss.vollewolle import VolleWolleBoss
     from reference_bots.boss.wypas import WypasBoss
@@ -110,25 +109,7 @@ def in_process_game(job: tuple[str, int, int]) -> tuple[float, float]:
     seat = index % 3
     policies = [heuristic_class(0.0, f"h{index}.{s}") for s in range(3)]
     policies[seat] = boss_class(iterations=iterations, seed=f"boss{index}")
-    spec = get_game(game)
-    options = spec.parse_options({"players": 3, **spec.tournament_options(3)})
-    driver = MatchDriver(spec, options, f"deal{index // 3}", ["a", "b", "c"], game_id="g",
-                         table=0, move_timeout=1e9)
-    out = driver.start(0.0)
-    while out:
-        after = []
-        for message in out:
-            if message.seat < 0 or message.line is None:
-                continue
-            decoded = json.loads(message.line)
-            policy = policies[message.seat]
-            if decoded["type"] == "request":
-                after += driver.answer(message.seat, decoded["id"], policy.choose(decoded), 0.0)
-            else:
-                policy.on_message(decoded)
-        out = after
-    assert driver.result is not None
-    scores = driver.result.scores
+    scores = play_game(game, f"deal{index // 3}", policies, ["a", "b", "c"]).scores
     others = [s for s in range(3) if s != seat]
     pairs = [1.0 if scores[seat] > scores[o] else 0.5 if scores[seat] == scores[o] else 0.0
              for o in others]

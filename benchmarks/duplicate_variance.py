@@ -25,17 +25,15 @@ fewer games for the same precision (by that factor).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from in_process import play_game  # benchmarks/in_process.py
 
 from arena.events.schedule import plan
 from arena.events.sprt import set_outcome
-from arena.gameplay.driver import MatchDriver
-from arena.games import get_game
 from reference_bots.chochlik_heuristic import ChochlikHeuristic
 from reference_bots.random import RandomPolicy
 from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
@@ -49,28 +47,9 @@ BOOTSTRAP = 2000
 
 
 def play(game: str, seed: str, policies: Sequence[Any]) -> tuple[int, ...]:
-    """One game in process: the driver's messages to each seat's policy, its answers back;
-    the seats' ranks."""
-    spec = get_game(game)
-    options = spec.parse_options({"players": PLAYERS, **spec.tournament_options(PLAYERS)})
-    driver = MatchDriver(spec, options, seed, [f"p{i}" for i in range(len(policies))],
-                         game_id="g", table=0, move_timeout=1e9)
-    out = driver.start(0.0)
-    while out:
-        after = []
-        for message in out:
-            if message.seat < 0 or message.line is None:
-                continue
-            decoded = json.loads(message.line)
-            policy = policies[message.seat]
-            if decoded["type"] == "request":
-                after += driver.answer(message.seat, decoded["id"], policy.choose(decoded), 0.0)
-            else:
-                policy.on_message(decoded)
-        out = after
-    result = driver.result
-    assert result is not None, "the game did not finish"
-    return tuple(result.ranks)
+    """One game in process (in_process.py); the seats' ranks."""
+    names = [f"p{i}" for i in range(len(policies))]
+    return tuple(play_game(game, seed, policies, names).ranks)
 
 
 def bot(game: str, entrant: int, seed: str) -> Any:

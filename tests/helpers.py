@@ -137,3 +137,16 @@ class HalfWrite:
 
     def truncate(self, size: int) -> None:
         self.file.truncate(size)
+
+
+def stand_in_tournament(monkeypatch: Any, stand_in: Any) -> None:
+    """``arena.launch.tournament.Tournament`` replaced by ``stand_in`` for one test (only
+    ``arena sprt`` and ``tournament`` look it up when they run).  The modules that import it
+    by name take the real class first: one first imported under the patch would keep the
+    stand-in for every later test of the process."""
+    import arena.launch.event_run  # noqa: F401
+    import arena.launch.tournament
+    import arena.launch.worker  # noqa: F401
+    import arena.launch.workers  # noqa: F401
+
+    monkeypatch.setattr(arena.launch.tournament, "Tournament", stand_in)

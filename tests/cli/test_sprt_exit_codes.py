@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.gameplay.records import GameRecord
 from arena.launch.tournament import TournamentReport
+from tests.helpers import stand_in_tournament
 
 
 def scripted_tournament(winner: Any, *, failures: tuple[str, ...] = (),
@@ -60,14 +61,7 @@ def scripted_tournament(winner: Any, *, failures: tuple[str, ...] = (),
 
 def run_sprt(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stand_in: type,
              *extra: str) -> Any:
-    import arena.launch.event_run  # noqa: F401  (imports Tournament by name: see below)
-    import arena.launch.tournament
-    import arena.launch.worker  # noqa: F401
-    import arena.launch.workers  # noqa: F401
-
-    # only arena sprt looks Tournament up when it runs; a module that imports it by name
-    # (event_run, workers) must have done so before the patch, or it keeps the stand-in
-    monkeypatch.setattr(arena.launch.tournament, "Tournament", stand_in)
+    stand_in_tournament(monkeypatch, stand_in)
     return CliRunner().invoke(main, [
         "sprt", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
         "--field", "random", "--seed", "1", "--db", str(tmp_path / "s.db"),

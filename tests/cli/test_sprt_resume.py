@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.gameplay.records import GameRecord
 from arena.launch.tournament import TournamentReport
+from tests.helpers import stand_in_tournament
 from tests.serve_harness import Lines
 
 
@@ -73,14 +74,7 @@ def storing_tournament(signal_after: int | None = None) -> type:
 
 
 def sprt(monkeypatch: pytest.MonkeyPatch, db: Path, stand_in: type, *extra: str) -> Any:
-    import arena.launch.event_run  # noqa: F401  (imports Tournament by name: see below)
-    import arena.launch.tournament
-    import arena.launch.worker  # noqa: F401
-    import arena.launch.workers  # noqa: F401
-
-    # only arena sprt looks Tournament up when it runs; a module that imports it by name
-    # (event_run, workers) must have done so before the patch, or it keeps the stand-in
-    monkeypatch.setattr(arena.launch.tournament, "Tournament", stand_in)
+    stand_in_tournament(monkeypatch, stand_in)
     return CliRunner().invoke(main, [
         "sprt", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
         "--field", "random", "--db", str(db), "--log-dir", str(db.parent / "logs"), *extra])

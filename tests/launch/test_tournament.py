@@ -349,12 +349,7 @@ def test_the_reaction_timeout_is_stored_with_the_event_and_old_events_still_load
 
 
 def test_sprt_passes_the_reaction_timeout_to_its_tables(tmp_path, monkeypatch):
-    # the modules that import Tournament by name do so before the patch, or they keep the
-    # stand-in for every later test of this process (as tests/cli/test_sprt_exit_codes.py)
-    import arena.launch.event_run  # noqa: F401
-    import arena.launch.tournament
-    import arena.launch.worker  # noqa: F401
-    import arena.launch.workers  # noqa: F401
+    from tests.helpers import stand_in_tournament
 
     class Captured(Exception):
         pass
@@ -362,7 +357,7 @@ def test_sprt_passes_the_reaction_timeout_to_its_tables(tmp_path, monkeypatch):
     def fake_tournament(*args, **kwargs):
         raise Captured(kwargs)
 
-    monkeypatch.setattr(arena.launch.tournament, "Tournament", fake_tournament)
+    stand_in_tournament(monkeypatch, fake_tournament)
     result = CliRunner().invoke(main, [
         "sprt", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
         "--field", "random", "--reaction-timeout", "0.75", "--db", str(tmp_path / "s.db")])
