@@ -5,6 +5,7 @@ one that has expired by the worker's next transaction (no sleeping for the clock
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
@@ -31,10 +32,16 @@ def queue(url: str, name: str, lease: float = 30.0) -> WorkQueue:
 def test_workers_claiming_at_once_share_the_tables_without_overlap(pg_url):
     event(pg_url, 40)
     workers = [queue(pg_url, f"w{i}") for i in range(8)]
+    # Every worker starts claiming at the same moment (without it one thread could take all 40
+    # before the others start), and claims until no open table is left, as arena worker does: a
+    # claim racing others may come back short or empty (PostgreSQL locks the rows after LIMIT,
+    # and drops those another claim took since the statement began).
+    start = threading.Barrier(len(workers))
 
     def claim_all(worker: WorkQueue) -> list[int]:
+        start.wait(timeout=30)
         taken: list[int] = []
-        while claimed := worker.claim(3):
+        while (claimed := worker.claim(3)) or worker.open_tables()[1] == 0:  # one is free
             taken += claimed
         return taken
 
