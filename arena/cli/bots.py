@@ -88,7 +88,7 @@ def make_seating(kind: str, players: int, registry: Any, checker: Any, book: Any
 @asynccontextmanager
 async def ladder_writing(book: Any) -> AsyncIterator[None]:
     """The ladder's writer runs while the server does (nothing without ``--db``), and its
-    batch fit's process every so often (its rating snapshots, in an SQLite file); games it
+    batch fit's process every so often (its rating snapshots, in the ladder's database); games it
     could not store by the end are one line (exit status 1)."""
     if book is None:
         yield

@@ -307,12 +307,8 @@ def ratings(db: Path | str, fmt: str, resamples: int, los: bool, versus: bool,
     if history is not None:
         from arena.events.snapshots import history_report
 
-        if not isinstance(db, Path):
-            raise click.UsageError("--history reads the snapshots of an SQLite file; a "
-                                   "PostgreSQL event keeps none yet")
-
         try:
-            click.echo(history_report(db, history or None))
+            click.echo(history_report(storage, history or None))
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         return

@@ -22,8 +22,9 @@ The seating's ratings are the live rating (:class:`~arena.events.live_rating.Liv
 openskill), learnt from the stored games at start and from each game as it ends (in the event
 loop).  Rating snapshots (``arena.events.snapshots``: live-only ones) are taken as a
 :class:`~arena.events.snapshots.SnapshotPolicy` says and when the writer ends, written by the
-writer's thread after the games (in SQLite files only); the batch fit's snapshots come from a
-process of their own (``arena.launch.live_board``'s), started by whoever runs the ladder.
+writer's thread after the games, through the storage (an SQLite file or PostgreSQL); the batch
+fit's snapshots come from a process of their own (``arena.launch.live_board``'s, given
+:attr:`LadderBook.snapshots`), started by whoever runs the ladder.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import contextlib
 import json
 import logging
 import math
-import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
@@ -43,8 +43,8 @@ import trio
 
 from arena.events.live_rating import LiveRating, LiveRow
 from arena.events.registry import Registry, identity
-from arena.events.snapshots import SnapshotPolicy, write_snapshot
-from arena.events.storage import SqliteStorage, Storage
+from arena.events.snapshots import SnapshotPolicy
+from arena.events.storage import EventStorage, SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
 
 log = logging.getLogger("arena.server")
@@ -63,7 +63,7 @@ class LadderError(ValueError):
 
 
 class LadderBook:
-    def __init__(self, storage: Storage, registry: Registry, meta: Mapping[str, Any], *,
+    def __init__(self, storage: EventStorage, registry: Registry, meta: Mapping[str, Any], *,
                  policy: SnapshotPolicy | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         """``storage`` and ``registry`` are used from the writer thread only (one call at a
@@ -88,8 +88,10 @@ class LadderBook:
             self.rating.add(game)
         self.policy = policy if policy is not None else SnapshotPolicy()
         self.clock = clock
-        #: Where snapshots go (SQLite files only), and the game count and time of the last.
-        self.snapshots = self.path if isinstance(self.path, Path) else None
+        #: Where the fit's process finds the ladder (a file, or the URL with its password;
+        #: None: a storage of neither kind), and the game count and time of the last snapshot.
+        self.snapshots: Path | str | None = getattr(storage, "url", None) or (
+            self.path if isinstance(self.path, Path) else None)
         self.last_snapshot = (self.rating.seen, clock())
         self.snapshot_failure: str | None = None
         self.next_index = max((g.planned for g in games), default=-1) + 1
@@ -275,13 +277,12 @@ class LadderBook:
 
     def write_snapshot(self, taken_at: float, games: int, rows: list[LiveRow]) -> None:
         """In the writer's thread; a failure is said once (the next snapshot comes soon)."""
-        assert self.snapshots is not None
         try:
-            write_snapshot(self.snapshots, taken_at, games, rows)
-        except (sqlite3.Error, OSError) as exc:
+            self.storage.add_snapshot(taken_at, games, rows)
+        except Exception as exc:  # either backend's (a full disk, a database restarting)
             problem = str(exc) or type(exc).__name__
             if problem != self.snapshot_failure:
-                log.warning("no rating snapshot in %s: %s", self.snapshots, problem)
+                log.warning("no rating snapshot in %s: %s", self.path, problem)
             self.snapshot_failure = problem
         else:
             self.snapshot_failure = None

@@ -5,16 +5,21 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import psycopg
+
 from arena.events.export import NotAnEvent, open_event
+from arena.events.live_rating import LiveRow
 from arena.events.pg_storage import PostgresStorage, connect, is_url, redacted
+from arena.events.snapshots import Fitted
 from arena.events.storage import SqliteStorage
 
-__all__ = ["NotAnEvent", "Unreachable", "is_url", "open_existing", "open_existing_waiting",
-           "open_storage"]
+__all__ = ["STORAGE_ERRORS", "NotAnEvent", "Unreachable", "add_snapshot", "is_url",
+           "open_existing", "open_existing_waiting", "open_storage"]
 
 
 class StorageUnavailable(Exception):
@@ -25,8 +30,6 @@ def open_storage(db: str | Path) -> SqliteStorage | PostgresStorage:
     """The event storage ``db`` names, made (or migrated) as needed; a PostgreSQL database
     that cannot be reached is :class:`StorageUnavailable`."""
     if isinstance(db, str) and is_url(db):
-        import psycopg
-
         try:
             return PostgresStorage(db)
         except psycopg.OperationalError as exc:
@@ -39,8 +42,6 @@ def open_existing(db: str | Path) -> SqliteStorage | PostgresStorage:
     :class:`NotAnEvent` saying why not.  A database that holds no event is left untouched."""
     if not (isinstance(db, str) and is_url(db)):
         return open_event(Path(db))
-    import psycopg
-
     try:
         with connect(db) as check:
             row = check.execute("SELECT to_regclass('entrants') IS NOT NULL").fetchone()
@@ -77,6 +78,21 @@ def open_existing_waiting(db: str, patience: float, say: Callable[[str], None],
                 say(f"arena worker: {exc}; waiting up to {patience:.0f} s for it")
                 said = True
             pause(1.0)
+
+
+#: What a write to either backend may fail with (a full disk, a database restarting).
+STORAGE_ERRORS = (sqlite3.Error, OSError, psycopg.Error, StorageUnavailable)
+
+
+def add_snapshot(db: str | Path, taken_at: float, games: int, live: Sequence[LiveRow],
+                 fitted: Mapping[str, Fitted] | None = None) -> None:
+    """Store a rating snapshot in the event database ``db`` names (a file or a URL), opened
+    for it and closed again (blocking; one of :data:`STORAGE_ERRORS` when it cannot)."""
+    storage = open_storage(db)
+    try:
+        storage.add_snapshot(taken_at, games, live, fitted)
+    finally:
+        storage.close()
 
 
 def first_line(exc: BaseException) -> str:

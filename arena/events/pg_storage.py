@@ -6,7 +6,8 @@ read back by the same :func:`~arena.events.storage.stored_record`, so both backe
 same records; a game row also says which worker stored it (``worker``, NULL when stored by
 ``arena tournament`` itself).  The work queue of ``arena worker`` (the ``planned`` and
 ``workers`` tables) is :mod:`arena.events.pg_queue`, the registered bots (``bots``,
-``registry_version``) :mod:`arena.events.pg_registry`.
+``registry_version``) :mod:`arena.events.pg_registry`; the rating snapshots
+(``rating_snapshots``, schema version 4) are SQLite's rows (``arena.events.snapshots``).
 
 Schema migrations: the ``schema_version`` table holds the version the database is at; opening
 applies the :data:`PG_MIGRATIONS` after it, under a transaction-scoped advisory lock (workers
@@ -25,6 +26,8 @@ from typing import Any
 
 import psycopg
 
+from arena.events.live_rating import LiveRow
+from arena.events.snapshots import SELECT, Fitted, Snapshot, grouped, snapshot_rows
 from arena.events.storage import GAME_COLUMNS, game_row, stored_record
 from arena.gameplay.records import GameRecord
 
@@ -58,7 +61,22 @@ PG_MIGRATIONS = (
     CREATE TABLE registry_version (version BIGINT NOT NULL);
     INSERT INTO registry_version VALUES (0);
     """,
+    """
+    CREATE TABLE rating_snapshots (
+        games INTEGER NOT NULL, name TEXT NOT NULL, taken_at DOUBLE PRECISION NOT NULL,
+        mean DOUBLE PRECISION NOT NULL, uncertainty DOUBLE PRECISION NOT NULL,
+        elo DOUBLE PRECISION, low DOUBLE PRECISION, high DOUBLE PRECISION,
+        PRIMARY KEY (games, name));
+    CREATE INDEX rating_snapshots_by_name ON rating_snapshots (name, games);
+    """,
 )
+
+#: A snapshot taken again at the same game count replaces the first (as SQLite's ``INSERT OR
+#: REPLACE``).
+INSERT_SNAPSHOT = ("INSERT INTO rating_snapshots VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+                   "ON CONFLICT (games, name) DO UPDATE SET taken_at = excluded.taken_at, "
+                   "mean = excluded.mean, uncertainty = excluded.uncertainty, "
+                   "elo = excluded.elo, low = excluded.low, high = excluded.high")
 
 #: Any number: the advisory lock the migrations are made under.
 MIGRATION_LOCK = 0x6172656E61
@@ -164,6 +182,19 @@ class PostgresStorage:
             rows = self.db.execute(
                 f"SELECT {', '.join(GAME_COLUMNS[:-1])} FROM games ORDER BY planned").fetchall()
         return (stored_record(row, names) for row in rows)
+
+    def add_snapshot(self, taken_at: float, games: int, live: Sequence[LiveRow],
+                     fitted: Mapping[str, Fitted] | None = None) -> None:
+        rows = snapshot_rows(taken_at, games, live, fitted)
+        with self.lock, self.db.transaction(), self.db.cursor() as cursor:
+            cursor.executemany(INSERT_SNAPSHOT, rows)
+
+    def snapshots(self, name: str | None = None) -> dict[str, list[Snapshot]]:
+        where = "" if name is None else " WHERE name = %s"
+        with self.lock:
+            rows = self.db.execute(f"{SELECT}{where} ORDER BY name, games",
+                                   () if name is None else (name,)).fetchall()
+        return grouped(rows)
 
     def schema_version(self) -> int:
         with self.lock:

@@ -1,6 +1,9 @@
 """Rating snapshots, so that a bot's rating over time can be drawn: every so many games or
-seconds while an event or a ladder runs, one row per bot in the event's SQLite file (table
-``rating_snapshots``, made by this module when it first writes).
+seconds while an event or a ladder runs, one row per bot in the event's database (table
+``rating_snapshots``: in an SQLite file made by this module when it first writes, in
+PostgreSQL by a schema migration of :mod:`arena.events.pg_storage`).  Both backends write and
+read them through the storage interface (``add_snapshot``, ``snapshots``: see
+:class:`~arena.events.storage.Storage`), with the rows and grouping of this module.
 
 A row: when it was taken (``taken_at``, seconds since the epoch, UTC), how many games the live
 rating had taken in then (``games``, aborted ones too: the stored games' count), the bot's
@@ -12,8 +15,8 @@ interval's ends when the fit gave none (thin data).  A snapshot is keyed by its 
 name: taken again at the same count (a fit after a live-only snapshot), it replaces the first.
 
 When to take one is a pure policy (:class:`SnapshotPolicy`, time as an input); writing is
-plain blocking SQLite (an event loop calls it in a thread or another process); reading
-(:func:`history`) opens the file read-only and never makes the table.
+blocking (an event loop calls it in a thread or another process); reading an SQLite file
+(:func:`history`) opens it read-only and never makes the table.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 import attrs
 
@@ -68,42 +72,78 @@ class Snapshot:
     high: float | None = None
 
 
+#: A stored row: the table's columns in order.
+Row = tuple[int, str, float, float, float, float | None, float | None, float | None]
+
+
+def snapshot_rows(taken_at: float, games: int, live: Sequence[LiveRow],
+                  fitted: Mapping[str, Fitted] | None = None) -> list[Row]:
+    """One snapshot's rows: every bot of the live ranking, with the fit's numbers of those it
+    has."""
+    fit = fitted or {}
+    return [(games, row.name, taken_at, row.mean, row.uncertainty,
+             *fit.get(row.name, (None, None, None))) for row in live]
+
+
+def grouped(rows: Sequence[Sequence[Any]]) -> dict[str, list[Snapshot]]:
+    """Rows of (name, taken_at, games, mean, uncertainty, elo, low, high), ordered by name and
+    games, as each bot's snapshots."""
+    found: dict[str, list[Snapshot]] = {}
+    for bot, *values in rows:
+        found.setdefault(str(bot), []).append(Snapshot(*values))
+    return found
+
+
+#: What a reading selects, for :func:`grouped` (then ``WHERE``, ``ORDER BY name, games``).
+SELECT = "SELECT name, taken_at, games, mean, uncertainty, elo, low, high FROM rating_snapshots"
+
+
+def sqlite_add(db: sqlite3.Connection, rows: Sequence[Row]) -> None:
+    """Store rows in an open SQLite database (the table made if missing), in one
+    transaction."""
+    with db:
+        db.executescript(SCHEMA)
+        db.executemany("INSERT OR REPLACE INTO rating_snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       rows)
+
+
+def sqlite_history(db: sqlite3.Connection, name: str | None = None) -> dict[str, list[Snapshot]]:
+    """Each bot's snapshots (or only ``name``'s) of an open SQLite database; never makes the
+    table."""
+    held = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                      "name = 'rating_snapshots'").fetchone()
+    if not held:
+        return {}
+    return grouped(db.execute(f"{SELECT} WHERE ?1 IS NULL OR name = ?1 ORDER BY name, games",
+                              (name,)).fetchall())
+
+
 def write_snapshot(path: Path, taken_at: float, games: int, live: Sequence[LiveRow],
                    fitted: Mapping[str, Fitted] | None = None) -> None:
-    """Store one snapshot: every bot of the live ranking, with the fit's numbers of those it
-    has.  Blocking (SQLite's commit)."""
-    fit = fitted or {}
+    """Store one snapshot in an SQLite file.  Blocking (SQLite's commit)."""
     db = sqlite3.connect(path, timeout=30)
     try:
-        with db:
-            db.executescript(SCHEMA)
-            db.executemany(
-                "INSERT OR REPLACE INTO rating_snapshots VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(games, row.name, taken_at, row.mean, row.uncertainty,
-                  *fit.get(row.name, (None, None, None))) for row in live])
+        sqlite_add(db, snapshot_rows(taken_at, games, live, fitted))
     finally:
         db.close()
 
 
 def history(path: Path, name: str | None = None) -> dict[str, list[Snapshot]]:
-    """Each bot's snapshots (or only ``name``'s), oldest first; bots by name.  Empty when the
-    file has none.  Read-only."""
+    """Each bot's snapshots in an SQLite file (or only ``name``'s), oldest first; bots by
+    name.  Empty when the file has none.  Read-only."""
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
-        held = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                          "name = 'rating_snapshots'").fetchone()
-        if not held:
-            return {}
-        rows = db.execute(
-            "SELECT name, taken_at, games, mean, uncertainty, elo, low, high "
-            "FROM rating_snapshots WHERE ?1 IS NULL OR name = ?1 ORDER BY name, games",
-            (name,)).fetchall()
+        return sqlite_history(db, name)
     finally:
         db.close()
-    found: dict[str, list[Snapshot]] = {}
-    for bot, *values in rows:
-        found.setdefault(bot, []).append(Snapshot(*values))
-    return found
+
+
+class SnapshotReader(Protocol):
+    @property
+    def path(self) -> object:
+        """What messages call the database."""
+
+    def snapshots(self, name: str | None = None) -> dict[str, list[Snapshot]]: ...
 
 
 def format_history(found: Mapping[str, Sequence[Snapshot]]) -> str:
@@ -122,16 +162,17 @@ def format_history(found: Mapping[str, Sequence[Snapshot]]) -> str:
     return "\n".join(lines)
 
 
-def history_report(path: Path, name: str | None = None) -> str:
-    """What ``arena ratings --history [NAME]`` prints; a ValueError for a name with no
-    snapshots (saying which bots have some)."""
-    found = history(path, name)
+def history_report(storage: SnapshotReader, name: str | None = None) -> str:
+    """What ``arena ratings --history [NAME]`` prints of an event's storage (either backend);
+    a ValueError for a name with no snapshots (saying which bots have some)."""
+    found = storage.snapshots(name)
     if found:
         return format_history(found)
+    where = storage.path
     if name is None:
-        return (f"{path}: no rating snapshots yet (they are taken while an event or a "
+        return (f"{where}: no rating snapshots yet (they are taken while an event or a "
                 "ladder runs)")
-    bots = sorted(history(path))
+    bots = sorted(storage.snapshots())
     raise ValueError(f"no rating snapshots of {name!r}"
                      + (f"; the bots with some: {', '.join(bots)}" if bots else
-                        f" (none in {path} yet)"))
+                        f" (none in {where} yet)"))

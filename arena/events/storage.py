@@ -33,6 +33,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.events.live_rating import LiveRow
+from arena.events.snapshots import Fitted, Snapshot, snapshot_rows, sqlite_add, sqlite_history
 from arena.gameplay.records import GameRecord, PlannedTable
 
 SCHEMA = """
@@ -75,6 +77,24 @@ class Storage(Protocol):
         """The stored games in schedule order."""
 
     def close(self) -> None: ...
+
+
+class SnapshotStore(Protocol):
+    """What both backends also keep: rating snapshots (``arena.events.snapshots``), written
+    and read by an event's live board, a ladder and the web pages; a tournament's own storage
+    (a worker's queue) need not."""
+
+    def add_snapshot(self, taken_at: float, games: int, live: Sequence[LiveRow],
+                     fitted: Mapping[str, Fitted] | None = None) -> None:
+        """Store a rating snapshot: one row per bot of ``live`` (with the fit's numbers of
+        those ``fitted`` has), replacing one taken at the same game count."""
+
+    def snapshots(self, name: str | None = None) -> dict[str, list[Snapshot]]:
+        """Each bot's rating snapshots (or only ``name``'s), oldest first."""
+
+
+class EventStorage(Storage, SnapshotStore, Protocol):
+    """An event's (or a ladder's) database: either backend."""
 
 
 class SqliteStorage:
@@ -124,6 +144,15 @@ class SqliteStorage:
             "SELECT planned, set_index, rotation, seed, entrants, scores, ranks, aborted, "
             "defaults, errors, rounds, game_id, log_path, seconds FROM games ORDER BY planned")
         return (stored_record(row, names) for row in rows)
+
+    def add_snapshot(self, taken_at: float, games: int, live: Sequence[LiveRow],
+                     fitted: Mapping[str, Fitted] | None = None) -> None:
+        with self.lock:
+            sqlite_add(self.db, snapshot_rows(taken_at, games, live, fitted))
+
+    def snapshots(self, name: str | None = None) -> dict[str, list[Snapshot]]:
+        """(The table is made by the first snapshot written: reading never makes it.)"""
+        return sqlite_history(self.db, name)
 
     def schema_version(self) -> int:
         return version_of(self.db)

@@ -10,9 +10,11 @@ prints what it prints.  (Before, the loop read every stored game itself and fitt
 thread of its own process: at 50 bots and 2,000 sets that took most of the loop; measured by
 ``benchmarks/live_leaderboard_cost.py``.)
 
-Rating snapshots (``arena.events.snapshots``) are taken by the same two: the live rating's as
-the :class:`~arena.events.snapshots.SnapshotPolicy` says (written in a worker thread), and one
-with the batch fit's numbers by the fit's process each time it runs.  A ladder (``arena serve
+Rating snapshots (``arena.events.snapshots``) are taken by the same two, in the event's
+database (an SQLite file or PostgreSQL, through the storage interface): the live rating's as
+the :class:`~arena.events.snapshots.SnapshotPolicy` says (written in a worker thread; a write
+that fails is said in a line, the event goes on), and one with the batch fit's numbers by the
+fit's process each time it runs.  A ladder (``arena serve
 --db``) runs the same fit's process every :data:`LADDER_FIT_EVERY` seconds
 (:func:`fit_periodically`) for its snapshots, printing nothing.
 """
@@ -22,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -33,7 +34,9 @@ from typing import Any
 import trio
 
 from arena.events.live_rating import LiveRating, LiveRow, format_ranking
-from arena.events.snapshots import SnapshotPolicy, write_snapshot
+from arena.events.pg_open import STORAGE_ERRORS, add_snapshot
+from arena.events.pg_storage import redacted
+from arena.events.snapshots import SnapshotPolicy
 from arena.gameplay.records import GameRecord
 
 #: Rows of the live ranking printed above the batch fit's table.
@@ -70,6 +73,8 @@ class LiveBoard:
             self.live.add(game)
         self.last_games, self.last_time = self.live.seen, clock()
         self.queue, self.queued = trio.open_memory_channel[Snapshot](QUEUED_SNAPSHOTS)
+        #: What messages call the database (a URL without its password).
+        self.where = redacted(db) if isinstance(db, str) else str(db)
 
     def game_over(self, game: GameRecord) -> None:
         """One more game stored: into the live rating; a snapshot queued when one is due."""
@@ -100,11 +105,20 @@ class LiveBoard:
     async def write_snapshots(self) -> None:
         """Write the queued live-only snapshots, one at a time in a worker thread, until the
         queue is closed (:meth:`close`)."""
+        failed = ""
         async with self.queued:
             async for taken_at, games, rows in self.queued:
-                if isinstance(self.db, Path):  # snapshots live in SQLite files only
-                    await trio.to_thread.run_sync(write_snapshot, self.db, taken_at, games,
-                                                  rows)
+                try:
+                    await trio.to_thread.run_sync(add_snapshot, self.db, taken_at, games, rows)
+                except STORAGE_ERRORS as exc:  # said once; the next one comes soon
+                    problem = str(exc).strip().splitlines()[0] if str(exc).strip() else \
+                        type(exc).__name__
+                    if problem != failed:
+                        self.echo(f"arena: no rating snapshot in {self.where}: {problem}",
+                                  err=True)
+                    failed = problem
+                else:
+                    failed = ""
 
     def close(self) -> None:
         """No more snapshots: the writer ends once it has written the queued ones."""
@@ -125,13 +139,11 @@ class LiveBoard:
     def final_snapshot(self, fitted_rows: Sequence[Any]) -> None:
         """A last snapshot with the final leaderboard's rows (after the loop: blocking); a
         line if it cannot be written."""
-        if not isinstance(self.db, Path):
-            return  # snapshots live in SQLite files only
         try:
-            write_snapshot(self.db, self.clock(), self.live.seen, self.ranking(),
-                           {row.name: (row.elo, row.low, row.high) for row in fitted_rows})
-        except (sqlite3.Error, OSError) as exc:
-            self.echo(f"arena: no final rating snapshot in {self.db}: {exc}", err=True)
+            add_snapshot(self.db, self.clock(), self.live.seen, self.ranking(),
+                         {row.name: (row.elo, row.low, row.high) for row in fitted_rows})
+        except STORAGE_ERRORS as exc:
+            self.echo(f"arena: no final rating snapshot in {self.where}: {exc}", err=True)
 
 
 def fit_request(db: Path | str, live: LiveRating, rows: Sequence[LiveRow], taken_at: float,
@@ -162,7 +174,7 @@ def fit_failure(done: subprocess.CompletedProcess[bytes]) -> str:
             + (f": {why[-1]}" if why else ""))
 
 
-async def fit_periodically(db: Path, live: LiveRating, *, every: float = LADDER_FIT_EVERY,
+async def fit_periodically(db: Path | str, live: LiveRating, *, every: float = LADDER_FIT_EVERY,
                            report: Callable[[str | None], None],
                            clock: Callable[[], float] = time.time, seed: object = 0,
                            resamples: int = 100) -> None:
@@ -189,23 +201,20 @@ def fit_and_snapshot(request: dict[str, Any]) -> str:
     """In the fit's process: the event's leaderboard from its database, its snapshot written
     (with the live rows the request brought); the table to print."""
     from arena.events.leaderboard import format_table, leaderboard
-    from arena.events.live_rating import LiveRow
     from arena.events.pg_open import is_url, open_storage
 
     url = is_url(request["db"])
-    db: Path | str = request["db"] if url else Path(request["db"])
-    storage = open_storage(db)
+    storage = open_storage(request["db"] if url else Path(request["db"]))
     try:
         names = [name for name, _ in storage.entrants()]
         rows = leaderboard(names, storage.games(), resamples=request["resamples"],
                            seed=request["seed"])
+        live = [LiveRow(place, name, mean, uncertainty, games) for place, (
+            name, mean, uncertainty, games) in enumerate(request["live"], start=1)]
+        storage.add_snapshot(request["taken_at"], request["games"], live,
+                             {row.name: (row.elo, row.low, row.high) for row in rows})
     finally:
         storage.close()
-    live = [LiveRow(place, name, mean, uncertainty, games) for place, (
-        name, mean, uncertainty, games) in enumerate(request["live"], start=1)]
-    if isinstance(db, Path):  # snapshots live in SQLite files only
-        write_snapshot(db, request["taken_at"], request["games"], live,
-                       {row.name: (row.elo, row.low, row.high) for row in rows})
     return format_table(rows)
 
 

@@ -2,29 +2,28 @@
 
 Two sources, chosen in :func:`rating_history`:
 
-- **snapshots**: an SQLite file that holds rating snapshots (``arena.events.snapshots``: a
-  ladder takes them as it runs, an event while it runs) gives the history as it was published:
-  one point per snapshot and bot, at the games stored then.  A snapshot that came with the
-  batch fit gives its Elo and 95 % interval (no band while the fit had too little data); a
-  live-only one gives the live rating (openskill, on the Elo scale) with a band of
-  :data:`LIVE_BAND` standard deviations either side (its own 95 %), and the point says so
-  (``kind``: ``"fit"`` or ``"live"``).  Bots are matched by name;
-- **computed**: otherwise (no snapshots, or a PostgreSQL database: snapshots live in SQLite
-  files only) the stored games, in schedule order (the order they were played in), are cut at
-  :data:`POINTS` evenly spaced points and the leaderboard is fitted on each prefix (with a
-  small bootstrap, :data:`RESAMPLES`, for the band): what the leaderboard would have said then.
+- **snapshots**: a database (an SQLite file or PostgreSQL) that holds rating snapshots
+  (``arena.events.snapshots``: a ladder takes them as it runs, an event while it runs) gives
+  the history as it was published: one point per snapshot and bot, at the games stored then.
+  A snapshot that came with the batch fit gives its Elo and 95 % interval (no band while the
+  fit had too little data); a live-only one gives the live rating (openskill, on the Elo
+  scale) with a band of :data:`LIVE_BAND` standard deviations either side (its own 95 %), and
+  the point says so (``kind``: ``"fit"`` or ``"live"``).  Bots are matched by name;
+- **computed**: otherwise (no snapshots, or a storage that keeps none) the stored games, in
+  schedule order (the order they were played in), are cut at :data:`POINTS` evenly spaced
+  points and the leaderboard is fitted on each prefix (with a small bootstrap,
+  :data:`RESAMPLES`, for the band): what the leaderboard would have said then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import attrs
 
 from arena.events.leaderboard import leaderboard
-from arena.events.snapshots import Snapshot, history
+from arena.events.snapshots import Snapshot
 from arena.gameplay.records import GameRecord
 
 #: Points of a computed history (prefixes of the games).
@@ -52,12 +51,11 @@ class History:
 
 def rating_history(storage: Any, names: Sequence[str], games: Sequence[GameRecord], *,
                    seed: object = 0) -> History:
-    """The snapshots of ``storage``'s SQLite file when it has some, else computed."""
-    path = getattr(storage, "path", None)
-    if isinstance(path, Path):
-        found = history(path)
-        if found:
-            return from_snapshots(found, names)
+    """The snapshots ``storage`` holds when it has some, else computed."""
+    snapshots = getattr(storage, "snapshots", None)
+    found = snapshots() if snapshots is not None else {}
+    if found:
+        return from_snapshots(found, names)
     return computed_history(names, games, seed=seed)
 
 

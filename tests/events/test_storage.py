@@ -11,7 +11,6 @@ from pathlib import Path
 import attrs
 import pytest
 
-from arena.events.pg_open import open_storage
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
 
@@ -29,28 +28,6 @@ def game(planned, entrants=(0, 1, 2), ranks=(1, 2, 3), set_index=0, aborted=None
         winners=tuple(seat for seat, rank in enumerate(ranks) if rank == 1), aborted=aborted,
         defaults=(0, 0, 1), errors=(0, 0, 0), rounds=3, log_path=None, seconds=0.5,
         tag=PlannedTable(planned, set_index, planned, entrants, "s"))
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def storage_at(request, tmp_path):
-    """``storage_at(name)``: the storage of the event database ``name`` (the same name opens the
-    same database again), of the test's backend."""
-    databases: dict[str, str] = {}
-    opened = []
-
-    def at(name: str):
-        if request.param == "sqlite":
-            storage = open_storage(tmp_path / name)
-        else:
-            if name not in databases:
-                databases[name] = request.getfixturevalue("pg_server").new_database()
-            storage = open_storage(databases[name])
-        opened.append(storage)
-        return storage
-
-    yield at
-    for storage in opened:
-        storage.close()
 
 
 def test_games_are_stored_once_and_read_back(storage_at):
