@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from arena.cli.worker import Database, open_event_storage
 from arena.events.schedule import Format
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
@@ -40,14 +41,14 @@ from arena.launch.options import (
 @click.option("--max-sets", type=click.IntRange(min=2), default=1000, show_default=True,
               help="Stop undecided after this many duplicate sets.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("arena-sprt.db"), show_default=True)
+@click.option("--db", type=Database(), default=Path("arena-sprt.db"), show_default=True,
+              help="The test's SQLite database, or a PostgreSQL URL (postgresql://...).")
 @bot_launch_options
 def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
          bot_commands: tuple[str, ...], field_command: str,
          elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
-         db: Path, stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
+         db: Path | str, stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
          **flags: Any) -> None:
     """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
     (A, B and the field at every table, every seating of one seed); stop as soon as the
@@ -56,7 +57,6 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     command run again with the same --db continues a stopped test where it stopped."""
     from arena.events.settings import EventSettings
     from arena.events.sprt import SprtWatch
-    from arena.events.storage import SqliteStorage
     from arena.launch.event_run import play_sprt, sprt_verdict
     from arena.launch.runner import plan_bots
     from arena.launch.tournament import Tournament
@@ -79,15 +79,15 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         planned = settings.planned(len(bots))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    storage = SqliteStorage(db)
+    storage = open_event_storage(db)
     thresholds = dict(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
-    settings = stored_sprt(storage, db, settings, bots, thresholds, seed_given=seed is not None)
+    settings = stored_sprt(storage, settings, bots, thresholds, seed_given=seed is not None)
     watch = SprtWatch(len(planned) // max_sets, **thresholds)
     try:
         ensure_writable(log_dir)  # a line, not a traceback out of the event's nursery
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
-    if resume_sprt(storage, db, watch, log_dir, settings, planned):
+    if resume_sprt(storage, watch, log_dir, settings, planned):
         sys.exit(sprt_verdict(watch, [bot.name for bot in bots], None, False, click.echo))
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
@@ -103,11 +103,12 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     sys.exit(status)
 
 
-def stored_sprt(storage: Any, db: Path, settings: Any, bots: list[Any],
+def stored_sprt(storage: Any, settings: Any, bots: list[Any],
                 thresholds: dict[str, float], *, seed_given: bool) -> Any:
-    """The test's settings: a new test is written to --db; a test stored there already is
-    continued if the command is the same (its stored seed unless --seed is given), and a
-    usage error says what differs otherwise."""
+    """The test's settings: a new test is written to --db (a file or PostgreSQL); a test
+    stored there already is continued if the command is the same (its stored seed unless
+    --seed is given), and a usage error says what differs otherwise."""
+    db = storage.path  # what messages call it (a URL without its password)
     import attrs
 
     from arena.events.settings import EventSettings
@@ -135,7 +136,7 @@ def stored_sprt(storage: Any, db: Path, settings: Any, bots: list[Any],
     return settings
 
 
-def resume_sprt(storage: Any, db: Path, watch: Any, log_dir: Path, settings: Any,
+def resume_sprt(storage: Any, watch: Any, log_dir: Path, settings: Any,
                 planned: list[Any]) -> bool:
     """Feed the test the games --db holds already (in schedule order: the verdict is the one
     an uninterrupted run reaches) and say so; True when there is nothing left to play (the
@@ -148,6 +149,6 @@ def resume_sprt(storage: Any, db: Path, watch: Any, log_dir: Path, settings: Any
     if log_dir.is_dir():  # the stopped run's unfinished logs: those games are played again
         remove_stale_parts(log_dir, settings.game, {table.seed for table in planned})
     sets = watch.state.sets if watch.state is not None else 0
-    click.echo(f"arena: continuing the SPRT stored in {db}: {len(stored)} games stored, "
-               f"{sets} set(s) read")
+    click.echo(f"arena: continuing the SPRT stored in {storage.path}: {len(stored)} games "
+               f"stored, {sets} set(s) read")
     return watch.decided or len(stored) >= len(planned)

@@ -1,7 +1,8 @@
 """``arena sprt`` resumes: the same command run again with the same --db continues a test that
 SIGTERM stopped, and reaches the verdict an uninterrupted run reaches.  First with a stand-in
 tournament that plays scripted games and stores them (fast, exact), then through the real
-command line with real bots."""
+command line with real bots; each on both backends (an SQLite file, and a database of a real
+PostgreSQL server: tests/pg_fixture.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import trio
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.events.pg_open import open_storage
 from arena.gameplay.records import GameRecord
 from arena.launch.tournament import TournamentReport
 from tests.helpers import stand_in_tournament
@@ -73,11 +75,28 @@ def storing_tournament(signal_after: int | None = None) -> type:
     return Storing
 
 
-def sprt(monkeypatch: pytest.MonkeyPatch, db: Path, stand_in: type, *extra: str) -> Any:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_at(request, tmp_path):
+    """``db_at(name)``: the --db of the test's backend (a file, or a fresh database's URL; the
+    same name gives the same one)."""
+    made: dict[str, str] = {}
+
+    def at(name: str) -> str:
+        if name not in made:
+            made[name] = (str(tmp_path / name) if request.param == "sqlite" else
+                          request.getfixturevalue("pg_server").new_database())
+        return made[name]
+
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.chdir(tmp_path)  # the stand-in's --log-dir (it writes no log) goes here
+    return at
+
+
+def sprt(monkeypatch: pytest.MonkeyPatch, db: str, stand_in: type, *extra: str) -> Any:
     stand_in_tournament(monkeypatch, stand_in)
     return CliRunner().invoke(main, [
         "sprt", "--game", "chochlik", "--bot", "a=random", "--bot", "b=random",
-        "--field", "random", "--db", str(db), "--log-dir", str(db.parent / "logs"), *extra])
+        "--field", "random", "--db", db, "--log-dir", "logs", *extra])
 
 
 def verdict(output: str) -> list[str]:
@@ -85,12 +104,12 @@ def verdict(output: str) -> list[str]:
             if line.startswith(("H1", "H0", "undecided", "a against b"))]
 
 
-def test_a_stopped_test_continues_to_the_uninterrupted_verdict(monkeypatch, tmp_path):
-    whole = sprt(monkeypatch, tmp_path / "whole.db", storing_tournament(), "--seed", "7")
+def test_a_stopped_test_continues_to_the_uninterrupted_verdict(monkeypatch, db_at):
+    whole = sprt(monkeypatch, db_at("whole.db"), storing_tournament(), "--seed", "7")
     assert whole.exit_code == 0, whole.output
     assert "over 23 sets" in whole.output, whole.output
 
-    db = tmp_path / "stopped.db"
+    db = db_at("stopped.db")
     first = sprt(monkeypatch, db, storing_tournament(signal_after=40))  # no --seed: stored
     assert first.exit_code == 130, first.output
     assert "interrupted after 6 set(s), undecided" in first.output
@@ -105,17 +124,22 @@ def test_a_stopped_test_continues_to_the_uninterrupted_verdict(monkeypatch, tmp_
     assert re.search(r"^sets 16: ", third.output, re.M), third.output  # where it stopped
     again = sprt(monkeypatch, db, storing_tournament())  # decided: nothing more to play
 
-    seeded = sprt(monkeypatch, tmp_path / "seeded.db", storing_tournament(signal_after=40),
+    seeded = sprt(monkeypatch, db_at("seeded.db"), storing_tournament(signal_after=40),
                   "--seed", "7")
-    resumed = sprt(monkeypatch, tmp_path / "seeded.db", storing_tournament(), "--seed", "7")
+    resumed = sprt(monkeypatch, db_at("seeded.db"), storing_tournament(), "--seed", "7")
     for run in (third, again, resumed):
         assert run.exit_code == 0, run.output
         assert verdict(run.output) == verdict(whole.output), run.output
     assert seeded.exit_code == 130
+    stored = [open_storage(name) for name in (db_at("whole.db"), db, db_at("seeded.db"))]
+    played = [[game.planned for game in storage.games()] for storage in stored]
+    assert played[0] and played[1] == played[2] == played[0]  # in --db, whichever backend
+    for storage in stored:
+        storage.close()
 
 
-def test_another_command_on_a_stored_test_is_refused(monkeypatch, tmp_path):
-    db = tmp_path / "s.db"
+def test_another_command_on_a_stored_test_is_refused(monkeypatch, db_at):
+    db = db_at("s.db")
     assert sprt(monkeypatch, db, storing_tournament(signal_after=10)).exit_code == 130
     other = sprt(monkeypatch, db, storing_tournament(), "--elo1", "30", "--max-sets", "50")
     assert other.exit_code == 2
@@ -125,11 +149,12 @@ def test_another_command_on_a_stored_test_is_refused(monkeypatch, tmp_path):
     assert seed.exit_code == 2 and "(its seed differ)" in seed.output
 
 
-def test_sigterm_then_the_same_command_continues_through_the_command_line(tmp_path):
+def test_sigterm_then_the_same_command_continues_through_the_command_line(tmp_path, db_at):
     """Real bots over TCP: stopped by SIGTERM once a set is read, run again, it goes on."""
+    db = db_at("s.db")
     command = [sys.executable, "-m", "arena", "sprt", "--game", "chochlik", "--hands", "1",
                "--bot", "a=random", "--bot", "b=random", "--field", "random",
-               "--max-sets", "3", "--db", str(tmp_path / "s.db"),
+               "--max-sets", "3", "--db", db,
                "--log-dir", str(tmp_path / "logs")]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -139,7 +164,7 @@ def test_sigterm_then_the_same_command_continues_through_the_command_line(tmp_pa
         first.send_signal(signal.SIGTERM)
         rest = lines.rest()
         assert first.wait(timeout=60) == 130, lines.seen + rest
-    stored = re.escape(str(tmp_path / "s.db"))
+    stored = re.escape(db)
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert again.returncode in (0, 3, 4), again.stdout + again.stderr
     found = re.search(rf"continuing the SPRT stored in {stored}: (\d+) games stored, "
