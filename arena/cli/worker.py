@@ -42,8 +42,8 @@ class Database(click.ParamType):
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
               help="Tables played at once on this host.")
 @click.option("--batch", type=click.IntRange(min=1), default=None,
-              help="Tables claimed at once (default: 4 x --concurrency); the bots are "
-                   "started once per batch.")
+              help="Tables claimed at once (default: 4 x --concurrency); the next batch "
+                   "is claimed as this one runs out, played by the same bots.")
 @click.option("--lease", "lease_seconds", type=click.FloatRange(min=1), default=30.0,
               show_default=True,
               help="Seconds a claim holds without a heartbeat (renewed every third of it); "

@@ -10,6 +10,7 @@ import shutil
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -58,6 +59,9 @@ class BotRun:
     deaths: int = 0
     restarts: int = 0
     excluded: bool = False
+    #: Its process while it runs (the runner sets it; ``arena worker`` recycles a bot that
+    #: left its connection while its process runs).
+    process: Any = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def status(self) -> str:

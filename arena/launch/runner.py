@@ -243,7 +243,7 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                 if not how.uses_stdio:
                     binding.expect(run.token)
                 process = await launch(run, port, how, private, confined)
-                processes[slot[id(run)]] = process
+                processes[slot[id(run)]] = run.process = process
                 if how.uses_stdio:
                     assert process.stdin is not None and process.stdout is not None
                     nursery.start_soon(functools.partial(

@@ -145,13 +145,16 @@ class Tournament:
                  registry: Mapping[str, str] | None = None,
                  host: str = "127.0.0.1", port: int = 0, compress_logs: bool = True,
                  on_game_finished: Callable[[GameRecord], None] | None = None,
-                 restarts: Restarts | None = None) -> None:
+                 restarts: Restarts | None = None, open_ended: bool = False,
+                 expect: Sequence[PlannedTable] = ()) -> None:
         """``registry``: registered names and tokens, for the entrants that connect by
         themselves (``NAME=@remote``) to ``host``:``port``; each plays one table at a time.
         ``on_game_over`` hears of each game once it is stored; ``on_game_finished`` as it ends,
         before it is stored and before the next table is seated (a :meth:`drain` there starts
         no other game).  ``restarts``: how bots that die mid-event are started again
-        (:mod:`arena.launch.restarts`; default :class:`Restarts`)."""
+        (:mod:`arena.launch.restarts`; default :class:`Restarts`).  ``open_ended``: more
+        tables may come (:meth:`add_tables`, until :meth:`no_more_tables`), among ``expect``
+        (the bots started are enough for those too)."""
         self.spec, self.options, self.bots = spec, options, list(bots)
         self.launch = launch if launch is not None else BotLaunch()
         self.storage = storage
@@ -161,7 +164,7 @@ class Tournament:
         self.on_game_over = on_game_over
         self.on_game_finished = on_game_finished
         self._finished: trio.MemorySendChannel[GameRecord] | None = None
-        counts = instances_needed(self.todo, len(self.bots), concurrency)
+        counts = instances_needed([*self.todo, *expect], len(self.bots), concurrency)
         tokens = {name.casefold(): token for name, token in (registry or {}).items()}
         self.instances = []
         for entrant, count in enumerate(counts):
@@ -178,7 +181,7 @@ class Tournament:
                          else Restarts(connect_timeout=connect_timeout))
         self.seating = RestartingSeating(self.todo, [bot.name for bot in self.bots],
                                         self.instances, concurrency,
-                                        connect_timeout=connect_timeout)
+                                        connect_timeout=connect_timeout, open_ended=open_ended)
         config = ServerConfig(spec=spec, options=options, host=host, port=port,
                               move_timeout=move_timeout, reaction_timeout=reaction_timeout,
                               time_bank=time_bank, log_dir=log_dir,
@@ -194,6 +197,37 @@ class Tournament:
         self.stopped_by: list[str] = []  # the bots that ended before they connected
         self.played = 0
         self.timeouts: dict[int, list[int]] = {}  # see TournamentReport.timeouts
+        self.restart_book = RestartBook(self.restarts)
+        self.runs: list[BotRun] = []  # the launched bots, once run() started them
+
+    def add_tables(self, planned: Sequence[PlannedTable]) -> None:
+        """More tables to play with the same bots (``open_ended``), as a new batch: each bot
+        has its restarts again (as a new event would give it), and an instance that left its
+        connection while its process runs (it misbehaved, or gave up) is started again."""
+        self.todo.extend(planned)
+        self.restart_book.used.clear()
+        self.recycle_strays()
+        self.server.hall.seat(self.seating.add(planned))
+
+    def no_more_tables(self) -> None:
+        """The tables given are all there are: the event ends once they are played."""
+        self.seating.close()
+        self.server.hall.seat([])  # done now, if nothing is left to play
+
+    def waiting(self) -> int:
+        """Tables given and not started yet."""
+        return len(self.seating.pending)
+
+    def recycle_strays(self) -> None:
+        """Stop each bot that connected, left, and still runs: the runner starts it again
+        (:mod:`arena.launch.restarts`), as it would a bot that died."""
+        ever = self.server.statistics().seating.ever_connected
+        live = {session.token for session in self.server.sessions}
+        for run in self.runs:
+            process = run.process
+            if (process is not None and process.returncode is None and run.token in ever
+                    and run.token not in live):
+                process.kill()
 
     def drain(self) -> None:
         """Start no more games; the running ones finish and are stored."""
@@ -284,12 +318,13 @@ class Tournament:
                        output_dir / f"{self.server.run_id}-{self.bots[instance.entrant].name}"
                                     f"-{i}.txt")
                 for i, instance in enumerate(self.instances)]
+        self.runs = runs
         self._finished, finished = trio.open_memory_channel[GameRecord](math.inf)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._store, finished)
             with self._finished:  # closed when the games are over: the last ones get stored
                 await serve_with_bots(self.server, runs, ErrorCode.EVENT_OVER, self.launch,
-                                      restarts=RestartBook(self.restarts))
+                                      restarts=self.restart_book)
         stored = {game.planned for game in self.storage.games()}
         remaining = sum(table.index not in stored for table in self.todo)
         failures = [f"stopped the event: bot {name} ended before it connected (its output is "

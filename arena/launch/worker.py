@@ -12,6 +12,15 @@ not counted: another worker plays that table.  When every open table is held by 
 workers, it waits until the queue changes (LISTEN: a game stored, tables given back) or the
 first of their leases may expire, and claims again.
 
+The bots are started once and kept across batches (one tournament whose seating takes each
+new batch as it is claimed: the next is claimed when fewer tables than ``concurrency`` wait)
+unless the event needs more than :data:`KEEP_BOTS_AT_MOST` bot processes (every entrant's
+instances for ``concurrency`` tables: a big field), then once per batch, for the batch's
+entrants only.  Kept bots are safe to keep: a bot whose process ends is started again at once
+(:mod:`arena.launch.restarts`, its restarts renewed with each batch, as each batch had its own
+before), and at each new batch a bot that left its connection while its process runs (it
+misbehaved: the server closed it, or it gave up) is stopped and started again.
+
 A first Ctrl-C (or SIGTERM) drains: the running games finish and are stored, the batch's other
 tables are given back; a second stops at once (the running games are played again by whoever
 claims them after the lease expires).
@@ -31,7 +40,7 @@ import trio
 
 from arena.events.pg_queue import WorkQueue
 from arena.events.schedule import PlannedTable
-from arena.events.settings import EventSettings
+from arena.events.settings import EventSettings, instances_needed
 from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord
 from arena.games import get_game
@@ -39,6 +48,10 @@ from arena.launch.runner import BotLaunch, BotRun, BotSpec
 from arena.launch.tournament import Tournament
 
 Echo = Callable[..., None]
+
+#: Bot processes an event may need (every entrant's, for ``concurrency`` tables) for a worker
+#: to keep them running across batches; more are started per batch, for its entrants only.
+KEEP_BOTS_AT_MOST = 64
 
 
 class QueueStorage:
@@ -113,6 +126,10 @@ class EventWorker:
         self.report = WorkerReport()
         self.current: Tournament | None = None
         self._wake = trio.Event()
+        self._ended = trio.Event()  # a game ended (the kept bots' seating may want more)
+        counts = instances_needed(list(self.planned.values()), len(self.bots), concurrency)
+        #: Whether the bots are kept across batches (see the module's doc).
+        self.keep_bots = sum(counts) <= KEEP_BOTS_AT_MOST
 
     def drain(self) -> None:
         self.report.drained = True
@@ -128,6 +145,9 @@ class EventWorker:
     async def run(self) -> WorkerReport:
         ensure_writable(self.log_dir)
         await trio.to_thread.run_sync(self.queue.register, socket.gethostname(), os.getpid())
+        # listening from now on: a game stored between a look at the queue and a wait for
+        # its change (the last table's, say) wakes the wait, instead of its whole timeout
+        await trio.to_thread.run_sync(self.queue.wait_for_change, 0.0)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.heartbeat)
             await self._play()
@@ -142,30 +162,64 @@ class EventWorker:
 
     async def _play(self) -> None:
         while not self.report.drained and not self.report.failures:
-            claimed = await trio.to_thread.run_sync(self.queue.claim, self.batch)
-            if not claimed:
-                left, expiry = await trio.to_thread.run_sync(self.queue.open_tables)
-                if not left:
-                    return  # every game is stored
-                await self._wait(min(self.wait_seconds, expiry + 0.05))
-                continue
-            self.current = Tournament(
-                self.spec, self.options, self.bots, [self.planned[i] for i in claimed],
-                self.storage, log_dir=self.log_dir, concurrency=self.concurrency,
-                move_timeout=self.settings.move_timeout,
-                reaction_timeout=self.settings.reaction_timeout,
-                time_bank=self.settings.time_bank, connect_timeout=self.connect_timeout,
-                launch=self.launch, compress_logs=self.compress_logs,
-                on_game_over=self._stored)
+            claimed = await self._claim()
+            if claimed is None:
+                return  # every game is stored, or drained
+            self.current = self._tournament(claimed, open_ended=self.keep_bots)
             if self.report.drained:
                 self.current.drain()
-            batch = await self.current.run()
+            async with trio.open_nursery() as nursery:
+                if self.keep_bots:
+                    nursery.start_soon(self._feed, self.current)
+                batch = await self.current.run()
+                nursery.cancel_scope.cancel()
             self.current = None
             self.report.runs += batch.runs
             self.report.failures += batch.failures
             self.report.failures += [line for run in batch.runs if run.failed
                                      for line in run.failure_lines()]
             await trio.to_thread.run_sync(self.queue.release)  # drained: not played
+            if self.keep_bots:
+                return  # it ran until no table was left (or it was drained, or failed)
+
+    def _tournament(self, claimed: Sequence[int], *, open_ended: bool) -> Tournament:
+        return Tournament(
+            self.spec, self.options, self.bots, [self.planned[i] for i in claimed],
+            self.storage, log_dir=self.log_dir, concurrency=self.concurrency,
+            move_timeout=self.settings.move_timeout,
+            reaction_timeout=self.settings.reaction_timeout,
+            time_bank=self.settings.time_bank, connect_timeout=self.connect_timeout,
+            launch=self.launch, compress_logs=self.compress_logs, on_game_over=self._stored,
+            on_game_finished=lambda game: self._ended.set(), open_ended=open_ended,
+            expect=list(self.planned.values()) if open_ended else ())
+
+    async def _claim(self) -> list[int] | None:
+        """The next batch of tables, waiting while others hold every open one; None when
+        every game is stored (or it was drained)."""
+        while not self.report.drained:
+            claimed = await trio.to_thread.run_sync(self.queue.claim, self.batch)
+            if claimed:
+                return claimed
+            left, expiry = await trio.to_thread.run_sync(self.queue.open_tables)
+            if not left:
+                return None
+            await self._wait(min(self.wait_seconds, expiry + 0.05))
+        return None
+
+    async def _feed(self, tournament: Tournament) -> None:
+        """The kept bots' tournament gets the next batch whenever fewer tables than
+        ``concurrency`` wait, until none is left (then it ends once they are played) or it
+        stops by itself (drained, or a bot failed past its restarts)."""
+        while not tournament.seating.draining:
+            if tournament.waiting() >= self.concurrency:
+                self._ended = trio.Event()
+                await self._ended.wait()
+                continue
+            claimed = await self._claim()
+            if claimed is None:
+                tournament.no_more_tables()
+                return
+            tournament.add_tables([self.planned[i] for i in claimed])
 
     async def _wait(self, seconds: float) -> None:
         """Until the queue changes (a game stored, tables given back: the last tables may be

@@ -32,11 +32,13 @@ class ScheduledSeating:
     seat held by an idle instance of its entrant.  Tables start in schedule order where they can;
     a table waits for idle instances of its entrants, but only for as many as are alive or still
     expected: instances given up on (they left, their processes ended, or they had not connected
-    ``connect_timeout`` seconds after :meth:`start`) leave their seats to the default policy."""
+    ``connect_timeout`` seconds after :meth:`start`) leave their seats to the default policy.
+    ``open_ended``: more tables may come (:meth:`add`, ``arena worker`` claiming batch after
+    batch with the same bots); it is not done while they may, until :meth:`close`."""
 
     def __init__(self, planned: Sequence[PlannedTable], names: Sequence[str],
                  instances: Sequence[Instance], concurrency: int,
-                 connect_timeout: float | None = None) -> None:
+                 connect_timeout: float | None = None, open_ended: bool = False) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.pending: list[PlannedTable] = list(planned)
@@ -51,6 +53,16 @@ class ScheduledSeating:
         #: Instances being started again (their process ended): tables wait for them, as for
         #: the connected, until they are back or :meth:`release` gives up on them.
         self.held: set[int] = set()
+        self.open_ended = open_ended
+
+    def add(self, planned: Sequence[PlannedTable]) -> list[SeatedTable]:
+        """More tables to play, after those given; the ones that can start now."""
+        self.pending.extend(planned)
+        return self._next()
+
+    def close(self) -> None:
+        """No more tables will come: done once the ones given are played."""
+        self.open_ended = False
 
     def start(self, now: float) -> list[SeatedTable]:
         self.book.start(now)
@@ -118,7 +130,7 @@ class ScheduledSeating:
 
     @property
     def done(self) -> bool:
-        return self.running == 0 and (not self.pending or self.draining)
+        return self.running == 0 and (self.draining or not (self.pending or self.open_ended))
 
     def statistics(self) -> SeatingStatistics:
         return self.book.statistics(self.started, self.running, self.done)
