@@ -27,10 +27,9 @@ from arena.cli.worker import Database
 def web(db: Path | str, logs: Path | None, host: str, port: int) -> None:
     """Serve the pages of a stored event: leaderboard, each bot's page, head to head and
     replays of its games.  Read-only; Ctrl-C stops."""
-    import signal
-
     import trio
 
+    from arena.edge.signals import run_stoppable
     from arena.events.pg_open import NotAnEvent, open_existing
     from arena.web.serve import serve_pages
 
@@ -41,19 +40,17 @@ def web(db: Path | str, logs: Path | None, host: str, port: int) -> None:
     if logs is not None and not logs.is_dir():
         raise click.UsageError(f"--logs {logs}: no such folder")
 
-    async def run() -> None:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
-                address = await nursery.start(functools.partial(
-                    serve_pages, storage, host=host, port=port, logs=logs))
-                click.echo(f"arena: the pages of {db} at {address}/ ; Ctrl-C stops")
-                async for _ in signals:
-                    break
-                nursery.cancel_scope.cancel()
+    async def run(signals: trio.MemoryReceiveChannel[int]) -> None:
+        async with trio.open_nursery() as nursery:
+            address = await nursery.start(functools.partial(
+                serve_pages, storage, host=host, port=port, logs=logs))
+            click.echo(f"arena: the pages of {db} at {address}/ ; Ctrl-C stops")
+            await signals.receive()  # one more while it stops is dropped, never a traceback
+            nursery.cancel_scope.cancel()
         click.echo("arena: stopped")
 
     try:
-        trio.run(run)
+        run_stoppable(run)  # Ctrl-C and SIGTERM from before the loop until after it
     except OSError as exc:
         raise click.ClickException(f"cannot serve on {host}:{port}: {exc.strerror or exc}") \
             from None

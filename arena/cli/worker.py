@@ -60,8 +60,9 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     """Play tables of an event planned in PostgreSQL with this host's bots until none is left:
     claim a batch, play it, store each game as it ends (exactly once over all workers).  A
     first Ctrl-C finishes the running games and stops; a second stops at once."""
-    import trio
+    import functools
 
+    from arena.edge.signals import run_stoppable
     from arena.events.pg_open import NotAnEvent, StorageUnavailable, open_existing_waiting
     from arena.events.pg_queue import WorkQueue
     from arena.events.settings import EventSettings
@@ -93,7 +94,7 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
                         connect_timeout=connect_timeout, launch=launch, echo=click.echo)
     click.echo(f"arena worker {name}: {settings.game}, {len(bots)} bots, "
                f"{concurrency} table(s) at a time")
-    report = trio.run(run_worker, event)
+    report = run_stoppable(functools.partial(run_worker, event))  # no Ctrl-C lost or re-raised
     if report is None:
         sys.exit(130)
     click.echo(f"arena worker {name}: {report.played} game(s) stored"

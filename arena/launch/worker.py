@@ -29,7 +29,6 @@ claims them after the lease expires).
 from __future__ import annotations
 
 import os
-import signal
 import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -240,28 +239,31 @@ class EventWorker:
                   f"({self.report.played} by this worker)")
 
 
-async def run_worker(worker: EventWorker) -> WorkerReport | None:
-    """Play until done; a first Ctrl-C or SIGTERM drains, a second stops at once (None)."""
+async def run_worker(worker: EventWorker, signals: trio.MemoryReceiveChannel[int]
+                     ) -> WorkerReport | None:
+    """Play until done; a first Ctrl-C or SIGTERM drains, a second stops at once (None).
+    ``signals``: every SIGINT and SIGTERM, from :func:`arena.edge.signals.run_stoppable`
+    (none lost, none re-delivered as a ``KeyboardInterrupt`` while it stops)."""
     report = None
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_on_signals, worker, nursery.cancel_scope)
+        nursery.start_soon(_on_signals, worker, nursery.cancel_scope, signals)
         report = await worker.run()
         nursery.cancel_scope.cancel()
     return report
 
 
-async def _on_signals(worker: EventWorker, stop: trio.CancelScope) -> None:
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        count = 0
-        async for _ in signals:
-            count += 1
-            if count == 1:
-                worker.echo("arena worker: finishing the running games, then stopping "
-                            "(Ctrl-C again stops at once)")
-                worker.drain()
-            else:
-                worker.echo("arena worker: stopping now")
-                stop.cancel()
+async def _on_signals(worker: EventWorker, stop: trio.CancelScope,
+                      signals: trio.MemoryReceiveChannel[int]) -> None:
+    count = 0
+    async for _ in signals:
+        count += 1
+        if count == 1:
+            worker.echo("arena worker: finishing the running games, then stopping "
+                        "(Ctrl-C again stops at once)")
+            worker.drain()
+        else:
+            worker.echo("arena worker: stopping now")
+            stop.cancel()
 
 
 def local_bots(entrants: Sequence[tuple[str, str]],
