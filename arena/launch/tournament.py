@@ -219,14 +219,17 @@ class Tournament:
         return len(self.seating.pending)
 
     def recycle_strays(self) -> None:
-        """Stop each bot that connected, left, and still runs: the runner starts it again
-        (:mod:`arena.launch.restarts`), as it would a bot that died."""
+        """Stop each bot that connected, left, and still runs (not one being started again,
+        on its way back): the runner starts it again (:mod:`arena.launch.restarts`), as it
+        would a bot that died."""
         ever = self.server.statistics().seating.ever_connected
         live = {session.token for session in self.server.sessions}
+        book = self.seating.book
         for run in self.runs:
             process = run.process
             if (process is not None and process.returncode is None and run.token in ever
-                    and run.token not in live):
+                    and run.token not in live
+                    and book.index.get(run.token) not in self.seating.held):
                 process.kill()
 
     def drain(self) -> None:
