@@ -230,6 +230,14 @@ class WorkQueue:
 
         self.listen.call(wait)
 
+    def snapshot_games(self) -> int:
+        """The game count of the newest rating snapshot (0: none yet)."""
+        def newest(db: psycopg.Connection[Any]) -> int:
+            row = db.execute("SELECT coalesce(max(games), 0) FROM rating_snapshots").fetchone()
+            return int(row[0]) if row else 0
+
+        return self.work.call(newest)
+
     def finish(self, state: str) -> None:
         """Say how this worker ended (``done``, ``drained``, ``failed``)."""
         self.work.call(lambda db: db.execute(

@@ -199,7 +199,8 @@ async def fit_periodically(db: Path | str, live: LiveRating, *, every: float = L
 
 def fit_and_snapshot(request: dict[str, Any]) -> str:
     """In the fit's process: the event's leaderboard from its database, its snapshot written
-    (with the live rows the request brought); the table to print."""
+    (with the live rows the request brought, or, with none, those of a live rating of the
+    stored games in schedule order); the table to print."""
     from arena.events.leaderboard import format_table, leaderboard
     from arena.events.pg_open import is_url, open_storage
 
@@ -207,11 +208,18 @@ def fit_and_snapshot(request: dict[str, Any]) -> str:
     storage = open_storage(request["db"] if url else Path(request["db"]))
     try:
         names = [name for name, _ in storage.entrants()]
-        rows = leaderboard(names, storage.games(), resamples=request["resamples"],
+        games = storage.games()
+        rows = leaderboard(names, games, resamples=request["resamples"],
                            seed=request["seed"])
-        live = [LiveRow(place, name, mean, uncertainty, games) for place, (
-            name, mean, uncertainty, games) in enumerate(request["live"], start=1)]
-        storage.add_snapshot(request["taken_at"], request["games"], live,
+        seen, live = request["games"], [LiveRow(place, name, mean, uncertainty, played) for
+                                        place, (name, mean, uncertainty, played)
+                                        in enumerate(request["live"] or (), start=1)]
+        if request["live"] is None:  # no live rating came (arena worker): the stored games'
+            rating = LiveRating(int(storage.meta()["options"]["players"]), names)
+            for game in games:
+                rating.add(game)
+            seen, live = rating.seen, rating.ranking(names)
+        storage.add_snapshot(request["taken_at"], seen, live,
                              {row.name: (row.elo, row.low, row.high) for row in rows})
     finally:
         storage.close()

@@ -21,6 +21,9 @@ entrants only.  Kept bots are safe to keep: a bot whose process ends is started 
 before), and at each new batch a bot that left its connection while its process runs (it
 misbehaved: the server closed it, or it gave up) is stopped and started again.
 
+The worker that finds every game stored takes the event's rating snapshot (the batch fit's,
+as ``arena tournament`` takes one at its end), unless another took it already.
+
 A first Ctrl-C (or SIGTERM) drains: the running games finish and are stored, the batch's other
 tables are given back; a second stops at once (the running games are played again by whoever
 claims them after the lease expires).
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +47,7 @@ from arena.events.settings import EventSettings, instances_needed
 from arena.gameplay.gamelog import ensure_writable
 from arena.gameplay.records import GameRecord
 from arena.games import get_game
+from arena.launch.live_board import fit_failure, run_fit
 from arena.launch.runner import BotLaunch, BotRun, BotSpec
 from arena.launch.tournament import Tournament
 
@@ -51,6 +56,8 @@ Echo = Callable[..., None]
 #: Bot processes an event may need (every entrant's, for ``concurrency`` tables) for a worker
 #: to keep them running across batches; more are started per batch, for its entrants only.
 KEEP_BOTS_AT_MOST = 64
+#: Resamples of the batch fit of the rating snapshot a worker takes when the event is done.
+FINAL_RESAMPLES = 100
 
 
 class QueueStorage:
@@ -153,6 +160,8 @@ class EventWorker:
             nursery.cancel_scope.cancel()
         state = ("drained" if self.report.drained else
                  "failed" if self.report.failures else "done")
+        if state == "done":  # every game is stored
+            await self._final_snapshot()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(self.queue.release)
             await trio.to_thread.run_sync(self.queue.finish, state)
@@ -232,6 +241,24 @@ class EventWorker:
             nursery.start_soon(changed)
             await self._wake.wait()
             nursery.cancel_scope.cancel()
+
+    async def _final_snapshot(self) -> None:
+        """The event's rating snapshot with the batch fit of every stored game (in the fit's
+        process of ``arena.launch.live_board``), unless one was taken at that count already
+        (another worker's); a failure is one line, the worker's work is done anyway."""
+        taken = await trio.to_thread.run_sync(self.queue.snapshot_games)
+        if taken >= len(self.planned):
+            return
+        request = {"db": self.queue.url, "seed": self.settings.seed,
+                   "resamples": FINAL_RESAMPLES, "taken_at": time.time(), "games": None,
+                   "live": None}
+        try:
+            done = await run_fit(request)
+        except OSError as exc:
+            self.echo(f"arena worker: no rating snapshot: {exc}", err=True)
+            return
+        if done.returncode != 0:
+            self.echo(fit_failure(done), err=True)
 
     def _stored(self, game: GameRecord) -> None:
         self.report.played += 1

@@ -1,6 +1,7 @@
 """``arena worker`` processes play an event planned in PostgreSQL (``arena tournament --db URL
 --plan-only``) to the end: every planned game stored exactly once, the same games and ratings
-as one process playing the same seeds, progress by worker in ``--status``."""
+as one process playing the same seeds, progress by worker in ``--status``, and the event's
+rating snapshot taken at the end (``arena ratings --history``)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,11 @@ async def test_worker_processes_store_every_game_once_as_one_process_plays_it(
         assert by_worker[name.removeprefix("arena worker ")] == int(said.split()[0])
     shown = CliRunner().invoke(main, ["tournament", "--db", pg_url, "--status"])
     assert "6/6 games stored" in shown.output and shown.output.count(" done ") == count
+    snapshots = stored.snapshots()  # the one the worker that found every game stored took
+    assert all([(s.games, s.elo is not None) for s in snapshots[name]] == [(6, True)]
+               for name in names[:3]), snapshots
+    history = CliRunner().invoke(main, ["ratings", "--db", pg_url, "--history", "pick0"])
+    assert history.exit_code == 0 and history.output.splitlines()[1].split()[3] == "6"
 
 
 def test_a_worker_refuses_bots_it_cannot_launch_and_a_database_without_an_event(
