@@ -5,7 +5,9 @@ passes (and so which card each neighbour holds until it is played), every card p
 in order (from which the tricks, their leaders and so every seat's missing colours follow: a seat
 that did not follow the led colour has none left), the piles won, the price and the bottle's
 owner.  What it does not know: the other hands and the other Imp cards.  A world deals the unseen
-cards to them at random, respecting hand sizes, the missing colours and the passes it made.
+cards to them at random, respecting hand sizes, the missing colours and the passes it made, and
+at a table of three what the passes it received say if the others pass as the heuristic does
+(:mod:`reference_bots.boss.chochlik_passes`).
 
 Passing is the reference heuristic's rule (the three lowest cards go): a search over the passes,
 whose worlds must play the whole hand after them, chose worse at these budgets.
