@@ -152,6 +152,15 @@ class LiveRating:
         self.played = {name: int(count) for name, count in state["played"].items()}
         self.rated, self.seen = int(state["rated"]), int(state["seen"])
 
+    def copy(self) -> LiveRating:
+        """A copy to read elsewhere (another thread) while this one learns on: only its
+        dicts are copied (their ratings are replaced, never changed in place)."""
+        other = object.__new__(LiveRating)
+        other.__dict__.update(self.__dict__)
+        other.ratings, other.played = dict(self.ratings), dict(self.played)
+        other.names = list(self.names)
+        return other
+
     def take(self, other: LiveRating) -> None:
         """Become ``other`` (what it learnt), in place: who holds this one (a seating) reads
         the new ratings."""
