@@ -236,3 +236,29 @@ async def test_a_snapshots_ranking_is_made_off_the_event_loop(
         for number in range(3):
             book.game_over(record(number))
     assert [snap.games for snap in history(db)["alice"]][-1] == 3 and in_the_loop == []
+
+
+async def test_a_postgresql_ladders_stored_games_are_rated_in_a_process(
+        pg_url: str, caplog: pytest.LogCaptureFixture):
+    from arena.events.pg_registry import PgRegistry
+    from arena.events.pg_storage import PostgresStorage
+
+    with PgRegistry(pg_url) as registry:
+        registry.add("alice")
+        registry.add("bob")
+    book = LadderBook.open(pg_url, META)
+    async with book.writing():
+        for number in range(3):
+            book.game_over(record(number, ("alice", "bob")[::1 - 2 * (number % 2)]))
+    book.close()
+    book = LadderBook.open(pg_url, META)
+    async with book.writing():
+        book.game_over(record(3))
+    book.close()
+    everything = LiveRating(2)
+    stored = PostgresStorage(pg_url)
+    for game in stored.games():
+        everything.add(game)
+    stored.close()
+    assert book.rating.state() == everything.state() and everything.seen == 4
+    assert not caplog.records  # the process read the database by its URL
