@@ -31,9 +31,8 @@ from arena.web.app import make_app
 from arena.web.data import EventData
 from arena.web.serve import config_for, serve_pages
 from tests.helpers import connect_in_memory, log_files, make_server
-from tests.web.events import HOSTILE, make_event, unlined
+from tests.web.events import HOSTILE, HeldFit, make_event, unlined
 from tests.web.test_boards import values as scalars
-from tests.web.test_provisional import HeldFit
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -6,44 +6,23 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
 from hypercorn.trio import serve
 
-from arena.events.export import open_event
 from arena.events.live_rating import LiveRow
 from arena.events.snapshots import write_snapshot
-from arena.gameplay.records import GameRecord
 from arena.web import data as data_module
 from arena.web.app import make_app
 from arena.web.data import EventData
 from arena.web.serve import config_for
-from tests.web.events import HOSTILE, get, make_event
+from tests.web.events import HOSTILE, HeldFit, get, make_event
 
 NAMES = ["alpha", "beta", HOSTILE]
 PUBLISHED = {"alpha": (1612.0, 1540.0, 1690.0), "beta": (1480.0, 1400.0, 1555.0),
              HOSTILE: (1408.0, None, None)}
-
-
-class HeldFit:
-    """The event's storage, its games read (by the fit) only once ``gate`` opens."""
-
-    def __init__(self, db: Path) -> None:
-        self.inner, self.gate = open_event(db), threading.Event()
-        self.path = db
-        self.done = threading.Event()  # (a test's server runs until it is set)
-
-    def games(self) -> list[GameRecord]:
-        if not self.gate.wait(timeout=20):  # (only without the fix: the page waited for it)
-            raise AssertionError("the first page waited for the first fit")
-        return self.inner.games()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 async def test_the_first_page_of_a_long_first_fit_shows_the_published_ratings_at_once(
