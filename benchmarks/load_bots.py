@@ -36,7 +36,8 @@ bot is in):
 
 At the end the server gets SIGINT and is waited for.  Exit status 1 when a table stalled, the
 server died (or did not exit 0 on SIGINT), it closed connections during the run, or not every
-bot got in.  Linux only (``/proc``).  Diagnostics: ``--server-gc``, ``--profile-server FILE``,
+bot got in.  Linux only (``/proc``).  Diagnostics: ``--server-gc``, ``--server-steps``
+(benchmarks/loop_steps.py), ``--profile-server FILE``,
 ``--server-arg=--hands=1`` (short games: game ends, logs and re-seating under load), ``--keep``.
 
 ``--hostile-spectators N`` adds N spectators (from ``--spectator-address``, another loopback
@@ -593,6 +594,7 @@ class Server:
             script = None
         program = [script] if script is not None else [sys.executable, "-m", "arena"]
         self.gc_log: Path | None = None
+        self.steps_log: Path | None = None
         if args.profile_server:
             program = [sys.executable, "-m", "cProfile", "-o",
                        str(Path(args.profile_server).resolve()),
@@ -600,6 +602,11 @@ class Server:
         elif args.server_gc:
             self.gc_log = folder / "server-gc.log"
             program = [sys.executable, "-c", GC_BOOTSTRAP, str(self.gc_log)]
+        elif args.server_steps:  # its loop's long steps (benchmarks/loop_steps.py)
+            from loop_steps import BOOTSTRAP
+
+            self.steps_log = folder / "server-steps.log"
+            program = [sys.executable, "-c", BOOTSTRAP, str(self.steps_log)]
         self.command = program + [
             "serve", "--game", args.game, "--players", str(args.players),
             "--port", str(args.port), "--log-dir", str(folder / "logs"),
@@ -1152,6 +1159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--server-gc", action="store_true",
                         help="log the server's garbage collections (a gc callback) and say "
                              "which pauses they explain")
+    parser.add_argument("--server-steps", action="store_true",
+                        help="log the server loop's steps over 10 ms with a sampled stack, "
+                             "and its scheduler passes over 20 ms (benchmarks/loop_steps.py)")
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for arena serve, repeatable "
                              "(--server-arg=--hands=1)")
@@ -1190,8 +1200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--scaling needs two counts or more, each at least --players, and "
                          "--repeat >= 1")
         return scaling(sys.argv[1:] if argv is None else argv, counts, args.repeat)
-    if args.profile_server and args.server_gc:
-        parser.error("--profile-server and --server-gc do not go together")
+    if sum(map(bool, (args.profile_server, args.server_gc, args.server_steps))) > 1:
+        parser.error("--profile-server, --server-gc and --server-steps: one at a time")
     if args.bots < args.players or args.rate <= 0 or args.seconds <= 0:
         parser.error("need --bots >= --players, --rate > 0, --seconds > 0")
     soft, _ = raise_file_limit()
@@ -1222,7 +1232,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         marks = trio.run(drive, run, server)
         marks["version"] = version
         marks["ladder"] = ladder
-        return report(run, server, marks, baseline)
+        status = report(run, server, marks, baseline)
+        if server.steps_log is not None:
+            from loop_steps import summary
+
+            offset = marks.get("clock_offset", 0.0)
+            window = None if run.window is None else (run.window[0] - offset,
+                                                      run.window[1] - offset)
+            print("\n".join(["the server's loop in the window (--server-steps):",
+                             *summary(server.steps_log, window)]))
+        return status
     finally:
         if server.process is not None and server.process.poll() is None:
             server.stop()

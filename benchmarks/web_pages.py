@@ -3,17 +3,21 @@
     python benchmarks/web_pages.py [--bots 200] [--games 100000] [--loads 40]
                                    [--watchers 50] [--load-seconds 15] [--skip-live]
                                    [--compare OTHER_CHECKOUT] [--refit-seconds 30]
+                                   [--snapshot] [--cold-starts 3]
 
-**Page loads.**  A temp SQLite event of ``--bots`` bots and ``--games`` synthetic games
+**Page loads.** A temp SQLite event of ``--bots`` bots and ``--games`` synthetic games
 (chochlik, tables of 3, duplicate sets of 6 seatings, ranks drawn from a strength model; one
-real game's log for the replay page) is served by ``arena web`` in a subprocess.  The first
-load waits for the first fit (its time is printed); then each page is loaded ``--loads`` times
-over one keep-alive connection: p50 / p99 / max in ms (goal: under 200 ms).  Then a few games
-are added (the count changes: the pages refit, in the fit's process) and the leaderboard is
-loaded without pause for ``--refit-seconds`` (the refit, its rating history included), to show
-that pages do not wait for it: p50 / p99 / max, and when the new count showed.  With
-``--compare DIR`` the same is measured, in the same run and on the same event, with the
-``arena`` of another checkout (``git worktree add /tmp/old <commit>``), the two side by side.
+real game's log for the replay page) is served by ``arena web`` in a subprocess. The first page
+(``/``, a cold start: the server just listens) is timed, and whether it was the provisional
+leaderboard (the first fit still running: the newest rating snapshot, with ``--snapshot`` one
+the event's fit would have written, else a line saying it is being computed), then the time
+until the fitted leaderboard shows; then each page is loaded ``--loads`` times over one
+keep-alive connection: p50 / p99 / max in ms (goal: under 200 ms). Then a few games are added
+(the count changes: the pages refit, in the fit's process) and the leaderboard is loaded
+without pause for ``--refit-seconds`` (the refit, its rating history included), to show that
+pages do not wait for it: p50 / p99 / max, and when the new count showed. With ``--compare
+DIR`` the same is measured, in the same run and on the same event, with the ``arena`` of
+another checkout (``git worktree add /tmp/old <commit>``), the two side by side.
 
 **Watchers.**  ``benchmarks/load_bots.py`` runs twice side by side, both with ``arena serve
 --web PORT``: once with no page watching, once with ``--watchers`` clients following live
@@ -43,6 +47,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.events.live_rating import LiveRow  # noqa: E402
+from arena.events.snapshots import write_snapshot  # noqa: E402
 from arena.events.storage import SqliteStorage  # noqa: E402
 from arena.gameplay.driver import MatchDriver  # noqa: E402
 from arena.games import get_game  # noqa: E402
@@ -54,8 +60,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def make_event(folder: Path, bots: int, games: int, seed: int = 1) -> Path:
-    """The synthetic event: rows written straight into the games table, one transaction."""
+def make_event(folder: Path, bots: int, games: int, seed: int = 1,
+               snapshot: bool = False) -> Path:
+    """The synthetic event: rows written straight into the games table, one transaction;
+    ``snapshot``: and a rating snapshot at the end, as its fit would publish it (Elo from the
+    strength model)."""
     rng = random.Random(seed)
     db = folder / "event.db"
     names = [f"bot{i:03d}" for i in range(bots)]
@@ -81,6 +90,12 @@ def make_event(folder: Path, bots: int, games: int, seed: int = 1) -> Path:
             planned += 1
     with storage.db:
         storage.db.executemany("INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    if snapshot:
+        write_snapshot(db, time.time(), games,
+                       [LiveRow(0, name, 1500 + 200 * s, 30.0, 0) for name, s in zip(names,
+                                                                                 strength)],
+                       {name: (1500 + 200 * s, 1460 + 200 * s, 1540 + 200 * s)
+                        for name, s in zip(names, strength)})
     log = real_log(folder, [names[e] for e in json.loads(rows[0][4])])
     with storage.db:
         storage.db.execute("UPDATE games SET log_path = ? WHERE planned = 0", (str(log),))
@@ -136,11 +151,14 @@ def page_loads(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         started = time.perf_counter()
-        db = make_event(folder, args.bots, args.games)
+        db = make_event(folder, args.bots, args.games, snapshot=args.snapshot)
         print(f"event: {args.bots} bots, {args.games:,} games written in "
               f"{time.perf_counter() - started:.1f} s")
+        roots = [ROOT] + ([Path(args.compare).resolve()] if args.compare else [])
+        if args.cold_starts:
+            cold_starts(args, db, roots)
         refits = []
-        for root in [ROOT] + ([Path(args.compare).resolve()] if args.compare else []):
+        for root in roots:
             print(f"arena of {root}:")
             refits.append((root, pages_of(args, db, root)))
         print(f"the leaderboard '/' in the {args.refit_seconds:.0f} s after games were added, "
@@ -149,26 +167,69 @@ def page_loads(args: argparse.Namespace) -> None:
             print(f"  {line}  {root}")
 
 
-def pages_of(args: argparse.Namespace, db: Path, root: Path) -> str:
-    """The page loads of ``db`` served by the ``arena`` of ``root``; the refit's line."""
+def start_web(db: Path, root: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """``arena web`` (of ``root``) on ``db``, once it listens; its port."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(root)}
     server = subprocess.Popen([sys.executable, "-m", "arena", "web", "--db", str(db),
                                "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
                               cwd=root)  # python -m puts the folder it starts in first
-    try:
-        deadline = time.monotonic() + 30
-        while True:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=600):
+                return server, port
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                server.kill()
+                raise SystemExit("arena web did not start") from None
+            time.sleep(0.02)
+
+
+def first_page(connection: http.client.HTTPConnection) -> tuple[float, str]:
+    """The first page '/' of a server that just listens: ms, and what it was."""
+    started = time.perf_counter()
+    connection.request("GET", "/")
+    first = connection.getresponse().read()
+    ms = (time.perf_counter() - started) * 1000
+    pending = b"is being computed" in first
+    return ms, (f"{'provisional: the first fit still running' if pending else 'fitted'}, "
+                f"{len(first):,} bytes, {first.count(b'bot-row')} bot rows")
+
+
+def cold_starts(args: argparse.Namespace, db: Path, roots: list[Path]) -> None:
+    """The first page of ``--cold-starts`` fresh servers of each arena, alternating."""
+    found: dict[Path, list[float]] = {root: [] for root in roots}
+    said: dict[Path, str] = {}
+    for _ in range(args.cold_starts):
+        for root in roots:
+            server, port = start_web(db, root)
             try:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-                started = time.perf_counter()
-                load(connection, "/leaderboard.json")
-                break
-            except ConnectionRefusedError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("arena web did not start") from None
-                time.sleep(0.1)
-        print(f"first load (waits for the first fit): {time.perf_counter() - started:.1f} s")
+                ms, said[root] = first_page(http.client.HTTPConnection("127.0.0.1", port,
+                                                                       timeout=600))
+                found[root].append(ms)
+            finally:
+                server.terminate()
+                server.wait(30)
+    print(f"first page '/' at a cold start, {args.cold_starts} starts alternating "
+          f"(load average {os.getloadavg()[0]:.1f}):")
+    for root in roots:
+        times = found[root]
+        print(f"  median {statistics.median(times):7.0f} ms [{min(times):.0f}..{max(times):.0f}]"
+              f"  ({said[root]})  {root}")
+
+
+def pages_of(args: argparse.Namespace, db: Path, root: Path) -> str:
+    """The page loads of ``db`` served by the ``arena`` of ``root``; the refit's line."""
+    server, port = start_web(db, root)
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        started = time.perf_counter()
+        ms, what = first_page(connection)
+        print(f"first page '/' at a cold start: {ms:.0f} ms ({what})")
+        while json.loads(fetch(connection, "/leaderboard.json")).get("provisional"):
+            time.sleep(0.2)
+        print(f"the fitted leaderboard after {time.perf_counter() - started:.1f} s")
         print(f"{'page':<22} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}  bytes")
         for path in ("/", "/leaderboard.json", "/bot/0", f"/bot/{args.bots - 1}", "/versus",
                      "/game/0", "/game/0?view=seat1", "/live"):
@@ -255,6 +316,10 @@ def main() -> None:
     parser.add_argument("--compare", metavar="DIR", default=None,
                         help="also measure the pages with the arena of this checkout")
     parser.add_argument("--refit-seconds", type=float, default=30.0)
+    parser.add_argument("--cold-starts", type=int, default=3,
+                        help="fresh servers whose first page is timed (0: none)")
+    parser.add_argument("--snapshot", action="store_true",
+                        help="the event holds a rating snapshot (as its fit writes)")
     parser.add_argument("--skip-pages", action="store_true")
     parser.add_argument("--skip-live", action="store_true")
     parser.add_argument("--verbose", action="store_true")

@@ -28,7 +28,8 @@ standard deviation (a newcomer: 246 Elo in duels, 174 at tables of 4).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 from openskill.models import PlackettLuce, PlackettLuceRating
@@ -137,6 +138,34 @@ class LiveRating:
                                       sigma=information ** -0.5)
         self.ratings[new] = moved
         self.played[new] = self.played.pop(old, 0) + self.played.pop(new, 0)
+
+    def state(self) -> dict[str, Any]:
+        """Everything it learnt, as plain values (JSON keeps them exact): a ladder's stored
+        games are rated in another process (``arena.edge.stored_rating``)."""
+        return {"ratings": {name: [r.mu, r.sigma] for name, r in self.ratings.items()},
+                "played": dict(self.played), "rated": self.rated, "seen": self.seen}
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Take what :meth:`state` gave (replacing what it knew)."""
+        self.ratings = {name: self.model.rating(mu=mu, sigma=sigma)
+                        for name, (mu, sigma) in state["ratings"].items()}
+        self.played = {name: int(count) for name, count in state["played"].items()}
+        self.rated, self.seen = int(state["rated"]), int(state["seen"])
+
+    def copy(self) -> LiveRating:
+        """A copy to read elsewhere (another thread) while this one learns on: only its
+        dicts are copied (their ratings are replaced, never changed in place)."""
+        other = object.__new__(LiveRating)
+        other.__dict__.update(self.__dict__)
+        other.ratings, other.played = dict(self.ratings), dict(self.played)
+        other.names = list(self.names)
+        return other
+
+    def take(self, other: LiveRating) -> None:
+        """Become ``other`` (what it learnt), in place: who holds this one (a seating) reads
+        the new ratings."""
+        self.ratings, self.played = other.ratings, other.played
+        self.rated, self.seen = other.rated, other.seen
 
     def ranking(self, names: Sequence[str] = ()) -> list[LiveRow]:
         """The rated bots and ``names`` (rated or not), best mean first (equal means by

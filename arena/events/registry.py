@@ -60,7 +60,12 @@ def identity(salt: bytes) -> str:
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(24)
+    """32 URL-safe characters (24 random bytes), never a leading "-": a bot's command line
+    (``--token TOKEN``) would read such a token as an option."""
+    while True:
+        token = secrets.token_urlsafe(24)
+        if not token.startswith("-"):
+            return token
 
 
 class Registry:

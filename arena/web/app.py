@@ -47,9 +47,11 @@ class Site:
         #: The standings the pages kept were built from (held: an id could be reused).
         self._built_from: Any = None
 
-    async def text(self, key: tuple[Any, ...], build: Any, *, history: bool = False) -> str:
-        """The text ``key`` of the current standings, built once per standings."""
-        standings = await self.data.current(history=history)
+    async def text(self, key: tuple[Any, ...], build: Any, *, history: bool = False,
+                   provisional: bool = False) -> str:
+        """The text ``key`` of the current standings, built once per standings
+        (``provisional``: the provisional ones rather than a wait for a long first fit)."""
+        standings = await self.data.current(history=history, provisional=provisional)
         if self._built_from is not standings:
             self._pages = {}
             self._built_from = standings
@@ -57,9 +59,10 @@ class Site:
             self._pages[key] = await trio.to_thread.run_sync(build, standings)
         return self._pages[key]
 
-    async def page(self, key: tuple[Any, ...], build: Any, *,
-                   history: bool = False) -> HTMLResponse:
-        return HTMLResponse(await self.text(key, build, history=history))
+    async def page(self, key: tuple[Any, ...], build: Any, *, history: bool = False,
+                   provisional: bool = False) -> HTMLResponse:
+        return HTMLResponse(await self.text(key, build, history=history,
+                                            provisional=provisional))
 
 
 def not_found(message: str) -> HTMLResponse:
@@ -71,11 +74,12 @@ def routes(site: Site) -> list[Any]:
     async def leaderboard(request: Request) -> Response:
         fragment = request.query_params.get("fragment") == "1"
         return await site.page(("leaderboard", fragment), functools.partial(
-            pages.leaderboard_page, fragment=fragment, refresh=site.data.refresh_every))
+            pages.leaderboard_page, fragment=fragment, refresh=site.data.refresh_every),
+            provisional=True)
 
     async def leaderboard_json(request: Request) -> Response:
         text = await site.text(("leaderboard.json",),
-                               lambda s: json.dumps(pages.leaderboard_json(s)))
+                               lambda s: json.dumps(pages.leaderboard_json(s)), provisional=True)
         return Response(text, media_type="application/json")
 
     async def bot(request: Request) -> Response:

@@ -4,7 +4,11 @@ through the ``Storage`` protocol and fitted by ``arena.events`` in a process of 
 the fit), or in a worker thread for a storage no other process can open; never on the event
 loop.  The fit is kept until the number of stored games changes (checked at most once a
 :data:`CHECK_EVERY` seconds, when a page asks); meanwhile pages get the standings fitted last,
-so a page never waits for a fit except the very first.
+so a page never waits for a fit except the very first.  Nor does the leaderboard wait for the
+first when it is long (more than :data:`WAITED_GAMES` games stored: 26 s at 100,000): it shows
+at once the **provisional** standings, the newest rating snapshot of the file (the batch fit's
+published Elo and intervals, or else the live rating's; read in a few indexed rows), with a
+line saying the leaderboard is being computed, and updates itself when it is.
 
 The standings are compact: the games a page lists (each bot's recent games and its games with
 errors or defaults), and of every other game only what its replay needs (:class:`GameRef`).
@@ -27,7 +31,7 @@ from arena.events.leaderboard import DEFAULT_RESAMPLES, Row, caveat, leaderboard
 from arena.events.storage import Storage
 from arena.gameplay.records import GameRecord
 from arena.web.fitproc import FitFailed, fit_in_process, where_of
-from arena.web.history import History, rating_history
+from arena.web.history import History, latest_of, latest_snapshot, rating_history
 
 #: Seconds between two looks at the games count (each look is one query).
 CHECK_EVERY = 1.0
@@ -35,6 +39,8 @@ CHECK_EVERY = 1.0
 REFRESH = 5.0
 #: Games listed on a bot's page (its recent ones, and its ones with errors or defaults).
 RECENT_GAMES = 30
+#: Stored games at most for which the leaderboard waits for the first fit (a second or two).
+WAITED_GAMES = 5_000
 #: What the pages say when no event is given.
 NO_EVENT = "no event database given (arena web --db FILE)"
 
@@ -72,6 +78,9 @@ class Standings:
     troubled: dict[int, list[int]] = attrs.field(eq=False, factory=dict)
     #: Why there is nothing to show (no storage given, say); None when there is an event.
     empty: str | None = None
+    #: Set in provisional standings (no fit yet: only their rows, from a snapshot, if any):
+    #: the line saying so.
+    provisional: str | None = None
 
     @property
     def groups(self) -> int:
@@ -122,6 +131,32 @@ def games_count(storage: Storage) -> int:
     return len(storage.games())
 
 
+def provisional(storage: Storage, count: int) -> Standings:
+    """The standings shown while the first fit of ``count`` games runs: the newest rating
+    snapshot's rows (bots by name), or none (blocking: a few small reads)."""
+    names = tuple(name for name, _ in storage.entrants())
+    path = getattr(storage, "path", None)
+    snapshots = getattr(storage, "snapshots", None)
+    published = (latest_snapshot(path) if isinstance(path, Path) else
+                 latest_of(snapshots()) if callable(snapshots) else None)
+    line = (f"The leaderboard of {count:,} games is being computed (a first fit after a start "
+            "takes a while on a large event); this page shows it when it is ready.")
+    rows: list[Row] = []
+    if published is not None:
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(published.taken_at))
+        line += (f" Shown meanwhile: the ratings published at {published.games:,} games "
+                 f"({when} UTC, " + ("the batch fit" if published.kind == "fit"
+                                     else "the live rating, openskill") + ").")
+        order = sorted((-published.ratings[name][0], entrant, name)
+                       for entrant, name in enumerate(names) if name in published.ratings)
+        rows = [Row(place, entrant, name, -minus, *published.ratings[name][1:], None, 0, 0.0,
+                    0.0, 0, thin=published.ratings[name][1] is None)
+                for place, (minus, entrant, name) in enumerate(order, start=1)]
+    return Standings(version=count, meta=storage.meta(), names=names, games=(),
+                     rows=tuple(rows), versus=(), by_bot={}, history=History({}, "pending"),
+                     provisional=line)
+
+
 def fit(storage: Storage, *, resamples: int, history: bool = True
         ) -> tuple[Standings, list[GameRecord]]:
     """The standings now, and every stored game (blocking: reads every game and fits them)."""
@@ -168,8 +203,10 @@ class EventData:
     def __init__(self, storage: Storage | None, *, resamples: int = DEFAULT_RESAMPLES,
                  logs: Path | None = None, check_every: float = CHECK_EVERY,
                  refresh: float = REFRESH,
-                 empty: str = NO_EVENT,
+                 empty: str = NO_EVENT, waited_games: int = WAITED_GAMES,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        """``waited_games``: stored games at most for which the leaderboard waits for the
+        first fit (beyond: the provisional standings meanwhile)."""
         self.storage = storage
         self.resamples = resamples
         self.logs = logs
@@ -178,6 +215,10 @@ class EventData:
         self.refresh_every = refresh
         self.clock = clock
         self.standings: Standings | None = None if storage is not None else nothing(empty)
+        self.waited_games = waited_games
+        #: The provisional standings (None: not looked for yet, or the fit is short).
+        self.quick: Standings | None = None
+        self._looked: trio.Event | None = None  # set once they were looked for
         self._lock = threading.Lock()  # the storage's connection: one thread at a time
         self._wanted = trio.Event()
         self._fresh = trio.Event()
@@ -226,6 +267,8 @@ class EventData:
         while True:
             await self._wanted.wait()
             self._wanted = trio.Event()
+            if self.standings is None:
+                await self._look()
             if where is None:
                 await trio.to_thread.run_sync(
                     self.refresh, lambda: trio.from_thread.run_sync(self._published),
@@ -262,14 +305,41 @@ class EventData:
     def _pending(self) -> bool:
         return self.standings is None or self.standings.history.source == "pending"
 
-    async def current(self, *, history: bool = False) -> Standings:
+    def _provisional(self) -> Standings | None:
+        """The provisional standings, when the first fit is long (blocking: a few reads)."""
+        assert self.storage is not None
+        with self._lock:
+            try:
+                count = games_count(self.storage)
+                return None if count <= self.waited_games else provisional(self.storage, count)
+            except (sqlite3.Error, OSError):  # (the fit will say what is wrong)
+                return None
+
+    async def _look(self) -> None:
+        """The provisional standings looked for, once (the first fit waits for it: a fit in
+        a worker thread holds the storage until it is done)."""
+        if self._looked is None:
+            self._looked = trio.Event()
+            try:
+                self.quick = await trio.to_thread.run_sync(self._provisional)
+            finally:
+                self._looked.set()
+        await self._looked.wait()
+
+    async def current(self, *, history: bool = False,
+                      provisional: bool = False) -> Standings:
         """The standings fitted last (waiting only for the first fit, and with ``history``
         for the first history); asks for a refit when the last look at the games count is
-        older than ``check_every``."""
+        older than ``check_every``.  ``provisional``: the provisional standings rather than
+        a wait for a long first fit."""
         now = self.clock()
         if now - self._asked >= self.check_every:
             self._asked = now
             self._wanted.set()
+        if provisional and self.standings is None:
+            await self._look()
+            if self.standings is None and self.quick is not None:
+                return self.quick
         while self.standings is None or (history and self._pending()):
             await self._fresh.wait()
         return self.standings

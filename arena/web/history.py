@@ -18,6 +18,7 @@ Two sources, chosen in :func:`rating_history`:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -89,3 +90,59 @@ def computed_history(names: Sequence[str], games: Sequence[GameRecord], *,
                 by_bot.setdefault(row.entrant, []).append(
                     Point(cut, row.elo, row.low, row.high))
     return History(by_bot, "computed")
+
+
+@attrs.frozen
+class Published:
+    """The newest rating snapshot of a file: when, at how many games, the batch fit's or the
+    live rating's (``kind``), and each bot's (Elo, low, high) by name."""
+
+    taken_at: float
+    games: int
+    kind: str
+    ratings: dict[str, tuple[float, float | None, float | None]]
+
+
+def latest_snapshot(path: Path) -> Published | None:
+    """The newest snapshot with the batch fit's numbers, else the newest live one (its band
+    :data:`LIVE_BAND` standard deviations either side); None without snapshots.  Read-only,
+    a few indexed rows (the provisional leaderboard of ``arena.web.data``)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                          "name = 'rating_snapshots'").fetchone():
+            return None
+        for kind, where in (("fit", "elo IS NOT NULL"), ("live", "1")):
+            (games,) = db.execute(f"SELECT max(games) FROM rating_snapshots WHERE {where}"
+                                  ).fetchone()
+            if games is None:
+                continue
+            rows = db.execute("SELECT name, taken_at, mean, uncertainty, elo, low, high FROM "
+                              f"rating_snapshots WHERE games = ? AND {where}", (games,)).fetchall()
+            ratings = {name: (elo, low, high) if kind == "fit" else
+                       (mean, mean - LIVE_BAND * spread, mean + LIVE_BAND * spread)
+                       for name, _, mean, spread, elo, low, high in rows}
+            return Published(max(row[1] for row in rows), int(games), kind, ratings)
+        return None
+    finally:
+        db.close()
+
+
+def latest_of(found: Mapping[str, Sequence[Snapshot]]) -> Published | None:
+    """:func:`latest_snapshot` from a storage's snapshots (any backend: reads them all)."""
+    for kind in ("fit", "live"):
+        rows = {name: snap for name, snaps in found.items() for snap in snaps
+                if kind == "live" or snap.elo is not None}
+        games = max((snap.games for snap in rows.values()), default=None)
+        if games is None:
+            continue
+        last = {name: snap for name, snaps in found.items() for snap in snaps
+                if snap.games == games and (kind == "live" or snap.elo is not None)}
+        ratings = {name: (snap.elo, snap.low, snap.high) if kind == "fit" and snap.elo
+                   is not None else (snap.mean, snap.mean - LIVE_BAND * snap.uncertainty,
+                                     snap.mean + LIVE_BAND * snap.uncertainty)
+                   for name, snap in last.items()}
+        return Published(max(snap.taken_at for snap in last.values()), games, kind, ratings)
+    return None

@@ -58,6 +58,7 @@ def leaderboard_json(standings: Standings) -> dict[str, Any]:
     totals = pairwise_totals(standings)
     return {"version": standings.version, "groups": standings.groups,
             "caveat": standings.caveat, "empty": standings.empty,
+            "provisional": standings.provisional,
             "rows": [{"place": r.place, "entrant": r.entrant, "name": r.name, "elo": r.elo,
                       "low": r.low, "high": r.high, "rank_confidence": r.rank_confidence,
                       "games": r.games, "wins": totals.get(r.entrant, (0, 0, 0))[0],

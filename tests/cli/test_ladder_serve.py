@@ -65,6 +65,9 @@ def test_a_ladder_stores_every_game_and_continues_after_a_restart(tmp_path: Path
     assert "bob" not in board and board["robert"]["games"] > 3  # one history
     assert board["carol"]["games"] >= 1
     games = exported(db)
+    code, out = run("ratings", "--db", str(db), "--history")  # the last snapshot, at the end:
+    seen = [int(line.split()[3]) for line in out.splitlines()[1:]]  # the stored games (rated
+    assert max(seen) == len(games), out  # while the server served) and this run's, all rated
     assert [g["planned"] for g in games] == list(range(len(games)))  # 3, 4, ... after 0-2
     assert len({g["set"] for g in games}) == len(games)
 

@@ -3,9 +3,11 @@ lock held by another program), said once on the operator's terminal, stored when
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +16,12 @@ import trio
 import trio.testing
 
 from arena.edge.ladder_book import RETRY_SECONDS, LadderBook, LadderError
+from arena.events.live_rating import LiveRating
 from arena.events.registry import Registry
 from arena.events.snapshots import SnapshotPolicy, history
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
+from arena.seating.ladder import LadderSeating
 
 META = {"game": "vollewolle", "options": {"players": 2}}
 
@@ -140,3 +144,121 @@ def test_a_file_holding_an_event_is_refused(tmp_path: Path):
                                   [("a", "x"), ("b", "y")])
     with pytest.raises(LadderError, match="holds an event, not a ladder"):
         book_on(db)
+
+
+class Gated:
+    """A ladder's storage whose stored games are read only once the test opens ``gate`` (a
+    large ladder's take seconds), and which no other process can open (so they are rated in
+    a worker thread)."""
+
+    def __init__(self, inner: SqliteStorage) -> None:
+        self.inner, self.gate = inner, threading.Event()
+
+    def games(self) -> list[GameRecord]:
+        if not self.gate.wait(timeout=5):  # (only without the fix: read before serving)
+            raise AssertionError("the stored games were read before any bot was seated")
+        return self.inner.games()
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("meta", "entrants", "write_event", "add_game", "close"):
+            return getattr(self.inner, name)
+        raise AttributeError(name)
+
+
+async def test_bots_are_seated_and_rated_while_the_stored_games_are_rated(tmp_path: Path):
+    db = tmp_path / "ladder.db"
+    book, flaky = book_on(db, "alice", "bob", "carol")
+    flaky.failing = ""
+    async with book.writing():
+        for number in range(3):
+            book.game_over(record(number))  # alice beats bob
+    gated = Gated(SqliteStorage(db))
+    book = LadderBook(gated, Registry(db, shared=True),  # type: ignore[arg-type]
+                      {**META, "ladder": True})
+    seating = LadderSeating(2, book.rating, seed="s", settle=0.0)
+    async with book.writing():
+        seating.ready("carol", 0.0)
+        [table] = seating.ready("bob", 0.0)  # seated at once, the stored games unread
+        assert sorted(table.names) == ["bob", "carol"]
+        book.game_over(record(3, ("carol", "bob")))  # carol beats bob
+        assert seating.rating.estimate("carol")[0] > 1500  # rated at once: the seating sees it
+        assert book.unstored == 1 and not book.loaded.is_set()  # (its number: after theirs)
+        gated.gate.set()
+        await book.loaded.wait()
+        everything = LiveRating(2)
+        for game in [*SqliteStorage(db).games(), record(3, ("carol", "bob"))]:
+            everything.add(game)
+        assert book.rating.state() == everything.state()  # as if rated in order
+        assert book.rating.played == {"alice": 3, "bob": 4, "carol": 1}
+    assert [g.planned for g in SqliteStorage(db).games()] == [0, 1, 2, 3]
+
+
+async def test_a_large_ladders_stored_games_are_rated_in_a_process(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    db = tmp_path / "ladder.db"
+    book, flaky = book_on(db, "alice", "bob")
+    flaky.failing = ""
+    async with book.writing():
+        for number in range(4):
+            book.game_over(record(number, ("alice", "bob")[::1 - 2 * (number % 2)]))
+    book = LadderBook(SqliteStorage(db), Registry(db, shared=True), {**META, "ladder": True},
+                      thread_games=0)
+    async with book.writing():
+        book.game_over(record(4))
+    everything = LiveRating(2)
+    for game in SqliteStorage(db).games():
+        everything.add(game)
+    assert book.rating.state() == everything.state() and everything.seen == 5
+    assert not caplog.records  # (its process failing is said, then they are rated here)
+    assert [g.planned for g in SqliteStorage(db).games()] == [0, 1, 2, 3, 4]
+
+
+async def test_a_snapshots_ranking_is_made_off_the_event_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """At 1,000 bots ranking them took the loop 100 ms of CPU (a 285 ms pause, measured with
+    benchmarks/load_bots.py --ladder --server-steps): the loop hands over a copy."""
+    in_the_loop = []
+    ranking = LiveRating.ranking
+
+    def watched(self: LiveRating, names: Any = ()) -> Any:
+        with contextlib.suppress(RuntimeError):  # (no trio task: a worker thread)
+            in_the_loop.append(trio.lowlevel.current_task().name)
+        return ranking(self, names)
+
+    monkeypatch.setattr(LiveRating, "ranking", watched)
+    db = tmp_path / "ladder.db"
+    registry = Registry(db, shared=True)
+    for name in ("alice", "bob"):
+        registry.add(name)
+    book = LadderBook(SqliteStorage(db), registry, {**META, "ladder": True},
+                      policy=SnapshotPolicy(every_games=1, every_seconds=math.inf))
+    async with book.writing():
+        for number in range(3):
+            book.game_over(record(number))
+    assert [snap.games for snap in history(db)["alice"]][-1] == 3 and in_the_loop == []
+
+
+async def test_a_postgresql_ladders_stored_games_are_rated_in_a_process(
+        pg_url: str, caplog: pytest.LogCaptureFixture):
+    from arena.events.pg_registry import PgRegistry
+    from arena.events.pg_storage import PostgresStorage
+
+    with PgRegistry(pg_url) as registry:
+        registry.add("alice")
+        registry.add("bob")
+    book = LadderBook.open(pg_url, META)
+    async with book.writing():
+        for number in range(3):
+            book.game_over(record(number, ("alice", "bob")[::1 - 2 * (number % 2)]))
+    book.close()
+    book = LadderBook.open(pg_url, META)
+    async with book.writing():
+        book.game_over(record(3))
+    book.close()
+    everything = LiveRating(2)
+    stored = PostgresStorage(pg_url)
+    for game in stored.games():
+        everything.add(game)
+    stored.close()
+    assert book.rating.state() == everything.state() and everything.seen == 4
+    assert not caplog.records  # the process read the database by its URL

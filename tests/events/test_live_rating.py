@@ -4,6 +4,7 @@ not matter, names never seen get a newcomer's estimate."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -112,3 +113,19 @@ def test_the_ranking_prints_as_a_table():
     lines = text.splitlines()
     assert lines[1].split()[:2] == ["1", "alpha"] and lines[-1].strip() == "... and 1 more"
     assert int(lines[1].split()[2]) > START_ELO
+
+
+def test_a_copy_keeps_the_ratings_of_its_moment_and_the_state_comes_back_exact():
+    rating = LiveRating(2)
+    rating.add(game(["a", "b"], (1, 2)))
+    copy = rating.copy()
+    before = copy.ranking()
+    rating.add(game(["b", "c"], (1, 2)))  # learnt after the copy: not in it
+    assert copy.ranking() == before and copy.seen == 1 and "c" not in copy.played
+    assert rating.ranking() != before and rating.played["b"] == 2
+    again = LiveRating(2)
+    again.restore(json.loads(json.dumps(rating.state())))
+    assert again.ranking() == rating.ranking() and again.state() == rating.state()
+    again.add(game(["a", "c"], (2, 1)))
+    rating.add(game(["a", "c"], (2, 1)))
+    assert again.state() == rating.state()  # it learns on as the original would

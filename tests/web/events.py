@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -13,6 +14,7 @@ from typing import Any
 
 import trio
 
+from arena.events.export import open_event
 from arena.events.storage import SqliteStorage
 from arena.gameplay.driver import MatchDriver
 from arena.gameplay.records import GameRecord, PlannedTable
@@ -77,3 +79,20 @@ def unlined(step: dict[str, Any]) -> dict[str, Any]:
     """A replay step without its log line number, sentence and board (to compare with the
     log's records)."""
     return {key: value for key, value in step.items() if key not in ("line", "text", "board")}
+
+
+class HeldFit:
+    """The event's storage, its games read (by the fit) only once ``gate`` opens."""
+
+    def __init__(self, db: Path) -> None:
+        self.inner, self.gate = open_event(db), threading.Event()
+        self.path = db
+        self.done = threading.Event()  # (a test's server runs until it is set)
+
+    def games(self) -> list[GameRecord]:
+        if not self.gate.wait(timeout=20):  # (only without the fix: the page waited for it)
+            raise AssertionError("the first page waited for the first fit")
+        return self.inner.games()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)

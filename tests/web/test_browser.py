@@ -19,13 +19,19 @@ from typing import Any
 import attrs
 import pytest
 import trio
+from hypercorn.trio import serve
 
 from arena.events.export import open_event
+from arena.events.live_rating import LiveRow
+from arena.events.snapshots import write_snapshot
 from arena.events.storage import SqliteStorage
 from arena.gameplay.gamelog import read_log
-from arena.web.serve import serve_pages
+from arena.web import data as data_module
+from arena.web.app import make_app
+from arena.web.data import EventData
+from arena.web.serve import config_for, serve_pages
 from tests.helpers import connect_in_memory, log_files, make_server
-from tests.web.events import HOSTILE, make_event, unlined
+from tests.web.events import HOSTILE, HeldFit, make_event, unlined
 from tests.web.test_boards import values as scalars
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -285,3 +291,42 @@ def test_a_live_table_advances_while_its_game_runs(site, page):
     text = page.locator("main").inner_text()
     assert private and not any(line in text for line in shown)
     shot(page, "live-table")
+
+
+def test_a_provisional_leaderboard_gives_way_to_the_fit_when_it_is_done(tmp_path, page,
+                                                                         monkeypatch):
+    db = make_event(tmp_path, NAMES, tables=6)
+    write_snapshot(db, 1_767_225_600.0, 6, [LiveRow(1, name, 1500.0 - k, 50.0, 3)
+                                            for k, name in enumerate(NAMES)])
+    storage = HeldFit(db)
+    monkeypatch.setattr(data_module, "where_of", lambda storage: None)  # the fit: a thread
+    data = EventData(storage, waited_games=0, refresh=0.2)  # type: ignore[arg-type]
+    started, address = threading.Event(), []
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            address.extend(await nursery.start(functools.partial(
+                serve, make_app(data), config_for("127.0.0.1", 0))))
+            started.set()
+            await trio.to_thread.run_sync(storage.done.wait, abandon_on_cancel=True)
+            nursery.cancel_scope.cancel()
+
+    thread = threading.Thread(target=trio.run, args=(main,), daemon=True)
+    thread.start()
+    try:
+        assert started.wait(30)
+        page.goto(address[0] + "/")
+        board = page.locator("#leaderboard")
+        assert "is being computed" in board.inner_text() and "the live rating" in board.inner_text()
+        assert page.locator("tr.bot-row").count() == len(NAMES)  # the live snapshot's rows
+        shot(page, "leaderboard-provisional")
+        storage.gate.set()
+        page.wait_for_function("document.querySelector('#leaderboard .provisional') === null",
+                               timeout=60000)
+        counts = [int(row.locator("td").nth(4).inner_text())
+                  for row in page.locator("tr.bot-row").all()]
+        assert len(counts) == len(NAMES) and all(counts)  # the fit's rows: games counted
+    finally:
+        storage.gate.set()
+        storage.done.set()
+        thread.join(30)

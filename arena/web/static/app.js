@@ -31,12 +31,15 @@ var arena = (function () {
     sortable(holder);
     setInterval(function () {
       fetch("/leaderboard.json").then(function (r) { return r.json(); }).then(function (data) {
-        if (String(data.version) === holder.dataset.version) return;
+        var pending = data.provisional ? "1" : "";  // provisional: the fit comes at this count
+        if (String(data.version) === holder.dataset.version &&
+            pending === (holder.dataset.provisional || "")) return;
         return fetch("/?fragment=1").then(function (r) { return r.text(); }).then(function (html) {
           var sorted = Array.prototype.map.call(holder.querySelectorAll("table"),
                                                 function (t) { return t.dataset.sorted; });
           holder.innerHTML = html;  // the server's page, escaped there
           holder.dataset.version = data.version;
+          holder.dataset.provisional = pending;
           sortable(holder);
           holder.querySelectorAll("table").forEach(function (t, k) {
             if (!sorted[k]) return;
