@@ -299,6 +299,7 @@ def ratings(db: Path | str, fmt: str, resamples: int, los: bool, versus: bool,
     from arena.events.headtohead import as_json_rows, format_head_to_head, head_to_head
     from arena.events.leaderboard import format_los, format_table, leaderboard
     from arena.events.pg_open import NotAnEvent, open_existing
+    from arena.events.storage import names_and_games
 
     try:  # a file that is not an event is said so and left untouched (never made one)
         storage = open_existing(db)
@@ -312,22 +313,22 @@ def ratings(db: Path | str, fmt: str, resamples: int, los: bool, versus: bool,
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         return
-    names = [name for name, _ in storage.entrants()]
+    names, games = names_and_games(storage)  # one consistent read, while it runs too
     if anchor is not None and anchor not in names:
         raise click.UsageError(f"no bot named {anchor!r}; the bots: {', '.join(names)}")
-    rows = leaderboard(names, storage.games(), resamples=resamples,
+    rows = leaderboard(names, games, resamples=resamples,
                        seed=storage.meta().get("seed", 0),
                        anchor=names.index(anchor) if anchor is not None else None)
     if fmt == "table":
         click.echo(format_table(rows))
         if los:
             click.echo()
-            click.echo(format_los(names, storage.games()))
+            click.echo(format_los(names, games))
         if versus:
             click.echo()
-            click.echo(format_head_to_head(head_to_head(names, storage.games())))
+            click.echo(format_head_to_head(head_to_head(names, games)))
     elif fmt == "json":
-        entries = head_to_head(names, storage.games())
+        entries = head_to_head(names, games)
         click.echo(json.dumps(as_json_rows(rows, entries), indent=2))
     else:
         out = io.StringIO()

@@ -33,6 +33,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import attrs
+
 from arena.events.live_rating import LiveRow
 from arena.events.snapshots import Fitted, Snapshot, snapshot_rows, sqlite_add, sqlite_history
 from arena.gameplay.records import GameRecord, PlannedTable
@@ -201,3 +203,21 @@ def stored_record(row: Sequence[Any], names: Sequence[str]) -> GameRecord:
         winners=tuple(seat for seat, rank in enumerate(placed) if rank == 1), aborted=aborted,
         defaults=tuple(json.loads(defaults)), errors=tuple(json.loads(errors)), rounds=rounds,
         log_path=Path(log_path) if log_path is not None else None, seconds=seconds, tag=table)
+
+
+def names_and_games(storage: Storage) -> tuple[list[str], list[GameRecord]]:
+    """Every entrant's name and every stored game, consistent while the event or ladder runs:
+    the games are read first, so every entrant they name is among the names read after (a bot
+    added meanwhile, with its first game, would otherwise be in the games but not the
+    names).  Entrants are only ever added (a removed bot keeps its row)."""
+    games = storage.games()
+    names = [name for name, _ in storage.entrants()]
+    return names, [named(game, names) for game in games]
+
+
+def named(game: GameRecord, names: Sequence[str]) -> GameRecord:
+    """``game`` with its seats' names when it was read before its entrants were."""
+    seats = [e for e in game.entrants if e is not None and 0 <= e < len(names)]
+    if game.names or not game.entrants or len(seats) != len(game.entrants):
+        return game
+    return attrs.evolve(game, names=tuple(names[e] for e in seats))

@@ -37,6 +37,7 @@ from arena.events.live_rating import LiveRating, LiveRow, format_ranking
 from arena.events.pg_open import STORAGE_ERRORS, add_snapshot
 from arena.events.pg_storage import redacted
 from arena.events.snapshots import SnapshotPolicy
+from arena.events.storage import names_and_games
 from arena.gameplay.records import GameRecord
 
 #: Rows of the live ranking printed above the batch fit's table.
@@ -207,8 +208,7 @@ def fit_and_snapshot(request: dict[str, Any]) -> str:
     url = is_url(request["db"])
     storage = open_storage(request["db"] if url else Path(request["db"]))
     try:
-        names = [name for name, _ in storage.entrants()]
-        games = storage.games()
+        names, games = names_and_games(storage)
         rows = leaderboard(names, games, resamples=request["resamples"],
                            seed=request["seed"])
         seen, live = request["games"], [LiveRow(place, name, mean, uncertainty, played) for

@@ -28,7 +28,7 @@ import trio
 
 from arena.events.headtohead import HeadToHead, head_to_head
 from arena.events.leaderboard import DEFAULT_RESAMPLES, Row, caveat, leaderboard
-from arena.events.storage import Storage
+from arena.events.storage import Storage, names_and_games
 from arena.gameplay.records import GameRecord
 from arena.web.fitproc import FitFailed, fit_in_process, where_of
 from arena.web.history import History, latest_of, latest_snapshot, rating_history
@@ -160,8 +160,8 @@ def provisional(storage: Storage, count: int) -> Standings:
 def fit(storage: Storage, *, resamples: int, history: bool = True
         ) -> tuple[Standings, list[GameRecord]]:
     """The standings now, and every stored game (blocking: reads every game and fits them)."""
-    names = tuple(name for name, _ in storage.entrants())
-    games = storage.games()
+    names_read, games = names_and_games(storage)
+    names = tuple(names_read)
     meta = storage.meta()
     seed = meta.get("seed", 0)
     rows = tuple(leaderboard(names, games, resamples=resamples, seed=seed))
