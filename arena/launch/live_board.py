@@ -52,7 +52,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 LADDER_FIT_EVERY = 600.0
 
 Echo = Callable[..., None]
-Snapshot = tuple[float, int, list[LiveRow]]
+Snapshot = tuple[float, int, LiveRating]  # when, after how many games, a copy to rank
 
 
 class LiveBoard:
@@ -85,7 +85,7 @@ class LiveBoard:
             self.last_games, self.last_time = self.live.seen, now
             # the writer behind (or gone): this one is skipped, the next comes soon
             with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
-                self.queue.send_nowait((now, self.live.seen, self.ranking()))
+                self.queue.send_nowait((now, self.live.seen, self.live.copy()))
 
     def ranking(self) -> list[LiveRow]:
         return self.live.ranking(self.names)
@@ -108,9 +108,9 @@ class LiveBoard:
         queue is closed (:meth:`close`)."""
         failed = ""
         async with self.queued:
-            async for taken_at, games, rows in self.queued:
+            async for taken_at, games, live in self.queued:
                 try:
-                    await trio.to_thread.run_sync(add_snapshot, self.db, taken_at, games, rows)
+                    await trio.to_thread.run_sync(self.write_snapshot, taken_at, games, live)
                 except STORAGE_ERRORS as exc:  # said once; the next one comes soon
                     problem = str(exc).strip().splitlines()[0] if str(exc).strip() else \
                         type(exc).__name__
@@ -120,6 +120,10 @@ class LiveBoard:
                     failed = problem
                 else:
                     failed = ""
+
+    def write_snapshot(self, taken_at: float, games: int, live: LiveRating) -> None:
+        """In a worker thread: rank the copy (hundreds of bots: tens of ms) and write it."""
+        add_snapshot(self.db, taken_at, games, live.ranking(self.names))
 
     def close(self) -> None:
         """No more snapshots: the writer ends once it has written the queued ones."""
@@ -190,7 +194,8 @@ async def fit_periodically(db: Path | str, live: LiveRating, *, every: float = L
             continue
         fitted = live.seen
         try:
-            done = await run_fit(fit_request(db, live, live.ranking(), clock(), seed=seed,
+            rows = await trio.to_thread.run_sync(live.copy().ranking)  # off the loop
+            done = await run_fit(fit_request(db, live, rows, clock(), seed=seed,
                                              resamples=resamples))
         except OSError as exc:  # no process (out of memory, too many processes)
             report(f"arena: the leaderboard's fit could not start: {exc}")

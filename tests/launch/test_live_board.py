@@ -118,3 +118,31 @@ async def test_a_ladders_fit_runs_every_so_often_only_after_new_games(tmp_path, 
         await after(60.0)  # no game since: no fit
         assert reported.statistics().current_buffer_used == 0
         nursery.cancel_scope.cancel()
+
+
+async def test_a_live_snapshots_ranking_is_made_off_the_event_loop(tmp_path, monkeypatch):
+    """Ranking hundreds of bots takes tens of ms: the loop queues a copy of the live rating
+    and the writer's thread ranks it (as the ladder's book does)."""
+    import contextlib
+
+    import trio
+
+    from arena.events.live_rating import LiveRating
+
+    in_the_loop = []
+    ranking = LiveRating.ranking
+
+    def watched(self, names=()):
+        with contextlib.suppress(RuntimeError):  # (no trio task: a worker thread)
+            in_the_loop.append(trio.lowlevel.current_task().name)
+        return ranking(self, names)
+
+    monkeypatch.setattr(LiveRating, "ranking", watched)
+    db, games = event(tmp_path)
+    board = LiveBoard(db, NAMES, 3, echo=print, policy=SnapshotPolicy(every_games=4),
+                      clock=lambda: 0.0)
+    for game in games[:10]:
+        board.game_over(game)
+    board.close()
+    await board.write_snapshots()
+    assert [snap.games for snap in history(db)["a"]] == [4, 8] and in_the_loop == []
