@@ -94,6 +94,10 @@ SERVER_ALLOWED: dict[State, frozenset[str]] = {
     State.CLOSED: frozenset({"error", "bye"}),  # last words before the socket closes
 }
 
+#: What a game sends (``arena.gameplay``'s messages): allowed in READY, none moving the state.
+GAME_MESSAGES: frozenset[str] = frozenset(
+    {"game_start", "request", "cancel", "event", "game_end", "error"})
+
 
 class ServerConnection:
     """Bytes from a bot in, messages out; messages to the bot in, bytes out."""
@@ -210,6 +214,11 @@ class ServerConnection:
         return notice_for_closed(self.requests, request_id)
 
     # -- output --
+
+    def takes_game_messages(self) -> bool:
+        """Whether every message a game sends (:data:`GAME_MESSAGES`) may go now, none of
+        them changing the state (one check for a step's lines instead of one per line)."""
+        return self.state is State.READY
 
     def may_send(self, kind: str) -> bool:
         """Whether the state allows sending a message of type ``kind`` now."""

@@ -14,14 +14,16 @@ import logging
 import math
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 import trio
 
-from arena.edge.session import Link, Seat, Session
+from arena.edge.session import Seat, Session
 from arena.gameplay.driver import PUBLIC, MatchDriver, Outgoing
 from arena.gameplay.records import GameRecord
 from arena.seating.policies import SeatedTable
+from protocol.connection import GAME_MESSAGES
 from protocol.errors import ErrorCode, PeerError
 from protocol.messages import Action, Error
 
@@ -343,11 +345,11 @@ class Table:
 
     def _dispatch(self, outgoing: list[Outgoing]) -> None:
         """Send what the driver returned (each message encoded once, by the driver, whatever
-        number of seats see it); each connection is written once."""
+        number of seats see it); each connection gets its lines of the step queued in one call
+        (:meth:`Session.queue_all`) and is written once."""
         seats = self.seats
-        # the links written to, in the order first written; True: write now (False: it only
-        # got events, which its bot takes with its next request)
-        touched: dict[Link, bool] = {}
+        # per session, in the order first written to: its messages and their lines
+        batches: dict[Session, tuple[list[Any], list[bytes]]] = {}
         for item in outgoing:
             message = item.message
             line = item.line
@@ -355,16 +357,33 @@ class Table:
                 log.error("could not send %s at table %s: its line is over the limit",
                           message.TYPE, self.number)
                 continue
+            if message.TYPE not in GAME_MESSAGES:  # our bug: a game sends only those
+                log.error("could not send %s at table %s: not a game's message",
+                          message.TYPE, self.number)
+                continue
             seat = item.seat
-            targets: Sequence[Session | None] = (
-                (seats[seat].session,) if seat != PUBLIC else self.watchers)
-            for session in targets:
-                if session is not None and session.queue(message, line):
-                    link = session.link
-                    if message.TYPE != "event" or not session.events_with_requests:
-                        touched[link] = True
-                    elif link not in touched:
-                        touched[link] = False
-        for link, urgent in touched.items():
-            if urgent:
-                link.push()
+            if seat != PUBLIC:
+                session = seats[seat].session
+                if session is None:
+                    continue
+                batch = batches.get(session)
+                if batch is None:
+                    batches[session] = ([message], [line])
+                else:
+                    batch[0].append(message)
+                    batch[1].append(line)
+                continue
+            for session in self.watchers:
+                batch = batches.get(session)
+                if batch is None:
+                    batches[session] = ([message], [line])
+                else:
+                    batch[0].append(message)
+                    batch[1].append(line)
+        for session, (messages, lines) in batches.items():
+            if session.queue_all(messages, lines) and (
+                    not session.events_with_requests
+                    or any(message.TYPE != "event" for message in messages)):
+                # (a seat that takes its events with its requests only got events: its bot
+                # takes them with its next request)
+                session.link.push()
