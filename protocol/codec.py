@@ -184,13 +184,22 @@ _PLAIN_ACTION = re.compile(
     rb'\{"type":"action","id":(0|-?[1-9][0-9]{0,15}),"action":"([ -!#-\[\]-~]*)"\}[ \t\r\n]*')
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def decode_client(line: bytes) -> Any:
     """A bot's line as a message (hello, action, bye), or a PeerError."""
     plain = _PLAIN_ACTION.fullmatch(line)
     if plain is not None:
         request_id = int(plain.group(1))
         if -MAX_REQUEST_ID <= request_id <= MAX_REQUEST_ID:
-            return Action(id=request_id, action=plain.group(2).decode("ascii"))
+            # what Action's validators check holds (an int in range, a str): made without
+            # running them, as attrs's own __init__ sets a frozen instance's fields
+            action = _new(Action)
+            _set(action, "id", request_id)
+            _set(action, "action", plain.group(2).decode("ascii"))
+            return action
     return _decode(line, CLIENT_MESSAGES)
 
 

@@ -141,6 +141,9 @@ class ServerConnection:
                 ErrorCode.LINE_TOO_LONG,
                 f"a line may hold at most {self._lines.max_line} bytes; this one was dropped"))
         message = codec.decode_client(line)
+        if type(message) is Action and self.state is State.READY:  # the common case
+            self._errors_in_a_row = 0
+            return message
         if isinstance(message, PeerError):
             return self._error(message)
         next_state = CLIENT_TRANSITIONS.get((self.state, message.TYPE))

@@ -231,16 +231,30 @@ class Table:
         input, none queued): the game is pure and synchronous, so a bot's answer is played
         and the replies are written without a switch to the table's task.  The table's wait
         is then moved to the new next deadline (or ended, when the game is over)."""
-        wait = self._waiting
-        if wait is None or self._in_inbox:
+        if self._waiting is None or self._in_inbox:
             return False
+        return self._play_idle(item, None)
+
+    def play_answer(self, session: Session, action: Action) -> bool:
+        """As ``play_now(Answer(session, action))``, without making the Answer (a bot's
+        answer, the input of nearly every decision)."""
+        if self._waiting is None or self._in_inbox:
+            return False
+        return self._play_idle(session, action)
+
+    def _play_idle(self, item: TableInput | Session, action: Action | None) -> bool:
+        """:meth:`play_now` of ``item``, or of ``Answer(item, action)`` when ``action`` is
+        given, the table being idle."""
+        wait = self._waiting
         self._waiting = None  # an input that comes meanwhile waits its turn in the inbox
         now = trio.current_time()
         try:
-            self._dispatch(self._feed(item, now))
+            self._dispatch(self._feed(item, now) if action is None  # type: ignore[arg-type]
+                           else self._answer(item, action, now))  # type: ignore[arg-type]
         except Exception:  # as in run: a bug costs this table only
             log.exception("table %s failed", self.number)
             self.failed = True
+        assert wait is not None
         self._waiting = wait
         driver = self.driver
         if driver.finished or self.failed:
@@ -320,6 +334,13 @@ class Table:
         except Exception:
             log.exception("table %s could not be aborted cleanly", self.number)
 
+    def _answer(self, session: Session, action: Action, now: float) -> list[Outgoing]:
+        """:meth:`_feed` of ``Answer(session, action)``."""
+        place = session.seat
+        if place is None or place.table is not self:
+            return []
+        return self.driver.answer(place.number, action.id, action.action, now)
+
     def _feed(self, item: TableInput, now: float | None = None) -> list[Outgoing]:
         if isinstance(item, Flush):
             item.done.set()
@@ -362,18 +383,9 @@ class Table:
                           message.TYPE, self.number)
                 continue
             seat = item.seat
-            if seat != PUBLIC:
-                session = seats[seat].session
+            for session in (seats[seat].session,) if seat != PUBLIC else self.watchers:
                 if session is None:
                     continue
-                batch = batches.get(session)
-                if batch is None:
-                    batches[session] = ([message], [line])
-                else:
-                    batch[0].append(message)
-                    batch[1].append(line)
-                continue
-            for session in self.watchers:
                 batch = batches.get(session)
                 if batch is None:
                     batches[session] = ([message], [line])
