@@ -108,17 +108,18 @@ def encode(message: Any, encoded: Mapping[str, str] | None = None) -> bytes:
 
 
 def _checked(text: str, kind: str) -> bytes:
+    """``text`` (a line, its newline included) as bytes, checked against the line limit."""
     line = text.encode("utf-8")
-    if len(line) > MAX_LINE_BYTES:
-        raise ValueError(f"{kind} message of {len(line)} bytes exceeds the line limit")
-    return line + b"\n"
+    if len(line) > MAX_LINE_BYTES + 1:
+        raise ValueError(f"{kind} message of {len(line) - 1} bytes exceeds the line limit")
+    return line
 
 
 def encode_event(kind: str, data_json: str) -> bytes:
     """The line of ``Event(kind=kind, data=data)`` (no ``to``), ``data_json`` being the JSON
     text of ``data`` (not null): the same bytes as :func:`encode` gives, without building the
     line field by field (an event goes out at every step of every game)."""
-    return _checked(f'{{"type":"event","kind":{to_json_value(kind)},"data":{data_json}}}',
+    return _checked(f'{{"type":"event","kind":{to_json_value(kind)},"data":{data_json}}}\n',
                     "event")
 
 
@@ -129,7 +130,7 @@ def encode_request(request_id: int, legal_json: str, time_left_ms: int,
     bank = "" if time_bank_ms is None else f',"time_bank_ms":{to_json_value(time_bank_ms)}'
     return _checked(f'{{"type":"request","id":{to_json_value(request_id)},"legal":{legal_json},'
                     f'"time_left_ms":{to_json_value(time_left_ms)},'
-                    f'"observation":{observation_json}{bank}}}', "request")
+                    f'"observation":{observation_json}{bank}}}\n', "request")
 
 
 def _no_constants(name: str) -> Any:

@@ -240,10 +240,14 @@ class GameLog:
                limit: str | None = None, bank_ms: int | None = None) -> None:
         line = (f'{{"type":"action","seat":{seat},"action":{to_json_value(action)},'
                 f'"id":{to_json_value(request_id)},"ms":{ms},"by":{to_json_value(by)}')
-        for key, value in (("reason", reason), ("decision", decision), ("limit", limit),
-                           ("bank_ms", bank_ms)):
-            if value is not None:
-                line += f',"{key}":{to_json_value(value)}'
+        if reason is not None:
+            line += f',"reason":{to_json_value(reason)}'
+        if decision is not None:
+            line += f',"decision":{to_json_value(decision)}'
+        if limit is not None:
+            line += f',"limit":{to_json_value(limit)}'
+        if bank_ms is not None:
+            line += f',"bank_ms":{to_json_value(bank_ms)}'
         self.add(line + "}\n")
 
     def error(self, seat: int, code: ErrorCode, request_id: int | None, detail: str) -> None:
