@@ -147,9 +147,7 @@ class Link:
         one, which also drops a link that has no room)."""
         if not self.alive or self.closing or self.transcript is not None:
             return False
-        size = 0
-        for line in lines:
-            size += len(line)
+        size = sum(map(len, lines))
         queue = self._queue
         if (self.queued_bytes + size > self.max_queued_bytes
                 or len(queue) + len(lines) > SEND_QUEUE_LIMIT):

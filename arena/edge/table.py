@@ -371,9 +371,7 @@ class Table:
         seats = self.seats
         # per session, in the order first written to: its messages and their lines
         batches: dict[Session, tuple[list[Any], list[bytes]]] = {}
-        for item in outgoing:
-            message = item.message
-            line = item.line
+        for seat, message, line in outgoing:
             if line is None:  # our bug (a line over the limit): skip it, log it
                 log.error("could not send %s at table %s: its line is over the limit",
                           message.TYPE, self.number)
@@ -382,7 +380,6 @@ class Table:
                 log.error("could not send %s at table %s: not a game's message",
                           message.TYPE, self.number)
                 continue
-            seat = item.seat
             for session in (seats[seat].session,) if seat != PUBLIC else self.watchers:
                 if session is None:
                     continue
