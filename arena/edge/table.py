@@ -236,15 +236,13 @@ class Table:
         return self._play_idle(item, None)
 
     def play_answer(self, session: Session, action: Action) -> bool:
-        """As ``play_now(Answer(session, action))``, without making the Answer (a bot's
-        answer, the input of nearly every decision)."""
+        """As ``play_now(Answer(session, action))``, without making the Answer."""
         if self._waiting is None or self._in_inbox:
             return False
         return self._play_idle(session, action)
 
     def _play_idle(self, item: TableInput | Session, action: Action | None) -> bool:
-        """:meth:`play_now` of ``item``, or of ``Answer(item, action)`` when ``action`` is
-        given, the table being idle."""
+        """:meth:`play_now` of ``item`` (with ``action``: of ``Answer(item, action)``)."""
         wait = self._waiting
         self._waiting = None  # an input that comes meanwhile waits its turn in the inbox
         now = trio.current_time()
@@ -366,11 +364,11 @@ class Table:
 
     def _dispatch(self, outgoing: list[Outgoing]) -> None:
         """Send what the driver returned (each message encoded once, by the driver, whatever
-        number of seats see it); each connection gets its lines of the step queued in one call
-        (:meth:`Session.queue_all`) and is written once."""
+        number of seats see it); each seat's connection gets its lines of the step queued in
+        one call (:meth:`Session.queue_all`), a spectator's one by one; each is written once."""
         seats = self.seats
-        # per session, in the order first written to: its messages and their lines
-        batches: dict[Session, tuple[list[Any], list[bytes]]] = {}
+        batches: dict[Session, tuple[list[Any], list[bytes]]] = {}  # messages, lines
+        watched: dict[Any, bool] = {}  # spectators' links written to; True: write now
         for seat, message, line in outgoing:
             if line is None:  # our bug (a line over the limit): skip it, log it
                 log.error("could not send %s at table %s: its line is over the limit",
@@ -380,19 +378,26 @@ class Table:
                 log.error("could not send %s at table %s: not a game's message",
                           message.TYPE, self.number)
                 continue
-            for session in (seats[seat].session,) if seat != PUBLIC else self.watchers:
-                if session is None:
-                    continue
-                batch = batches.get(session)
-                if batch is None:
-                    batches[session] = ([message], [line])
-                else:
-                    batch[0].append(message)
-                    batch[1].append(line)
+            if seat == PUBLIC:  # spectators (sessions, or a page's stand-in for one)
+                for watcher in self.watchers:
+                    if watcher.queue(message, line):
+                        urgent = message.TYPE != "event" or not watcher.events_with_requests
+                        watched[watcher.link] = urgent or watched.get(watcher.link, False)
+                continue
+            session = seats[seat].session
+            if session is None:
+                continue
+            batch = batches.get(session)
+            if batch is None:
+                batches[session] = ([message], [line])
+            else:
+                batch[0].append(message)
+                batch[1].append(line)
         for session, (messages, lines) in batches.items():
-            if session.queue_all(messages, lines) and (
-                    not session.events_with_requests
+            if session.queue_all(messages, lines) and (  # (only events: they wait for the
+                    not session.events_with_requests  # next request of a seat that asked so)
                     or any(message.TYPE != "event" for message in messages)):
-                # (a seat that takes its events with its requests only got events: its bot
-                # takes them with its next request)
                 session.link.push()
+        for link, urgent in watched.items():
+            if urgent:
+                link.push()

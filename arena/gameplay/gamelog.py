@@ -185,20 +185,17 @@ class GameLog:
         if not self._spooled:
             self._folder.mkdir(parents=True, exist_ok=True)
         data = self._pending
-        # three system calls (open, write at the offset, close), each a hand-over of the
-        # interpreter between the spooler's thread and the server's (a file object costs two
-        # more: it asks for the file's status, and a seek)
+        # three system calls (a file object costs two more: its status, a seek), each a
+        # hand-over of the interpreter between the spooler's thread and the server's
         part = os.open(os.path.join(self._folder, self.name + ".part"),
                        os.O_WRONLY | (0 if self._spooled else os.O_CREAT | os.O_TRUNC), 0o666)
         try:
-            view = memoryview(data)
-            offset = self._spooled
+            view, offset = memoryview(data), self._spooled
             while view:  # a write may take only part of it
                 written = os.pwrite(part, view, offset)
                 if not written:
                     raise OSError(errno.EIO, "the log's .part file took no bytes")
-                view = view[written:]
-                offset += written
+                view, offset = view[written:], offset + written
         except OSError:
             os.ftruncate(part, self._spooled)  # never half a batch
             raise
