@@ -108,17 +108,18 @@ def encode(message: Any, encoded: Mapping[str, str] | None = None) -> bytes:
 
 
 def _checked(text: str, kind: str) -> bytes:
+    """``text`` (a line, its newline included) as bytes, checked against the line limit."""
     line = text.encode("utf-8")
-    if len(line) > MAX_LINE_BYTES:
-        raise ValueError(f"{kind} message of {len(line)} bytes exceeds the line limit")
-    return line + b"\n"
+    if len(line) > MAX_LINE_BYTES + 1:
+        raise ValueError(f"{kind} message of {len(line) - 1} bytes exceeds the line limit")
+    return line
 
 
 def encode_event(kind: str, data_json: str) -> bytes:
     """The line of ``Event(kind=kind, data=data)`` (no ``to``), ``data_json`` being the JSON
     text of ``data`` (not null): the same bytes as :func:`encode` gives, without building the
     line field by field (an event goes out at every step of every game)."""
-    return _checked(f'{{"type":"event","kind":{to_json_value(kind)},"data":{data_json}}}',
+    return _checked(f'{{"type":"event","kind":{to_json_value(kind)},"data":{data_json}}}\n',
                     "event")
 
 
@@ -129,7 +130,7 @@ def encode_request(request_id: int, legal_json: str, time_left_ms: int,
     bank = "" if time_bank_ms is None else f',"time_bank_ms":{to_json_value(time_bank_ms)}'
     return _checked(f'{{"type":"request","id":{to_json_value(request_id)},"legal":{legal_json},'
                     f'"time_left_ms":{to_json_value(time_left_ms)},'
-                    f'"observation":{observation_json}{bank}}}', "request")
+                    f'"observation":{observation_json}{bank}}}\n', "request")
 
 
 def _no_constants(name: str) -> Any:
@@ -184,13 +185,22 @@ _PLAIN_ACTION = re.compile(
     rb'\{"type":"action","id":(0|-?[1-9][0-9]{0,15}),"action":"([ -!#-\[\]-~]*)"\}[ \t\r\n]*')
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def decode_client(line: bytes) -> Any:
     """A bot's line as a message (hello, action, bye), or a PeerError."""
     plain = _PLAIN_ACTION.fullmatch(line)
     if plain is not None:
         request_id = int(plain.group(1))
         if -MAX_REQUEST_ID <= request_id <= MAX_REQUEST_ID:
-            return Action(id=request_id, action=plain.group(2).decode("ascii"))
+            # what Action's validators check holds (an int in range, a str): made without
+            # running them, as attrs's own __init__ sets a frozen instance's fields
+            action = _new(Action)
+            _set(action, "id", request_id)
+            _set(action, "action", plain.group(2).decode("ascii"))
+            return action
     return _decode(line, CLIENT_MESSAGES)
 
 

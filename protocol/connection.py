@@ -94,6 +94,10 @@ SERVER_ALLOWED: dict[State, frozenset[str]] = {
     State.CLOSED: frozenset({"error", "bye"}),  # last words before the socket closes
 }
 
+#: What a game sends (``arena.gameplay``'s messages): allowed in READY, none moving the state.
+GAME_MESSAGES: frozenset[str] = frozenset(
+    {"game_start", "request", "cancel", "event", "game_end", "error"})
+
 
 class ServerConnection:
     """Bytes from a bot in, messages out; messages to the bot in, bytes out."""
@@ -137,6 +141,9 @@ class ServerConnection:
                 ErrorCode.LINE_TOO_LONG,
                 f"a line may hold at most {self._lines.max_line} bytes; this one was dropped"))
         message = codec.decode_client(line)
+        if type(message) is Action and self.state is State.READY:  # the common case
+            self._errors_in_a_row = 0
+            return message
         if isinstance(message, PeerError):
             return self._error(message)
         next_state = CLIENT_TRANSITIONS.get((self.state, message.TYPE))
@@ -210,6 +217,11 @@ class ServerConnection:
         return notice_for_closed(self.requests, request_id)
 
     # -- output --
+
+    def takes_game_messages(self) -> bool:
+        """Whether every message a game sends (:data:`GAME_MESSAGES`) may go now, none of
+        them changing the state (one check for a step's lines instead of one per line)."""
+        return self.state is State.READY
 
     def may_send(self, kind: str) -> bool:
         """Whether the state allows sending a message of type ``kind`` now."""

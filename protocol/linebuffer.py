@@ -54,7 +54,7 @@ class LineBuffer:
                     self._scanned = 0
                     return TOO_LONG
                 return None
-            line = bytes(self._data[:end])
+            line = bytes(memoryview(self._data)[:end])  # one copy, not two
             del self._data[: end + 1]
             self._scanned = 0
             if self._discarding:  # the tail of a line already reported as too long
@@ -64,7 +64,7 @@ class LineBuffer:
                 line = line[:-1]
             if len(line) > self.max_line:
                 return TOO_LONG
-            if not line.strip():
+            if not line or line.isspace():  # blank (as strip() would leave nothing)
                 continue
             return line
 

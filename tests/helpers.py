@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -114,29 +115,17 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log_lines(path)]
 
 
-class HalfWrite:
-    """A file that takes a few bytes of each write, then says the disk is full (a full disk
-    in the middle of a log's batch)."""
+def half_writes(monkeypatch: Any) -> None:
+    """From now on (until ``monkeypatch`` is undone) every write of a log's batch to its
+    ``.part`` file (``os.pwrite``) takes a few bytes, then says the disk is full (a full disk in
+    the middle of a batch)."""
+    real_pwrite = os.pwrite
 
-    def __init__(self, file: Any) -> None:
-        self.file = file
-
-    def __enter__(self) -> HalfWrite:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.file.close()
-
-    def seek(self, offset: int) -> None:
-        self.file.seek(offset)
-
-    def write(self, data: Any) -> None:
-        self.file.write(data[:10])
-        self.file.flush()
+    def pwrite(fd: int, data: Any, offset: int) -> int:
+        real_pwrite(fd, bytes(data[:10]), offset)
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    def truncate(self, size: int) -> None:
-        self.file.truncate(size)
+    monkeypatch.setattr(os, "pwrite", pwrite)
 
 
 def stand_in_tournament(monkeypatch: Any, stand_in: Any) -> None:

@@ -88,9 +88,14 @@ class ConnectionLoops:
                 return
             if link.transcript is not None:
                 link.transcript.received(conn.last_line, MAX_LINE_BYTES)
-            if isinstance(event, Action) and conn.first_answer(event):
-                pass  # a bot answers as fast as it is asked: only other lines are rationed
-            elif not bucket.allow(trio.current_time()):
+            if type(event) is Action and conn.first_answer(event):
+                # a bot answers as fast as it is asked: only other lines are rationed; it is
+                # mostly played at once, in this task (no coroutine, no Answer made)
+                seat = session.seat
+                if seat is None or not seat.table.play_answer(session, event):
+                    await self._action(session, event)
+                continue
+            if not bucket.allow(trio.current_time()):
                 await self._settle(session)
                 session.send(Error(code=ErrorCode.TOO_FAST.value, fatal=True, message=(
                     f"more than {self.config.max_messages_per_second:g} lines a second")))

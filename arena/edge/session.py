@@ -43,6 +43,8 @@ class SeatHolder(Protocol):
 
     def play_now(self, item: Any) -> bool: ...
 
+    def play_answer(self, session: Session, action: Any) -> bool: ...
+
     async def settle(self, session: Session) -> None: ...
 
 
@@ -138,6 +140,21 @@ class Link:
                 return
             self._queue = [data[written:]]
         self._writer_lot.unpark_all()
+
+    def queue_lines(self, lines: list[bytes]) -> bool:
+        """Queue several lines in one call, when the link is writable, keeps no transcript
+        and has room for all of them (False: nothing was queued; :meth:`queue` them one by
+        one, which also drops a link that has no room)."""
+        if not self.alive or self.closing or self.transcript is not None:
+            return False
+        size = sum(map(len, lines))
+        queue = self._queue
+        if (self.queued_bytes + size > self.max_queued_bytes
+                or len(queue) + len(lines) > SEND_QUEUE_LIMIT):
+            return False
+        queue += lines
+        self.queued_bytes += size
+        return True
 
     def take_burst(self, limit: int) -> bytes | None:
         """For the writer task: up to about ``limit`` queued bytes at once (None: nothing)."""
@@ -279,6 +296,20 @@ class Session:
         if data is None or not link.queue(data, self.name):
             return 0
         return len(data)
+
+    def queue_all(self, messages: list[Any], lines: list[bytes]) -> bool:
+        """Queue messages already encoded (``lines``, one per message; each a message the
+        game sends: ``game_start``, ``request``, ``cancel``, ``event``, ``game_end`` or
+        ``error``), in order: in one call when the connection allows them all now and the link
+        takes them all, else one by one as :meth:`queue` does.  True if any was queued."""
+        link = self.link
+        if link.conn.takes_game_messages() and link.queue_lines(lines):
+            return True
+        queued = False
+        for message, line in zip(messages, lines, strict=True):
+            if self.queue(message, line):
+                queued = True
+        return queued
 
     def finish(self, last: Any = None) -> None:
         """Send ``last`` (if any), then close once the queue is flushed."""

@@ -14,14 +14,16 @@ import logging
 import math
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import attrs
 import trio
 
-from arena.edge.session import Link, Seat, Session
+from arena.edge.session import Seat, Session
 from arena.gameplay.driver import PUBLIC, MatchDriver, Outgoing
 from arena.gameplay.records import GameRecord
 from arena.seating.policies import SeatedTable
+from protocol.connection import GAME_MESSAGES
 from protocol.errors import ErrorCode, PeerError
 from protocol.messages import Action, Error
 
@@ -229,16 +231,28 @@ class Table:
         input, none queued): the game is pure and synchronous, so a bot's answer is played
         and the replies are written without a switch to the table's task.  The table's wait
         is then moved to the new next deadline (or ended, when the game is over)."""
-        wait = self._waiting
-        if wait is None or self._in_inbox:
+        if self._waiting is None or self._in_inbox:
             return False
+        return self._play_idle(item, None)
+
+    def play_answer(self, session: Session, action: Action) -> bool:
+        """As ``play_now(Answer(session, action))``, without making the Answer."""
+        if self._waiting is None or self._in_inbox:
+            return False
+        return self._play_idle(session, action)
+
+    def _play_idle(self, item: TableInput | Session, action: Action | None) -> bool:
+        """:meth:`play_now` of ``item`` (with ``action``: of ``Answer(item, action)``)."""
+        wait = self._waiting
         self._waiting = None  # an input that comes meanwhile waits its turn in the inbox
         now = trio.current_time()
         try:
-            self._dispatch(self._feed(item, now))
+            self._dispatch(self._feed(item, now) if action is None  # type: ignore[arg-type]
+                           else self._answer(item, action, now))  # type: ignore[arg-type]
         except Exception:  # as in run: a bug costs this table only
             log.exception("table %s failed", self.number)
             self.failed = True
+        assert wait is not None
         self._waiting = wait
         driver = self.driver
         if driver.finished or self.failed:
@@ -318,6 +332,13 @@ class Table:
         except Exception:
             log.exception("table %s could not be aborted cleanly", self.number)
 
+    def _answer(self, session: Session, action: Action, now: float) -> list[Outgoing]:
+        """:meth:`_feed` of ``Answer(session, action)``."""
+        place = session.seat
+        if place is None or place.table is not self:
+            return []
+        return self.driver.answer(place.number, action.id, action.action, now)
+
     def _feed(self, item: TableInput, now: float | None = None) -> list[Outgoing]:
         if isinstance(item, Flush):
             item.done.set()
@@ -343,28 +364,40 @@ class Table:
 
     def _dispatch(self, outgoing: list[Outgoing]) -> None:
         """Send what the driver returned (each message encoded once, by the driver, whatever
-        number of seats see it); each connection is written once."""
+        number of seats see it); each seat's connection gets its lines of the step queued in
+        one call (:meth:`Session.queue_all`), a spectator's one by one; each is written once."""
         seats = self.seats
-        # the links written to, in the order first written; True: write now (False: it only
-        # got events, which its bot takes with its next request)
-        touched: dict[Link, bool] = {}
-        for item in outgoing:
-            message = item.message
-            line = item.line
+        batches: dict[Session, tuple[list[Any], list[bytes]]] = {}  # messages, lines
+        watched: dict[Any, bool] = {}  # spectators' links written to; True: write now
+        for seat, message, line in outgoing:
             if line is None:  # our bug (a line over the limit): skip it, log it
                 log.error("could not send %s at table %s: its line is over the limit",
                           message.TYPE, self.number)
                 continue
-            seat = item.seat
-            targets: Sequence[Session | None] = (
-                (seats[seat].session,) if seat != PUBLIC else self.watchers)
-            for session in targets:
-                if session is not None and session.queue(message, line):
-                    link = session.link
-                    if message.TYPE != "event" or not session.events_with_requests:
-                        touched[link] = True
-                    elif link not in touched:
-                        touched[link] = False
-        for link, urgent in touched.items():
+            if message.TYPE not in GAME_MESSAGES:  # our bug: a game sends only those
+                log.error("could not send %s at table %s: not a game's message",
+                          message.TYPE, self.number)
+                continue
+            if seat == PUBLIC:  # spectators (sessions, or a page's stand-in for one)
+                for watcher in self.watchers:
+                    if watcher.queue(message, line):
+                        urgent = message.TYPE != "event" or not watcher.events_with_requests
+                        watched[watcher.link] = urgent or watched.get(watcher.link, False)
+                continue
+            session = seats[seat].session
+            if session is None:
+                continue
+            batch = batches.get(session)
+            if batch is None:
+                batches[session] = ([message], [line])
+            else:
+                batch[0].append(message)
+                batch[1].append(line)
+        for session, (messages, lines) in batches.items():
+            if session.queue_all(messages, lines) and (  # (only events: they wait for the
+                    not session.events_with_requests  # next request of a seat that asked so)
+                    or any(message.TYPE != "event" for message in messages)):
+                session.link.push()
+        for link, urgent in watched.items():
             if urgent:
                 link.push()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -31,16 +31,20 @@ PUBLIC = -1
 MAX_LOGGED_ERRORS = 100
 
 
-@attrs.frozen
-class Outgoing:
+class Outgoing(NamedTuple):
     """A message for a seat and ``line``, its bytes: every message is encoded once, here (an
     event or the end shared by every seat once for all; a request's observation once for the
     line and the log's digest).  None: it could not be encoded (a line over the protocol's
-    limit: our bug; the edge skips it and says so)."""
+    limit: our bug; the edge skips it and says so).  A named tuple (immutable): several go
+    out at every decision, and one is made without a Python call (:func:`made`)."""
 
     seat: int
     message: Any
     line: bytes | None = None
+
+
+#: ``made(Outgoing, (seat, message, line))``: an :class:`Outgoing` at the cost of a tuple.
+made = tuple.__new__
 
 
 def line_of(message: Any) -> bytes | None:
@@ -153,7 +157,11 @@ class SeatDecisions:
         return self.move_timeout, "move_timeout"
 
     def next_deadline(self) -> float | None:
-        return min((r.deadline for r in self.open.values()), default=None)
+        requests = self.open
+        if len(requests) == 1:  # most games, most of the time: one seat decides
+            for request in requests.values():
+                return request.deadline
+        return min((r.deadline for r in requests.values()), default=None)
 
     def _note_unlogged_errors(self) -> None:
         for seat, count in enumerate(self._errors_logged):
@@ -229,22 +237,22 @@ class SeatDecisions:
 
     def _issue(self, seat: int, now: float, out: list[Outgoing]) -> None:
         request_id = self.counters[seat].next_id()
-        legal = tuple(self.state.legal_actions(seat))
+        state = self.state
+        legal_list = list(state.legal_actions(seat))  # the request's own (the game's may be shared)
+        legal = tuple(legal_list)
         timeout, limit_name = self.limit_for(seat)
         bank = self.bank[seat]
-        observation = self.state.observe(seat)
+        observation = state.observe(seat)
         self.open[seat] = OpenRequest(
             request_id, legal, now, now + timeout + bank, self.max_tries,
             getattr(observation, "decision", None), timeout, limit_name)
         observation_json = to_json(observation)  # once: for the digest and the line
-        legal_list = list(legal)
         legal_json = to_json(legal_list)  # once: for the log and the line
         self.log.request(seat, request_id, legal, text_digest(observation_json), legal_json)
         time_left_ms = to_ms(timeout + bank)
         time_bank_ms = to_ms(bank) if self.time_bank else None
-        request = Request(id=request_id, legal=legal_list, time_left_ms=time_left_ms,
-                          observation=observation, time_bank_ms=time_bank_ms)
+        request = Request(request_id, legal_list, time_left_ms, observation, time_bank_ms)
         line = (encode_request(request_id, legal_json, time_left_ms, observation_json,
                                time_bank_ms) if observation is not None
                 else encode(request))
-        out.append(Outgoing(seat, request, line))
+        out.append(made(Outgoing, (seat, request, line)))

@@ -42,6 +42,7 @@ from arena.gameplay.decisions import (
     SeatDecisions,
     SeatStats,
     line_of,
+    made,
     observation_digest,
     outgoing,
     text_digest,
@@ -230,7 +231,7 @@ class MatchDriver(SeatDecisions):
         end = GameEnd(game_id=self.game_id, scores=[], ranks=[], winners=[], reveal={},
                       aborted=reason)
         line = line_of(end)  # once, for every seat
-        out.extend(Outgoing(seat, end, line) for seat in self._everyone())
+        out.extend([made(Outgoing, (seat, end, line)) for seat in self._everyone()])
         return out
 
     def _everyone(self) -> range:
@@ -271,20 +272,21 @@ class MatchDriver(SeatDecisions):
     def _flush_events(self, out: list[Outgoing]) -> None:
         seats = self._seats
         watched = self.watched
+        log = self.log
         for event in self.state.take_events():
+            kind = event.kind
             data = event.data
             data_json = to_json(data)  # once: for every seat that sees it and the log
-            self.log.event(event, data_json)
-            message = Event(kind=event.kind, data=data)
-            line = (encode_event(event.kind, data_json) if data is not None
-                    else encode(message))
+            log.event(event, data_json)
+            message = Event(kind, data)
+            line = encode_event(kind, data_json) if data is not None else encode(message)
             audience = event.audience
             if audience is None:
-                out.extend([Outgoing(seat, message, line) for seat in seats])
+                out.extend([made(Outgoing, (seat, message, line)) for seat in seats])
                 if watched:
-                    out.append(Outgoing(PUBLIC, message, line))
+                    out.append(made(Outgoing, (PUBLIC, message, line)))
             else:
-                out.extend([Outgoing(seat, message, line) for seat in seats
+                out.extend([made(Outgoing, (seat, message, line)) for seat in seats
                             if seat in audience])
 
     def _finish(self, out: list[Outgoing]) -> None:
@@ -299,4 +301,4 @@ class MatchDriver(SeatDecisions):
         end = GameEnd(game_id=self.game_id, scores=list(result.scores), ranks=list(result.ranks),
                       winners=list(result.winners), reveal=dict(result.reveal))
         line = line_of(end)  # once, for every seat
-        out.extend(Outgoing(seat, end, line) for seat in self._everyone())
+        out.extend([made(Outgoing, (seat, end, line)) for seat in self._everyone()])

@@ -6,6 +6,7 @@ batch the disk refuses must still leave the log whole."""
 from __future__ import annotations
 
 import errno
+import os
 
 import pytest
 
@@ -57,14 +58,14 @@ def test_a_batch_the_disk_refuses_in_the_worker_is_kept_and_written_later(tmp_pa
     import arena.gameplay.gamelog as gamelog
 
     full = [True]
-    real_open = open
+    real_open = os.open
 
     def opening(path, *args, **kwargs):
         if full[0] and str(path).endswith(".part"):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(gamelog, "open", opening, raising=False)
+    monkeypatch.setattr(gamelog.os, "open", opening)
     refused, _ = play(tmp_path / "refused", spooler=log_spooler(), compress=True,
                       refuse_at=(30, lambda: full.__setitem__(0, False)))
     monkeypatch.undo()

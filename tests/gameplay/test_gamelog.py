@@ -19,7 +19,7 @@ from arena.gameplay.gamelog import (
     ensure_writable,
     log_lines,
 )
-from tests.helpers import HalfWrite, in_memory_clients, make_server
+from tests.helpers import half_writes, in_memory_clients, make_server
 
 
 def full_disk(*_args, **_kwargs):
@@ -74,8 +74,7 @@ def test_lines_the_disk_refused_mid_game_are_kept_and_the_log_stays_whole(tmp_pa
     log.spool_to(tmp_path)
     for number in range(100):
         log.note(0, f"note {number}")
-    real_open = open
-    monkeypatch.setattr("builtins.open", lambda *a, **k: HalfWrite(real_open(*a, **k)))
+    half_writes(monkeypatch)
     for number in range(100, 200):
         log.note(0, f"note {number}")  # spooling fails: the lines stay in memory
     monkeypatch.undo()

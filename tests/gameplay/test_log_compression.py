@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.gameplay.gamelog import GameLog, read_header, read_log
-from tests.helpers import HalfWrite
+from tests.helpers import half_writes
 
 BOTS = ["--bot", "random", "--bot", "random", "--bot", "random"]
 
@@ -86,8 +86,7 @@ def test_a_compressed_batch_the_disk_refused_leaves_the_log_whole(tmp_path, monk
     log.spool_to(tmp_path)
     for number in range(100):
         log.note(0, f"note {number}")
-    real_open = open
-    monkeypatch.setattr("builtins.open", lambda *a, **k: HalfWrite(real_open(*a, **k)))
+    half_writes(monkeypatch)
     for number in range(100, 200):
         log.note(0, f"note {number}")  # spooling fails: the batches stay in memory
     monkeypatch.undo()
