@@ -58,6 +58,34 @@ def test_a_small_ladder_never_waits_for_a_pool_it_cannot_have():
     assert queue(big, ["b1500", "b1510"]) == []  # 2 waiting + 2 playing can make 4: wait
 
 
+def test_a_small_ladders_duel_pairs_meet_each_other_not_only_themselves():
+    """Four bots in two duels: the two of a duel finish together and are ready together.  They
+    used to meet again at once, for ever (a who-met-whom graph of two groups: found by the
+    population test's example seed=36810).  Now they wait (up to ``patience``) for a bot they
+    have not met through anybody, and meet it."""
+    seating = LadderSeating(2, known(1000, 1010, 1500, 1510), seed="s", settle=0.0, pool=6,
+                            duplicate=False, patience=2.0)
+    first, second = queue(seating, ["b1000", "b1010"]) + queue(seating, ["b1500", "b1510"])
+    assert seating.game_over(first, 3.0) == []
+    assert queue(seating, ["b1000", "b1010"], 3.0) == []  # the others play: wait for them
+    assert seating.next_deadline() == 5.0
+    assert seating.game_over(second, 4.0) == []
+    tables = queue(seating, ["b1500"], 4.0)  # a stranger: the anchor meets it
+    assert [sorted(t.names) for t in tables] == [["b1000", "b1500"]]
+    assert seating.kinds["mixing"] == 1
+    tables = queue(seating, ["b1510"], 4.0)
+    assert [sorted(t.names) for t in tables] == [["b1010", "b1510"]]
+
+
+def test_a_small_ladders_pair_that_waited_its_patience_plays_on():
+    seating = LadderSeating(2, known(1000, 1010, 1500, 1510), seed="s", settle=0.0, pool=6,
+                            duplicate=False, patience=2.0)
+    first, _ = queue(seating, ["b1000", "b1010"]) + queue(seating, ["b1500", "b1510"])
+    seating.game_over(first, 3.0)
+    assert queue(seating, ["b1000", "b1010"], 3.0) == []
+    assert [sorted(t.names) for t in seating.expire(5.0)] == [["b1000", "b1010"]]
+
+
 def test_few_waiting_wait_for_patience_then_play():
     seating = ladder(known(1000, 1800), pool=6, patience=2.0)
     assert queue(seating, ["b1000", "b1800"]) == []

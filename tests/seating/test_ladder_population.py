@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 
 import attrs
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from arena.events.live_rating import LiveRating
@@ -155,6 +155,7 @@ def test_a_population_of_hundreds_every_bot_plays_nobody_starves_close_games_dom
 
 
 @settings(max_examples=15, deadline=None)
+@example(seed=36810, players=2, bots=8, duplicate=False, distant_every=2)  # two groups, once
 @given(seed=st.integers(0, 10**6), players=st.integers(2, 4), bots=st.integers(8, 40),
        duplicate=st.booleans(), distant_every=st.integers(2, 6))
 def test_any_small_population_keeps_the_bound_and_one_who_met_whom_graph(
