@@ -4,6 +4,7 @@ per pytest-xdist worker, started by the first test that needs it and stopped at 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -18,6 +19,12 @@ from tests.pg_fixture import PgServer, PgUnavailable
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI", "").lower() == "true":
     settings.load_profile("ci")
+
+# A shell starts a background job (`bash .ci/run &`) with SIGINT ignored, and every process it
+# starts inherits that: the tests that press Ctrl-C on a command would see it ignored.  They
+# stand for a person at a terminal, so they start from Python's own handler, as there.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
