@@ -97,9 +97,14 @@ def test_a_ctrl_c_drains_a_worker_its_running_game_stored_its_other_tables_given
 
 def test_workers_wait_while_the_database_restarts_and_carry_on(tmp_path, pg_url, pg_server):
     plan_event(pg_url, pickers(tmp_path), sets=1)
-    workers = [start_worker(pg_url, tmp_path / f"w{i}", "--lease", "10") for i in range(2)]
-    lines = [Lines(worker.stdout) for worker in workers]
+    # the second starts once the first has stored a game (started together, the second could
+    # play every table before the first began: it happened under load)
+    workers = [start_worker(pg_url, tmp_path / "w0", "--lease", "10")]
+    lines = [Lines(workers[0].stdout)]
     lines[0].expect(r"game \d+ stored", WORKERS_DONE)
+    workers.append(start_worker(pg_url, tmp_path / "w1", "--lease", "10"))
+    lines.append(Lines(workers[1].stdout))
+    lines[1].expect(r"table\(s\) at a time", WORKERS_DONE)  # it has the event: it runs
     pg_server.restart()  # every connection is cut; the server is back after a moment
     for worker, output in zip(workers, lines):
         output.rest(WORKERS_DONE)
