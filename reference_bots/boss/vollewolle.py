@@ -41,7 +41,7 @@ from arena.games.vollewolle.core import (
 )
 from arena.games.vollewolle.rules import VolleWolleState
 from reference_bots.boss.search import Budget
-from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
+from reference_bots.boss.vollewolle_fast import FastHeuristic
 
 SEARCHED = ("bid",)
 BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side (and 26+)
@@ -144,7 +144,7 @@ class Opponents:
 
     def __init__(self, start: dict[str, Any], me: int) -> None:
         self.start, self.me = start, me
-        self.models: dict[int, VolleWolleHeuristic] = {}
+        self.models: dict[int, FastHeuristic] = {}
         self.residuals: dict[int, list[int]] = {}
         self.predicted: dict[int, int] = {}
         self.revealed: list[dict[str, Any]] = []
@@ -158,9 +158,9 @@ class Opponents:
         for model in self.models.values():
             model.on_message(message)
 
-    def model(self, seat: int) -> VolleWolleHeuristic:
+    def model(self, seat: int) -> FastHeuristic:
         if seat not in self.models:
-            model = VolleWolleHeuristic(0.0, "model")
+            model = FastHeuristic(0.0, "model")
             model.on_message({**self.start, "seat": seat})
             for message in self.revealed:
                 model.on_message(message)
@@ -197,8 +197,8 @@ class VolleWolleBoss:
                  seed: object = None, window: int = BID_WINDOW,
                  confidence: float = CONFIDENCE, heuristic_value: bool = False) -> None:
         self.budget = Budget(think_ms, iterations, seed)
-        self.mine = VolleWolleHeuristic(0.0, None if seed is None else str(seed))
-        self.player = VolleWolleHeuristic(0.0, "rollout")  # plays every seat in the worlds
+        self.mine = FastHeuristic(0.0, None if seed is None else str(seed))
+        self.player = FastHeuristic(0.0, "rollout")  # plays every seat in the worlds
         self.opponents: Opponents | None = None
         self.drawn: set[str] | None = None
         self.window, self.confidence = window, confidence
@@ -220,6 +220,8 @@ class VolleWolleBoss:
         deadline = time.perf_counter() + self.budget.think_ms / 1000.0
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
+        self.mine.forget()
+        self.player.forget()
         own = self.mine.choose(request)
         if obs["decision"] not in SEARCHED or len(legal) == 1 or self.opponents is None:
             return own
