@@ -43,10 +43,11 @@ from arena.games.vollewolle.rules import VolleWolleState
 from reference_bots.boss.search import Budget
 from reference_bots.boss.vollewolle_fast import FastHeuristic
 
-SEARCHED = ("bid",)
+SEARCHED = ("bid", "keep", "reach")
 BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side (and 26+)
 RESIDUAL_PRIOR = (-2, -1, 0, 1, 2)  # an opponent's bid minus the model's, before any is seen
 CONFIDENCE = 1.0  # another bid than the heuristic's must beat it by this many standard errors
+DICE_CONFIDENCE = 2.0  # the same for another keep or reach/decline than the heuristic's
 MODIFIER_WEIGHT = 1.0  # points per step of the top card's modifier while the deck lasts
 
 
@@ -195,14 +196,18 @@ class VolleWolleBoss:
 
     def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
                  seed: object = None, window: int = BID_WINDOW,
-                 confidence: float = CONFIDENCE, heuristic_value: bool = False) -> None:
+                 confidence: float = CONFIDENCE, heuristic_value: bool = False,
+                 searched: tuple[str, ...] = SEARCHED,
+                 dice_confidence: float = DICE_CONFIDENCE) -> None:
         self.budget = Budget(think_ms, iterations, seed)
         self.mine = FastHeuristic(0.0, None if seed is None else str(seed))
         self.player = FastHeuristic(0.0, "rollout")  # plays every seat in the worlds
         self.opponents: Opponents | None = None
         self.drawn: set[str] | None = None
         self.window, self.confidence = window, confidence
+        self.searched, self.dice_confidence = searched, dice_confidence
         self.evaluate = self.heuristic_value if heuristic_value else round_value
+        self.worlds: list[int] = []  # the worlds of each searched decision (for measurement)
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -223,21 +228,25 @@ class VolleWolleBoss:
         self.mine.forget()
         self.player.forget()
         own = self.mine.choose(request)
-        if obs["decision"] not in SEARCHED or len(legal) == 1 or self.opponents is None:
+        decision = obs["decision"]
+        if decision not in self.searched or len(legal) == 1 or self.opponents is None:
             return own
+        if decision != "bid":  # keep or reach: every legal choice, the others' bids known
+            values = self.values(obs, legal, rng, deadline, None)
+            return paired_best(own, values, self.dice_confidence)
         at = legal.index(own)
         candidates = legal[max(0, at - self.window): at + self.window + 1]
         if "bid 26+" in legal and "bid 26+" not in candidates:
             candidates.append("bid 26+")
-        values = self.bid_values(obs, candidates, rng, deadline)
+        values = self.values(obs, candidates, rng, deadline, self.opponents.predict(obs))
         return paired_best(own, values, self.confidence)
 
-    def bid_values(self, obs: dict[str, Any], candidates: list[str], rng: random.Random,
-                   deadline: float) -> dict[str, list[float]]:
-        """Each candidate's values in the same sampled worlds (same others' bids, same dice)."""
+    def values(self, obs: dict[str, Any], candidates: list[str], rng: random.Random,
+               deadline: float, predicted: dict[int, int] | None) -> dict[str, list[float]]:
+        """Each candidate's values in the same sampled worlds (same dice; at a bid, the same
+        others' bids drawn from ``predicted``), each played to the round's end."""
         assert self.opponents is not None
         me, round_now = obs["seat"], obs["round"]
-        predicted = self.opponents.predict(obs)
         template = VolleWolleState(VolleWolleOptions(players=len(obs["wool"])), "world")
         values: dict[str, list[float]] = {token: [] for token in candidates}
         worlds = 0
@@ -249,7 +258,7 @@ class VolleWolleBoss:
                 break
             world = sample_world(obs, self.drawn, rng, template)
             dice = rng.random()
-            others = self.opponents.draw(predicted, obs["wool"], rng)
+            others = [] if predicted is None else self.opponents.draw(predicted, obs["wool"], rng)
             for token in candidates:
                 twin = world.clone()
                 twin.chance = SeededChance(dice)
@@ -259,6 +268,7 @@ class VolleWolleBoss:
                 self.play_round(twin, round_now)
                 values[token].append(self.evaluate(twin, me))
             worlds += 1
+        self.worlds.append(worlds)
         return values
 
     def heuristic_value(self, world: VolleWolleState, me: int) -> float:
