@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from arena.games.chance import SeededChance
 from arena.games.vollewolle.cards import score_table
@@ -43,9 +44,12 @@ from arena.games.vollewolle.rules import VolleWolleState
 from reference_bots.boss.search import Budget
 from reference_bots.boss.vollewolle_fast import FastHeuristic
 
+T = TypeVar("T")
 SEARCHED = ("bid", "keep", "reach")
-BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side (and 26+)
+BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side, and:
+ALWAYS = ("bid 26+",)
 RESIDUAL_PRIOR = (-2, -1, 0, 1, 2)  # an opponent's bid minus the model's, before any is seen
+PRIOR_WEIGHT = 1.0  # the prior spread counts as this many residuals seen
 CONFIDENCE = 1.0  # another bid than the heuristic's must beat it by this many standard errors
 DICE_CONFIDENCE = 2.0  # the same for another keep or reach/decline than the heuristic's
 MODIFIER_WEIGHT = 1.0  # points per step of the top card's modifier while the deck lasts
@@ -135,6 +139,27 @@ def paired_best(own: str, values: dict[str, list[float]], confidence: float) -> 
     return best if mean > confidence * spread else own
 
 
+class SeatDice:
+    """A world's dice for comparing choices: each die's face is drawn for the seat rolling it,
+    the attempt and the die (not for the place in the turn order, as the engine keys them), so
+    that every candidate meets the same faces wherever its bid puts the seats and whichever die
+    it keeps (common random numbers)."""
+
+    def __init__(self, seed: float, world: VolleWolleState) -> None:
+        self.inner, self.world = SeededChance(seed), world
+
+    def roll(self, sides: Sequence[int], *where: object) -> tuple[int, ...]:
+        kind, round_now, position, attempt = where  # the engine's place of a roll
+        seat = self.world.order[position]  # type: ignore[call-overload]
+        return tuple(self.inner.roll((n,), kind, round_now, seat, attempt)[0] for n in sides)
+
+    def shuffle(self, items: Sequence[T], *where: object) -> list[T]:
+        return self.inner.shuffle(items, *where)
+
+    def clone(self) -> SeatDice:
+        return self
+
+
 def bid_number(token: str) -> int:
     return 26 if token.endswith("+") else int(token.split()[1])
 
@@ -143,8 +168,8 @@ class Opponents:
     """A bid model of every other seat: the reference heuristic in its place (its bid history
     from the revealed bids, as that seat saw them), and the residuals of its revealed bids."""
 
-    def __init__(self, start: dict[str, Any], me: int) -> None:
-        self.start, self.me = start, me
+    def __init__(self, start: dict[str, Any], me: int, prior_weight: float = PRIOR_WEIGHT) -> None:
+        self.start, self.me, self.prior_weight = start, me, prior_weight
         self.models: dict[int, FastHeuristic] = {}
         self.residuals: dict[int, list[int]] = {}
         self.predicted: dict[int, int] = {}
@@ -183,8 +208,10 @@ class Opponents:
         """(seat, bid token) for every other seat in one world."""
         drawn = []
         for seat, bid in predicted.items():
-            spread = self.residuals.get(seat, []) + list(RESIDUAL_PRIOR)
-            bid = min(26 if wool[seat] else 25, max(MIN_BID, bid + rng.choice(spread)))
+            seen = self.residuals.get(seat, [])
+            weight = len(seen) / (len(seen) + self.prior_weight)
+            residual = rng.choice(seen if rng.random() < weight else RESIDUAL_PRIOR)
+            bid = min(26 if wool[seat] else 25, max(MIN_BID, bid + residual))
             drawn.append((seat, BID_TOKENS[bid - MIN_BID]))
         return drawn
 
@@ -198,7 +225,8 @@ class VolleWolleBoss:
                  seed: object = None, window: int = BID_WINDOW,
                  confidence: float = CONFIDENCE, heuristic_value: bool = False,
                  searched: tuple[str, ...] = SEARCHED,
-                 dice_confidence: float = DICE_CONFIDENCE) -> None:
+                 dice_confidence: float = DICE_CONFIDENCE, seat_dice: bool = True,
+                 prior_weight: float = PRIOR_WEIGHT, always: tuple[str, ...] = ALWAYS) -> None:
         self.budget = Budget(think_ms, iterations, seed)
         self.mine = FastHeuristic(0.0, None if seed is None else str(seed))
         self.player = FastHeuristic(0.0, "rollout")  # plays every seat in the worlds
@@ -206,6 +234,7 @@ class VolleWolleBoss:
         self.drawn: set[str] | None = None
         self.window, self.confidence = window, confidence
         self.searched, self.dice_confidence = searched, dice_confidence
+        self.seat_dice, self.prior_weight, self.always = seat_dice, prior_weight, always
         self.evaluate = self.heuristic_value if heuristic_value else round_value
         self.worlds: list[int] = []  # the worlds of each searched decision (for measurement)
 
@@ -214,7 +243,7 @@ class VolleWolleBoss:
         if kind == "game_start":
             self.drawn = None if message.get("resumed") else set()
             self.player.on_message(message)
-            self.opponents = Opponents(message, message.get("seat", 0))
+            self.opponents = Opponents(message, message.get("seat", 0), self.prior_weight)
         elif kind == "event" and self.drawn is not None and message.get("kind") == "round_start":
             self.drawn.update(message["data"]["display"])
         elif kind == "event" and message.get("kind") == "bids_revealed" and self.opponents:
@@ -236,8 +265,7 @@ class VolleWolleBoss:
             return paired_best(own, values, self.dice_confidence)
         at = legal.index(own)
         candidates = legal[max(0, at - self.window): at + self.window + 1]
-        if "bid 26+" in legal and "bid 26+" not in candidates:
-            candidates.append("bid 26+")
+        candidates += [t for t in self.always if t in legal and t not in candidates]
         values = self.values(obs, candidates, rng, deadline, self.opponents.predict(obs))
         return paired_best(own, values, self.confidence)
 
@@ -261,7 +289,7 @@ class VolleWolleBoss:
             others = [] if predicted is None else self.opponents.draw(predicted, obs["wool"], rng)
             for token in candidates:
                 twin = world.clone()
-                twin.chance = SeededChance(dice)
+                twin.chance = SeatDice(dice, twin) if self.seat_dice else SeededChance(dice)
                 twin.apply(me, token)
                 for seat, bid in others:
                     twin.apply(seat, bid)
