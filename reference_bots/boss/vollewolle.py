@@ -37,6 +37,7 @@ from arena.games.vollewolle.core import (
     DICE,
     INDEX,
     MIN_BID,
+    SIDES,
     Decision,
     VolleWolleOptions,
 )
@@ -143,18 +144,25 @@ class SeatDice:
     """A world's dice for comparing choices: each die's face is drawn for the seat rolling it,
     the attempt and the die (not for the place in the turn order, as the engine keys them), so
     that every candidate meets the same faces wherever its bid puts the seats and whichever die
-    it keeps (common random numbers)."""
+    it keeps (common random numbers).  A world rolls within one round: one table of faces
+    (:meth:`faces`) serves every candidate."""
 
-    def __init__(self, seed: float, world: VolleWolleState) -> None:
-        self.inner, self.world = SeededChance(seed), world
+    def __init__(self, faces: dict[tuple[int, int, int], int], world: VolleWolleState) -> None:
+        self.faces, self.world = faces, world
+
+    @staticmethod
+    def table(players: int, rng: random.Random) -> dict[tuple[int, int, int], int]:
+        """A face for every (seat, attempt, die's sides)."""
+        return {(seat, attempt, n): rng.randint(1, n) for seat in range(players)
+                for attempt in (1, 2, 3) for n in SIDES}
 
     def roll(self, sides: Sequence[int], *where: object) -> tuple[int, ...]:
-        kind, round_now, position, attempt = where  # the engine's place of a roll
+        _, _, position, attempt = where  # the engine's place of a roll: dice, round, place, a
         seat = self.world.order[position]  # type: ignore[call-overload]
-        return tuple(self.inner.roll((n,), kind, round_now, seat, attempt)[0] for n in sides)
+        return tuple([self.faces[seat, attempt, n] for n in sides])  # type: ignore[index]
 
     def shuffle(self, items: Sequence[T], *where: object) -> list[T]:
-        return self.inner.shuffle(items, *where)
+        raise NotImplementedError("a world's dice only roll")
 
     def clone(self) -> SeatDice:
         return self
@@ -285,11 +293,12 @@ class VolleWolleBoss:
             elif worlds and time.perf_counter() >= deadline:
                 break
             world = sample_world(obs, self.drawn, rng, template)
-            dice = rng.random()
+            dice = SeatDice.table(len(obs["wool"]), rng) if self.seat_dice else rng.random()
             others = [] if predicted is None else self.opponents.draw(predicted, obs["wool"], rng)
             for token in candidates:
                 twin = world.clone()
-                twin.chance = SeatDice(dice, twin) if self.seat_dice else SeededChance(dice)
+                twin.chance = (SeatDice(dice, twin) if isinstance(dice, dict)
+                               else SeededChance(dice))
                 twin.apply(me, token)
                 for seat, bid in others:
                     twin.apply(seat, bid)
