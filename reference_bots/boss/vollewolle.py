@@ -1,25 +1,29 @@
-"""The vollewolle boss: worlds sampled from one seat's observation, its bid searched.
+"""The vollewolle boss: worlds sampled from one seat's observation, its bid and dice searched.
 
 Almost everything in vollewolle is public; what a seat does not know is the order of the cards
 still in the deck and, while bidding, the bids the others are making.  A world deals the unseen
 cards (every card not shown in a display yet: the public ``round_start`` events tell which were)
-into a random deck, and a fresh seed for the dice.
+into a random deck, and fresh dice (:class:`SeatDice`).
 
 The bid is what is searched (the heuristic loses most there: it guesses the others' bids from
 their past ones and the cards they take ahead of it from an average).  The others' bids in a
 world come from a model of each opponent: the reference heuristic's bid in that seat's place
 (every input is public: the display, the flocks, the bids revealed so far), moved by a residual
 drawn from what that opponent's revealed bids differed from the model's prediction before (and
-a small prior spread), so a bot that bids otherwise widens its own model.  Each candidate bid
+a prior spread that counts as one residual), so a bot that bids otherwise widens its own
+model.  Each candidate bid
 (the heuristic's own and its neighbours, and ``26+``) is then played in the *same* worlds with
 the same dice (common random numbers: the comparison's variance is the difference's, not each
 value's) to the round's end, every seat's rolling and taking by the reference heuristic, and
 scored with the game's own final scoring on the flocks as they are then, plus the top card's
 modifier (what it gives the next rolls), the seat's minus the others' average.  Another bid
 replaces the heuristic's only when it beats it by ``CONFIDENCE`` standard errors of their paired
-differences (fewer than two worlds: the heuristic's bid).  Dice, reaching
-and taking are the heuristic's: its exact expectation over the dice is what a sampled search
-can only approach."""
+differences (fewer than two worlds: the heuristic's bid).  ``keep`` and ``reach``/``decline``
+are searched alike, every legal choice, another than the heuristic's only beyond
+``DICE_CONFIDENCE`` standard errors (its exact expectation over the dice is right for its own
+card values; the search adds what the others then take).  Taking is the heuristic's.  Every
+heuristic choice (the boss's own, the models', the rollouts') is made by
+:class:`~reference_bots.boss.vollewolle_fast.FastHeuristic`: the same choices, faster."""
 
 from __future__ import annotations
 
