@@ -1,31 +1,36 @@
-"""The vollewolle boss: worlds sampled from one seat's observation, its bid searched.
+"""The vollewolle boss: worlds sampled from one seat's observation, its bid and dice searched.
 
 Almost everything in vollewolle is public; what a seat does not know is the order of the cards
 still in the deck and, while bidding, the bids the others are making.  A world deals the unseen
 cards (every card not shown in a display yet: the public ``round_start`` events tell which were)
-into a random deck, and a fresh seed for the dice.
+into a random deck, and fresh dice (:class:`SeatDice`).
 
 The bid is what is searched (the heuristic loses most there: it guesses the others' bids from
 their past ones and the cards they take ahead of it from an average).  The others' bids in a
 world come from a model of each opponent: the reference heuristic's bid in that seat's place
 (every input is public: the display, the flocks, the bids revealed so far), moved by a residual
 drawn from what that opponent's revealed bids differed from the model's prediction before (and
-a small prior spread), so a bot that bids otherwise widens its own model.  Each candidate bid
+a prior spread that counts as one residual), so a bot that bids otherwise widens its own
+model.  Each candidate bid
 (the heuristic's own and its neighbours, and ``26+``) is then played in the *same* worlds with
 the same dice (common random numbers: the comparison's variance is the difference's, not each
 value's) to the round's end, every seat's rolling and taking by the reference heuristic, and
 scored with the game's own final scoring on the flocks as they are then, plus the top card's
 modifier (what it gives the next rolls), the seat's minus the others' average.  Another bid
 replaces the heuristic's only when it beats it by ``CONFIDENCE`` standard errors of their paired
-differences (fewer than two worlds: the heuristic's bid).  Dice, reaching
-and taking are the heuristic's: its exact expectation over the dice is what a sampled search
-can only approach."""
+differences (fewer than two worlds: the heuristic's bid).  ``keep`` and ``reach``/``decline``
+are searched alike, every legal choice, another than the heuristic's only beyond
+``DICE_CONFIDENCE`` standard errors (its exact expectation over the dice is right for its own
+card values; the search adds what the others then take).  Taking is the heuristic's.  Every
+heuristic choice (the boss's own, the models', the rollouts') is made by
+:class:`~reference_bots.boss.vollewolle_fast.FastHeuristic`: the same choices, faster."""
 
 from __future__ import annotations
 
 import random
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from arena.games.chance import SeededChance
 from arena.games.vollewolle.cards import score_table
@@ -36,17 +41,22 @@ from arena.games.vollewolle.core import (
     DICE,
     INDEX,
     MIN_BID,
+    SIDES,
     Decision,
     VolleWolleOptions,
 )
 from arena.games.vollewolle.rules import VolleWolleState
 from reference_bots.boss.search import Budget
-from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
+from reference_bots.boss.vollewolle_fast import FastHeuristic
 
-SEARCHED = ("bid",)
-BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side (and 26+)
+T = TypeVar("T")
+SEARCHED = ("bid", "keep", "reach")
+BID_WINDOW = 2  # candidates: the heuristic's bid and this many bids either side, and:
+ALWAYS = ("bid 26+",)
 RESIDUAL_PRIOR = (-2, -1, 0, 1, 2)  # an opponent's bid minus the model's, before any is seen
+PRIOR_WEIGHT = 1.0  # the prior spread counts as this many residuals seen
 CONFIDENCE = 1.0  # another bid than the heuristic's must beat it by this many standard errors
+DICE_CONFIDENCE = 2.0  # the same for another keep or reach/decline than the heuristic's
 MODIFIER_WEIGHT = 1.0  # points per step of the top card's modifier while the deck lasts
 
 
@@ -134,6 +144,34 @@ def paired_best(own: str, values: dict[str, list[float]], confidence: float) -> 
     return best if mean > confidence * spread else own
 
 
+class SeatDice:
+    """A world's dice for comparing choices: each die's face is drawn for the seat rolling it,
+    the attempt and the die (not for the place in the turn order, as the engine keys them), so
+    that every candidate meets the same faces wherever its bid puts the seats and whichever die
+    it keeps (common random numbers).  A world rolls within one round: one table of faces
+    (:meth:`faces`) serves every candidate."""
+
+    def __init__(self, faces: dict[tuple[int, int, int], int], world: VolleWolleState) -> None:
+        self.faces, self.world = faces, world
+
+    @staticmethod
+    def table(players: int, rng: random.Random) -> dict[tuple[int, int, int], int]:
+        """A face for every (seat, attempt, die's sides)."""
+        return {(seat, attempt, n): rng.randint(1, n) for seat in range(players)
+                for attempt in (1, 2, 3) for n in SIDES}
+
+    def roll(self, sides: Sequence[int], *where: object) -> tuple[int, ...]:
+        _, _, position, attempt = where  # the engine's place of a roll: dice, round, place, a
+        seat = self.world.order[position]  # type: ignore[call-overload]
+        return tuple([self.faces[seat, attempt, n] for n in sides])  # type: ignore[index]
+
+    def shuffle(self, items: Sequence[T], *where: object) -> list[T]:
+        raise NotImplementedError("a world's dice only roll")
+
+    def clone(self) -> SeatDice:
+        return self
+
+
 def bid_number(token: str) -> int:
     return 26 if token.endswith("+") else int(token.split()[1])
 
@@ -142,9 +180,9 @@ class Opponents:
     """A bid model of every other seat: the reference heuristic in its place (its bid history
     from the revealed bids, as that seat saw them), and the residuals of its revealed bids."""
 
-    def __init__(self, start: dict[str, Any], me: int) -> None:
-        self.start, self.me = start, me
-        self.models: dict[int, VolleWolleHeuristic] = {}
+    def __init__(self, start: dict[str, Any], me: int, prior_weight: float = PRIOR_WEIGHT) -> None:
+        self.start, self.me, self.prior_weight = start, me, prior_weight
+        self.models: dict[int, FastHeuristic] = {}
         self.residuals: dict[int, list[int]] = {}
         self.predicted: dict[int, int] = {}
         self.revealed: list[dict[str, Any]] = []
@@ -158,9 +196,9 @@ class Opponents:
         for model in self.models.values():
             model.on_message(message)
 
-    def model(self, seat: int) -> VolleWolleHeuristic:
+    def model(self, seat: int) -> FastHeuristic:
         if seat not in self.models:
-            model = VolleWolleHeuristic(0.0, "model")
+            model = FastHeuristic(0.0, "model")
             model.on_message({**self.start, "seat": seat})
             for message in self.revealed:
                 model.on_message(message)
@@ -182,8 +220,10 @@ class Opponents:
         """(seat, bid token) for every other seat in one world."""
         drawn = []
         for seat, bid in predicted.items():
-            spread = self.residuals.get(seat, []) + list(RESIDUAL_PRIOR)
-            bid = min(26 if wool[seat] else 25, max(MIN_BID, bid + rng.choice(spread)))
+            seen = self.residuals.get(seat, [])
+            weight = len(seen) / (len(seen) + self.prior_weight)
+            residual = rng.choice(seen if rng.random() < weight else RESIDUAL_PRIOR)
+            bid = min(26 if wool[seat] else 25, max(MIN_BID, bid + residual))
             drawn.append((seat, BID_TOKENS[bid - MIN_BID]))
         return drawn
 
@@ -195,21 +235,27 @@ class VolleWolleBoss:
 
     def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
                  seed: object = None, window: int = BID_WINDOW,
-                 confidence: float = CONFIDENCE, heuristic_value: bool = False) -> None:
+                 confidence: float = CONFIDENCE, heuristic_value: bool = False,
+                 searched: tuple[str, ...] = SEARCHED,
+                 dice_confidence: float = DICE_CONFIDENCE, seat_dice: bool = True,
+                 prior_weight: float = PRIOR_WEIGHT, always: tuple[str, ...] = ALWAYS) -> None:
         self.budget = Budget(think_ms, iterations, seed)
-        self.mine = VolleWolleHeuristic(0.0, None if seed is None else str(seed))
-        self.player = VolleWolleHeuristic(0.0, "rollout")  # plays every seat in the worlds
+        self.mine = FastHeuristic(0.0, None if seed is None else str(seed))
+        self.player = FastHeuristic(0.0, "rollout")  # plays every seat in the worlds
         self.opponents: Opponents | None = None
         self.drawn: set[str] | None = None
         self.window, self.confidence = window, confidence
+        self.searched, self.dice_confidence = searched, dice_confidence
+        self.seat_dice, self.prior_weight, self.always = seat_dice, prior_weight, always
         self.evaluate = self.heuristic_value if heuristic_value else round_value
+        self.worlds: list[int] = []  # the worlds of each searched decision (for measurement)
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "game_start":
             self.drawn = None if message.get("resumed") else set()
             self.player.on_message(message)
-            self.opponents = Opponents(message, message.get("seat", 0))
+            self.opponents = Opponents(message, message.get("seat", 0), self.prior_weight)
         elif kind == "event" and self.drawn is not None and message.get("kind") == "round_start":
             self.drawn.update(message["data"]["display"])
         elif kind == "event" and message.get("kind") == "bids_revealed" and self.opponents:
@@ -220,22 +266,27 @@ class VolleWolleBoss:
         deadline = time.perf_counter() + self.budget.think_ms / 1000.0
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
+        self.mine.forget()
+        self.player.forget()
         own = self.mine.choose(request)
-        if obs["decision"] not in SEARCHED or len(legal) == 1 or self.opponents is None:
+        decision = obs["decision"]
+        if decision not in self.searched or len(legal) == 1 or self.opponents is None:
             return own
+        if decision != "bid":  # keep or reach: every legal choice, the others' bids known
+            values = self.values(obs, legal, rng, deadline, None)
+            return paired_best(own, values, self.dice_confidence)
         at = legal.index(own)
         candidates = legal[max(0, at - self.window): at + self.window + 1]
-        if "bid 26+" in legal and "bid 26+" not in candidates:
-            candidates.append("bid 26+")
-        values = self.bid_values(obs, candidates, rng, deadline)
+        candidates += [t for t in self.always if t in legal and t not in candidates]
+        values = self.values(obs, candidates, rng, deadline, self.opponents.predict(obs))
         return paired_best(own, values, self.confidence)
 
-    def bid_values(self, obs: dict[str, Any], candidates: list[str], rng: random.Random,
-                   deadline: float) -> dict[str, list[float]]:
-        """Each candidate's values in the same sampled worlds (same others' bids, same dice)."""
+    def values(self, obs: dict[str, Any], candidates: list[str], rng: random.Random,
+               deadline: float, predicted: dict[int, int] | None) -> dict[str, list[float]]:
+        """Each candidate's values in the same sampled worlds (same dice; at a bid, the same
+        others' bids drawn from ``predicted``), each played to the round's end."""
         assert self.opponents is not None
         me, round_now = obs["seat"], obs["round"]
-        predicted = self.opponents.predict(obs)
         template = VolleWolleState(VolleWolleOptions(players=len(obs["wool"])), "world")
         values: dict[str, list[float]] = {token: [] for token in candidates}
         worlds = 0
@@ -246,17 +297,19 @@ class VolleWolleBoss:
             elif worlds and time.perf_counter() >= deadline:
                 break
             world = sample_world(obs, self.drawn, rng, template)
-            dice = rng.random()
-            others = self.opponents.draw(predicted, obs["wool"], rng)
+            dice = SeatDice.table(len(obs["wool"]), rng) if self.seat_dice else rng.random()
+            others = [] if predicted is None else self.opponents.draw(predicted, obs["wool"], rng)
             for token in candidates:
                 twin = world.clone()
-                twin.chance = SeededChance(dice)
+                twin.chance = (SeatDice(dice, twin) if isinstance(dice, dict)
+                               else SeededChance(dice))
                 twin.apply(me, token)
                 for seat, bid in others:
                     twin.apply(seat, bid)
                 self.play_round(twin, round_now)
                 values[token].append(self.evaluate(twin, me))
             worlds += 1
+        self.worlds.append(worlds)
         return values
 
     def heuristic_value(self, world: VolleWolleState, me: int) -> float:

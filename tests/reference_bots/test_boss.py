@@ -110,13 +110,15 @@ def test_a_world_that_is_not_the_seats_would_be_caught():
     assert as_json(world.observe(0)) != obs
 
 
-def two_worlds(name: str, players: int, seed: int, me: int) -> tuple[Any, Any, Seat, Seat]:
+def two_worlds(name: str, players: int, seed: int, me: int,
+               decision: str | None = None) -> tuple[Any, Any, Seat, Seat]:
     """The same game at the same point for ``me``, in two worlds that differ only in what it
-    cannot know; the point is the seat's first searched decision after a random cut."""
+    cannot know; the point is the seat's first searched decision (of this kind, if given)
+    after a random cut."""
     spec = GAMES[name]
     actions = random_actions(name, players, seed)
     cut = random.Random(seed).randrange(len(actions) // 2)
-    while actions[cut][0] != me or not searched(name, actions, cut, players, seed):
+    while actions[cut][0] != me or not searched(name, actions, cut, players, seed, decision):
         cut += 1
     game_seed = f"boss{seed}"
     at_cut = new_game(name, players, game_seed)
@@ -137,7 +139,7 @@ def two_worlds(name: str, players: int, seed: int, me: int) -> tuple[Any, Any, S
 
 
 def searched(name: str, actions: list[tuple[int, str]], cut: int, players: int,
-             seed: int) -> bool:
+             seed: int, decision: str | None = None) -> bool:
     state = new_game(name, players, f"boss{seed}")
     for actor, action in actions[:cut]:
         state.apply(actor, action)
@@ -146,7 +148,8 @@ def searched(name: str, actions: list[tuple[int, str]], cut: int, players: int,
         return False
     if name == "chochlik":
         return state.phase.value == "play"
-    return as_json(state.observe(seat))["decision"] in vollewolle_boss.SEARCHED
+    found = as_json(state.observe(seat))["decision"]
+    return found in vollewolle_boss.SEARCHED and decision in (None, found)
 
 
 def hidden(name: str, state: Any, me: int) -> Any:
@@ -155,11 +158,13 @@ def hidden(name: str, state: Any, me: int) -> Any:
     return state.deck[state.drawn:]
 
 
-@pytest.mark.parametrize("name,players,seed", [("chochlik", 3, 1), ("chochlik", 4, 2),
-                                               ("vollewolle", 4, 3), ("vollewolle", 3, 4)])
-def test_the_choice_is_the_same_whatever_the_seat_has_not_seen(name, players, seed):
+@pytest.mark.parametrize("name,players,seed,decision", [
+    ("chochlik", 3, 1, None), ("chochlik", 4, 2, None), ("vollewolle", 4, 3, "bid"),
+    ("vollewolle", 3, 4, "bid"), ("vollewolle", 3, 5, "keep"), ("vollewolle", 4, 6, "keep"),
+    ("vollewolle", 3, 7, "reach"), ("vollewolle", 3, 8, "reach")])
+def test_the_choice_is_the_same_whatever_the_seat_has_not_seen(name, players, seed, decision):
     me = seed % players
-    real, other, seat_a, seat_b = two_worlds(name, players, seed, me)
+    real, other, seat_a, seat_b = two_worlds(name, players, seed, me, decision)
     assert hidden(name, real, me) != hidden(name, other, me)  # the worlds do differ
     choices = []
     for state, seat in ((real, seat_a), (other, seat_b)):
