@@ -47,7 +47,7 @@ from arena.games import GAMES
 from arena.games.base import GameSpec
 from arena.launch.bots import REMOTE, BotRun, BotSpec, bot_argv, unstartable
 from arena.launch.match_report import SEAT_NOTE, MatchReport
-from arena.launch.restarts import RestartBook, keep_running
+from arena.launch.restarts import GONE_WAIT, RestartBook, keep_running
 from arena.launch.sandbox import Sandbox
 from arena.launch.sandbox_run import SandboxRun
 from arena.seating.policies import RosterEntry, RosterSeating
@@ -389,4 +389,10 @@ async def watch(server: ArenaServer, run: BotRun, process: trio.Process) -> None
         server.binding.release(run.token)  # no other process may use its token now
     if not server.all_games_done.is_set():  # it ended on its own, before the games did
         run.exit_code = code
+        # once the server has seen its connection end (it may read that later, or a child of
+        # the bot may hold the socket a moment): withdrawn before, the server would then keep
+        # its seat for the reconnection grace (30 s) as if it could come back
+        with trio.move_on_after(GONE_WAIT):
+            while any(session.token == run.token for session in server.sessions):
+                await server.wait_for_change()
         server.withdraw(run.token)

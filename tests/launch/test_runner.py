@@ -91,6 +91,32 @@ async def test_a_bot_that_crashes_or_never_connects_is_reported_not_waited_on(tm
     assert abs(sum(row["wins"] for row in rows) - 2.0) < 1e-9
 
 
+#: A bot whose process ends at its first request while a child of it holds its connection
+#: open a moment longer (a wrapper script whose child lingers): the runner sees the process
+#: end before the server sees the connection end.
+ENDS_BEFORE_ITS_CONNECTION = (
+    "{python} -c \"import json,os,socket,sys,time; s=socket.create_connection(('{host}',{port}));"
+    "f=s.makefile('rb'); f.readline();"
+    "s.sendall(json.dumps({'type':'hello','name':'q','token':'{token}'}).encode()+b'\\n');"
+    "next(line for line in iter(f.readline, b'') if b'request' in line);"
+    "os.fork() == 0 and time.sleep(1.5); os._exit(2)\""
+)
+
+
+async def test_a_bot_whose_process_ends_before_its_connection_is_not_waited_for(
+        tmp_path: Path):
+    """Its process ended (the runner withdrew it) before the server saw its connection end,
+    which then kept its seat for the 30 s reconnection grace: about one run in three of the
+    test above took 30 s that way."""
+    bots = plan_bots(["random", "random", ENDS_BEFORE_ITS_CONNECTION])
+    with trio.fail_after(20):  # (the grace is 30 s)
+        report = await run_match(SPEC, SPEC.parse_options({"players": 3, "hands": 1}), bots,
+                                 games=2, seed="c", move_timeout=5, log_dir=tmp_path,
+                                 connect_timeout=20)
+    assert [run.status for run in report.bots] == ["ok", "ok", "left early (exit 2)"]
+    assert len(report.records) == 2 and report.rows()[2]["defaults"] > 0
+
+
 def test_a_bot_refused_at_hello_is_credited_its_seats_win_and_the_table_says_so(tmp_path: Path):
     from arena.gameplay.records import GameRecord
     from arena.launch.runner import BotRun, MatchReport
