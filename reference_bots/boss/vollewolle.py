@@ -260,7 +260,7 @@ class VolleWolleBoss:
                  searched: tuple[str, ...] = SEARCHED,
                  dice_confidence: float = DICE_CONFIDENCE, seat_dice: bool = True,
                  prior_weight: float = PRIOR_WEIGHT, always: tuple[str, ...] = ALWAYS,
-                 estimate: bool = True, horizon: int = 0) -> None:
+                 estimate: bool = True) -> None:
         self.budget = Budget(think_ms, iterations, seed)
         self.mine = FastHeuristic(0.0, None if seed is None else str(seed))
         self.player = FastHeuristic(0.0, "rollout")  # plays every seat in the worlds
@@ -271,7 +271,6 @@ class VolleWolleBoss:
         self.seat_dice, self.prior_weight, self.always = seat_dice, prior_weight, always
         self.evaluate = (self.heuristic_value if heuristic_value
                          else estimate_value if estimate else round_value)
-        self.horizon = horizon
         self.worlds: list[int] = []  # the worlds of each searched decision (for measurement)
 
     def on_message(self, message: dict[str, Any]) -> None:
@@ -322,8 +321,6 @@ class VolleWolleBoss:
                 break
             world = sample_world(obs, self.drawn, rng, template)
             dice = SeatDice.table(len(obs["wool"]), rng) if self.seat_dice else rng.random()
-            whole = obs["deck_left"] < self.horizon * (len(obs["wool"]) + 1)
-            later = rng.random() if whole else 0.0
             others = [] if predicted is None else self.opponents.draw(predicted, obs["wool"], rng)
             for token in candidates:
                 twin = world.clone()
@@ -333,9 +330,6 @@ class VolleWolleBoss:
                 for seat, bid in others:
                     twin.apply(seat, bid)
                 self.play_round(twin, round_now)
-                if whole:
-                    twin.chance = SeededChance(later)
-                    self.play_round(twin, None)
                 values[token].append(self.evaluate(twin, me))
             worlds += 1
         self.worlds.append(worlds)
@@ -353,9 +347,9 @@ class VolleWolleBoss:
                                             seen["bone_holder"] == seat))
         return scores[me] - (sum(scores) - scores[me]) / (len(scores) - 1)
 
-    def play_round(self, world: VolleWolleState, round_now: int | None) -> None:
+    def play_round(self, world: VolleWolleState, round_now: int) -> None:
         """Every seat plays the reference heuristic until the round is over."""
-        while (round_now is None or world.round == round_now) and not world.is_over():
+        while world.round == round_now and not world.is_over():
             for seat in world.to_act():
                 request = {"observation": vars(world.observe(seat)),
                            "legal": world.legal_actions(seat)}
