@@ -15,8 +15,11 @@ model.  Each candidate bid
 (the heuristic's own and its neighbours, and ``26+``) is then played in the *same* worlds with
 the same dice (common random numbers: the comparison's variance is the difference's, not each
 value's) to the round's end, every seat's rolling and taking by the reference heuristic, and
-scored with the game's own final scoring on the flocks as they are then, plus the top card's
-modifier (what it gives the next rolls), the seat's minus the others' average.  Another bid
+scored with the game's own final scoring on the flocks as they are then, plus, while the deck
+lasts, what that scoring cannot see yet (:func:`estimate_value`: the top card's modifier, what it
+gives the next rolls; the sheep a seat without a dog would return, given back in the share of the
+deck left, as a dog may still come; a 0-0-7 short of a trio, as the heuristic counts it), the
+seat's minus the others' average.  Another bid
 replaces the heuristic's only when it beats it by ``CONFIDENCE`` standard errors of their paired
 differences (fewer than two worlds: the heuristic's bid).  ``keep`` and ``reach``/``decline``
 are searched alike, every legal choice, another than the heuristic's only beyond
@@ -33,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from arena.games.chance import SeededChance
-from arena.games.vollewolle.cards import score_table
+from arena.games.vollewolle.cards import Kind, score_table
 from arena.games.vollewolle.core import (
     BID_TOKENS,
     CARD_IDS,
@@ -58,6 +61,7 @@ PRIOR_WEIGHT = 1.0  # the prior spread counts as this many residuals seen
 CONFIDENCE = 1.0  # another bid than the heuristic's must beat it by this many standard errors
 DICE_CONFIDENCE = 2.0  # the same for another keep or reach/decline than the heuristic's
 MODIFIER_WEIGHT = 1.0  # points per step of the top card's modifier while the deck lasts
+PART_007 = (0, 2, 7)  # 0-0-7s short of a trio, while the deck lasts (the heuristic's guess)
 
 
 def sample_world(obs: dict[str, Any], drawn: set[str] | None, rng: random.Random,
@@ -129,6 +133,23 @@ def round_value(world: VolleWolleState, seat: int) -> float:
         return found
     mods = [CARDS[flock[-1]].modifier if flock else 0 for flock in world.flocks]
     return found + MODIFIER_WEIGHT * (mods[seat] - (sum(mods) - mods[seat]) / (len(mods) - 1))
+
+
+def estimate_value(world: VolleWolleState, seat: int) -> float:
+    """:func:`round_value`, and while the deck lasts what the final scoring cannot see yet: a
+    seat without a dog gets back its returned sheep's points times the share of the deck left
+    (a dog may come), and 0-0-7s short of a trio count :data:`PART_007`."""
+    flocks = [[CARDS[c] for c in flock] for flock in world.flocks]
+    table = score_table(flocks, world.dogs, world.bone_holder, world.wool)
+    totals = [float(s.total) for s in table]
+    left = len(world.deck) - world.drawn
+    if not world.is_over() and left:
+        share = left / len(CARD_IDS)
+        for s, (flock, scoring) in enumerate(zip(flocks, table)):
+            totals[s] += share * sum(CARDS[INDEX[c]].points for c in scoring.returned)
+            totals[s] += PART_007[sum(card.kind is Kind.TRIO_007 for card in flock) % 3]
+            totals[s] += MODIFIER_WEIGHT * (flock[-1].modifier if flock else 0)
+    return totals[seat] - (sum(totals) - totals[seat]) / (len(totals) - 1)
 
 
 def paired_best(own: str, values: dict[str, list[float]], confidence: float) -> str:
@@ -238,7 +259,8 @@ class VolleWolleBoss:
                  confidence: float = CONFIDENCE, heuristic_value: bool = False,
                  searched: tuple[str, ...] = SEARCHED,
                  dice_confidence: float = DICE_CONFIDENCE, seat_dice: bool = True,
-                 prior_weight: float = PRIOR_WEIGHT, always: tuple[str, ...] = ALWAYS) -> None:
+                 prior_weight: float = PRIOR_WEIGHT, always: tuple[str, ...] = ALWAYS,
+                 estimate: bool = True) -> None:
         self.budget = Budget(think_ms, iterations, seed)
         self.mine = FastHeuristic(0.0, None if seed is None else str(seed))
         self.player = FastHeuristic(0.0, "rollout")  # plays every seat in the worlds
@@ -247,7 +269,8 @@ class VolleWolleBoss:
         self.window, self.confidence = window, confidence
         self.searched, self.dice_confidence = searched, dice_confidence
         self.seat_dice, self.prior_weight, self.always = seat_dice, prior_weight, always
-        self.evaluate = self.heuristic_value if heuristic_value else round_value
+        self.evaluate = (self.heuristic_value if heuristic_value
+                         else estimate_value if estimate else round_value)
         self.worlds: list[int] = []  # the worlds of each searched decision (for measurement)
 
     def on_message(self, message: dict[str, Any]) -> None:

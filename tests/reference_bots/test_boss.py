@@ -303,3 +303,22 @@ def test_the_vollewolle_boss_leaves_the_heuristics_bid_only_when_clearly_better(
     noisy = {"bid 20": [0.0, 5.0, -3.0], "bid 21": [9.0, -4.0, -2.0]}  # better mean, by luck
     assert best("bid 20", noisy, 1.0) == "bid 20"
     assert best("bid 20", noisy, 0.0) == "bid 21"
+
+
+def test_the_vollewolle_rollouts_are_valued_with_what_the_deck_may_still_bring():
+    from arena.games.vollewolle.cards import Kind
+    from arena.games.vollewolle.core import CARDS
+    state = new_game("vollewolle", 3, "estimate")
+    whites = [i for i, card in enumerate(CARDS) if card.kind is Kind.WHITE][:2]
+    seven = [i for i, card in enumerate(CARDS) if card.kind is Kind.TRIO_007][:1]
+    state.flocks, state.dogs, state.bone_holder = [whites + seven, [], []], [0, 0, 0], None
+    lost = sum(CARDS[i].points for i in whites)  # returned to the box without a dog
+    found = {}
+    for drawn in (0, 30, 60):
+        state.drawn = drawn
+        found[drawn] = vollewolle_boss.estimate_value(state, 0)
+    # half of the deck left gives back half the returned sheep's share: a dog may still come
+    assert found[0] - found[30] == pytest.approx(lost * 30 / 60)
+    state.drawn = 30  # and a lone 0-0-7 counts 2 (a trio may still come)
+    assert found[30] - vollewolle_boss.round_value(state, 0) == pytest.approx(lost / 2 + 2)
+    assert found[60] == vollewolle_boss.value(state, 0)  # nothing left: the final scoring
