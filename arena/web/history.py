@@ -133,13 +133,12 @@ def latest_snapshot(path: Path) -> Published | None:
 def latest_of(found: Mapping[str, Sequence[Snapshot]]) -> Published | None:
     """:func:`latest_snapshot` from a storage's snapshots (any backend: reads them all)."""
     for kind in ("fit", "live"):
-        rows = {name: snap for name, snaps in found.items() for snap in snaps
-                if kind == "live" or snap.elo is not None}
-        games = max((snap.games for snap in rows.values()), default=None)
+        shown = [(name, snap) for name, snaps in found.items() for snap in snaps
+                 if kind == "live" or snap.elo is not None]
+        games = max((snap.games for _, snap in shown), default=None)
         if games is None:
             continue
-        last = {name: snap for name, snaps in found.items() for snap in snaps
-                if snap.games == games and (kind == "live" or snap.elo is not None)}
+        last = {name: snap for name, snap in shown if snap.games == games}
         ratings = {name: (snap.elo, snap.low, snap.high) if kind == "fit" and snap.elo
                    is not None else (snap.mean, snap.mean - LIVE_BAND * snap.uncertainty,
                                      snap.mean + LIVE_BAND * snap.uncertainty)
