@@ -83,3 +83,20 @@ def run_stoppable(async_fn: Callable[[trio.MemoryReceiveChannel[int]], Awaitable
 
     with stops:
         return trio.run(attached, **run_options)
+
+
+async def drain_then_stop(signals: trio.abc.ReceiveChannel[int], stop: trio.CancelScope, *,
+                          drain: Callable[[], None], echo: Callable[[str], None],
+                          draining: str, stopping: str) -> None:
+    """A first Ctrl-C (or SIGTERM) drains (``draining`` said), a second cancels ``stop``
+    (``stopping`` said): an event's and a worker's way with :func:`run_stoppable`'s
+    signals."""
+    count = 0
+    async for _ in signals:
+        count += 1
+        if count == 1:
+            echo(draining)
+            drain()
+        else:
+            echo(stopping)
+            stop.cancel()

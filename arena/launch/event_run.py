@@ -14,7 +14,7 @@ from typing import Any
 import trio
 
 from arena.edge.server import tune_garbage_collector
-from arena.edge.signals import run_stoppable
+from arena.edge.signals import drain_then_stop, run_stoppable
 from arena.events.leaderboard import format_table, leaderboard
 from arena.events.pg_storage import PostgresStorage
 from arena.events.progress import LiveView
@@ -115,16 +115,10 @@ class EventRun:
     async def on_signals(self, stop: trio.CancelScope,
                          signals: trio.abc.ReceiveChannel[int]) -> None:
         """A first Ctrl-C (or SIGTERM) drains the event; a second stops it at once."""
-        count = 0
-        async for _ in signals:
-            count += 1
-            if count == 1:
-                self.echo("\narena: finishing the running games, then stopping "
-                          "(Ctrl-C again stops at once)")
-                self.event.drain()
-            else:
-                self.echo("arena: stopping now")
-                stop.cancel()
+        await drain_then_stop(signals, stop, drain=self.event.drain, echo=self.echo,
+                              draining="\narena: finishing the running games, then stopping "
+                                       "(Ctrl-C again stops at once)",
+                              stopping="arena: stopping now")
 
     async def run(self, signals: trio.abc.ReceiveChannel[int]) -> TournamentReport | None:
         """Play the event; None when a second Ctrl-C stopped it at once.  ``signals``: from

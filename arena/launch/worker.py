@@ -41,6 +41,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.edge.signals import drain_then_stop
 from arena.events.pg_queue import WorkQueue
 from arena.events.schedule import PlannedTable
 from arena.events.settings import EventSettings, instances_needed
@@ -281,16 +282,10 @@ async def run_worker(worker: EventWorker, signals: trio.MemoryReceiveChannel[int
 
 async def _on_signals(worker: EventWorker, stop: trio.CancelScope,
                       signals: trio.MemoryReceiveChannel[int]) -> None:
-    count = 0
-    async for _ in signals:
-        count += 1
-        if count == 1:
-            worker.echo("arena worker: finishing the running games, then stopping "
-                        "(Ctrl-C again stops at once)")
-            worker.drain()
-        else:
-            worker.echo("arena worker: stopping now")
-            stop.cancel()
+    await drain_then_stop(signals, stop, drain=worker.drain, echo=worker.echo,
+                          draining="arena worker: finishing the running games, then stopping "
+                                   "(Ctrl-C again stops at once)",
+                          stopping="arena worker: stopping now")
 
 
 def local_bots(entrants: Sequence[tuple[str, str]],
