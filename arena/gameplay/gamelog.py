@@ -32,8 +32,10 @@ from protocol.errors import ErrorCode
 LOG_FORMAT = 3
 #: Formats ``arena replay`` reads (2 has no audit trail to check).
 READABLE_FORMATS = (2, 3)
-#: Lines a game's log gathers in memory before they go to its ``.part`` file.
-SPOOL_LINES = 64
+#: Lines a game's log gathers in memory before they go to its ``.part`` file (about 25 KB: a
+#: chochlik game spools twice or three times; each batch costs the spooler's thread and the event
+#: loop hand-overs of the interpreter, so fewer, larger batches leave the loop more time).
+SPOOL_LINES = 256
 #: zlib's level for compressed logs (benchmarks/log_size.py measures the levels).
 COMPRESS_LEVEL = 6
 #: zlib's window bits for a gzip stream (what ``gzip``/``zcat`` read).

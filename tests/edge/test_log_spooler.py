@@ -10,10 +10,19 @@ import os
 
 import pytest
 
+import arena.gameplay.gamelog as gamelog
 from arena.edge.logwriter import log_spooler
 from arena.gameplay.driver import MatchDriver
-from arena.gameplay.gamelog import SPOOL_LINES, read_log
+from arena.gameplay.gamelog import read_log
 from arena.games import GAMES
+
+#: Lines per batch in these tests: a short game (282 lines) then spools several batches.
+BATCH = 64
+
+
+@pytest.fixture(autouse=True)
+def _small_batches(monkeypatch):
+    monkeypatch.setattr(gamelog, "SPOOL_LINES", BATCH)
 
 
 def play(folder, *, spooler, compress, refuse_at=None):
@@ -45,7 +54,7 @@ def test_logs_spooled_in_the_worker_are_the_same_bytes(tmp_path, compress):
     inline, spooled = tmp_path / "inline", tmp_path / "spooled"
     first, first_parts = play(inline, spooler=None, compress=compress)
     second, second_parts = play(spooled, spooler=log_spooler(), compress=compress)
-    assert len(first.log.records) > 3 * SPOOL_LINES  # several batches went through the worker
+    assert len(first.log.records) > 3 * BATCH  # several batches went through the worker
     assert first_parts == second_parts and any(first_parts)
     a, b = first.log.write(), second.log.write()
     assert a.read_bytes() == b.read_bytes()
@@ -55,8 +64,6 @@ def test_logs_spooled_in_the_worker_are_the_same_bytes(tmp_path, compress):
 def test_a_batch_the_disk_refuses_in_the_worker_is_kept_and_written_later(tmp_path, monkeypatch):
     """The worker meets a full disk: the batch stays in memory, the ``.part`` file never
     holds half of it, and the finished log is whole and the same as one never refused."""
-    import arena.gameplay.gamelog as gamelog
-
     full = [True]
     real_open = os.open
 
@@ -65,10 +72,10 @@ def test_a_batch_the_disk_refuses_in_the_worker_is_kept_and_written_later(tmp_pa
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(gamelog.os, "open", opening)
-    refused, _ = play(tmp_path / "refused", spooler=log_spooler(), compress=True,
-                      refuse_at=(30, lambda: full.__setitem__(0, False)))
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(gamelog.os, "open", opening)
+        refused, _ = play(tmp_path / "refused", spooler=log_spooler(), compress=True,
+                          refuse_at=(30, lambda: full.__setitem__(0, False)))
     clean, _ = play(tmp_path / "clean", spooler=None, compress=True)
     assert refused.log.write().read_bytes() == clean.log.write().read_bytes()
 

@@ -21,6 +21,9 @@ from arena.gameplay.gamelog import (
 )
 from tests.helpers import half_writes, in_memory_clients, make_server
 
+#: Lines a test writes before the disk fails, and again after: one whole batch goes first.
+HALF = SPOOL_LINES + SPOOL_LINES // 2
+
 
 def full_disk(*_args, **_kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
@@ -72,15 +75,15 @@ def test_lines_the_disk_refused_mid_game_are_kept_and_the_log_stays_whole(tmp_pa
                                                                           monkeypatch):
     log = a_log(compress=False)  # compressed: tests/gameplay/test_log_compression.py
     log.spool_to(tmp_path)
-    for number in range(100):
+    for number in range(HALF):
         log.note(0, f"note {number}")
     half_writes(monkeypatch)
-    for number in range(100, 200):
+    for number in range(HALF, 2 * HALF):
         log.note(0, f"note {number}")  # spooling fails: the lines stay in memory
     monkeypatch.undo()
     path = log.write(tmp_path)
     notes = [json.loads(line) for line in path.read_text().splitlines()][1:]
-    assert [n["what"] for n in notes] == [f"note {number}" for number in range(200)]
+    assert [n["what"] for n in notes] == [f"note {number}" for number in range(2 * HALF)]
 
 
 async def test_a_server_will_not_start_without_a_writable_log_folder(tmp_path):

@@ -14,8 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.gameplay.gamelog import GameLog, read_header, read_log
+from arena.gameplay.gamelog import SPOOL_LINES, GameLog, read_header, read_log
 from tests.helpers import half_writes
+
+#: Lines a test writes before the disk fails, and again after: one whole batch goes first.
+HALF = SPOOL_LINES + SPOOL_LINES // 2
 
 BOTS = ["--bot", "random", "--bot", "random", "--bot", "random"]
 
@@ -68,33 +71,34 @@ def test_a_tournament_writes_compressed_logs_and_plain_ones_when_asked(tmp_path)
 def test_a_killed_games_compressed_part_reads_up_to_its_last_batch(tmp_path):
     log = a_log()
     log.spool_to(tmp_path)
-    for number in range(200):
+    notes = 3 * SPOOL_LINES + 8
+    for number in range(notes):
         log.note(0, f"note {number}")
     (part,) = tmp_path.glob("*.part")
     assert part.name == "chochlik-g1.jsonl.gz.part"
     text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(part.read_bytes()).decode()
     lines = text.splitlines()
-    assert text.endswith("\n") and len(lines) >= 128  # whole batches, every line whole
+    assert text.endswith("\n") and len(lines) >= 2 * SPOOL_LINES  # whole batches, whole lines
     assert [json.loads(line)["what"] for line in lines[1:]] == [
         f"note {n}" for n in range(len(lines) - 1)]
     assert read_header(part)["game_id"] == "g1"  # what --resume looks at
-    assert len(log.records) == 201  # the spooled batches, and what is in flight
+    assert len(log.records) == notes + 1  # the spooled batches, and what is in flight
 
 
 def test_a_compressed_batch_the_disk_refused_leaves_the_log_whole(tmp_path, monkeypatch):
     log = a_log()
     log.spool_to(tmp_path)
-    for number in range(100):
+    for number in range(HALF):
         log.note(0, f"note {number}")
     half_writes(monkeypatch)
-    for number in range(100, 200):
+    for number in range(HALF, 2 * HALF):
         log.note(0, f"note {number}")  # spooling fails: the batches stay in memory
     monkeypatch.undo()
     path = log.write(tmp_path)
     assert path.name == "chochlik-g1.jsonl.gz"
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         notes = [json.loads(line) for line in handle][1:]
-    assert [n["what"] for n in notes] == [f"note {number}" for number in range(200)]
+    assert [n["what"] for n in notes] == [f"note {number}" for number in range(2 * HALF)]
 
 
 def test_replay_of_a_cut_compressed_log_says_so_in_one_line(tmp_path: Path):
