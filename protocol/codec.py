@@ -83,6 +83,8 @@ def _make_fast_dumps() -> Callable[[Any], str]:
 
 _dumps = _make_fast_dumps()
 _quote = json.encoder.encode_basestring
+#: A str as JSON text (quoted and escaped as the encoder does; C).
+quote_json: Callable[[str], str] = _quote
 
 
 def to_json_value(value: Any) -> str:
@@ -141,17 +143,17 @@ def encode_event(kind: str, data_json: str) -> bytes:
     """The line of ``Event(kind=kind, data=data)`` (no ``to``), ``data_json`` being the JSON
     text of ``data`` (not null): the same bytes as :func:`encode` gives, without building the
     line field by field (an event goes out at every step of every game)."""
-    return _checked(f'{{"type":"event","kind":{to_json_value(kind)},"data":{data_json}}}\n',
-                    "event")
+    return _checked(f'{{"type":"event","kind":{_quote(kind)},"data":{data_json}}}\n', "event")
 
 
 def encode_request(request_id: int, legal_json: str, time_left_ms: int,
                    observation_json: str, time_bank_ms: int | None = None) -> bytes:
     """The line of a :class:`~protocol.messages.Request` whose legal list and (not null)
     observation are already JSON text: the same bytes as :func:`encode` gives."""
-    bank = "" if time_bank_ms is None else f',"time_bank_ms":{to_json_value(time_bank_ms)}'
-    return _checked(f'{{"type":"request","id":{to_json_value(request_id)},"legal":{legal_json},'
-                    f'"time_left_ms":{to_json_value(time_left_ms)},'
+    # the numbers are ints (never bools: the driver makes them): formatted as JSON writes them
+    bank = "" if time_bank_ms is None else f',"time_bank_ms":{time_bank_ms}'
+    return _checked(f'{{"type":"request","id":{request_id},"legal":{legal_json},'
+                    f'"time_left_ms":{time_left_ms},'
                     f'"observation":{observation_json}{bank}}}\n', "request")
 
 

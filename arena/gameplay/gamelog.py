@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.games.base import GameEvent, Result
-from protocol.codec import to_json, to_json_value
+from protocol.codec import quote_json as _quote
+from protocol.codec import to_json
 from protocol.errors import ErrorCode
 
 #: 2: seeds draw through arena.games.chance (other deals than format 1), ``names`` header.
@@ -224,8 +225,8 @@ class GameLog:
         audience = None if event.audience is None else sorted(event.audience)
         if data_json is None:
             data_json = to_json(event.data)
-        self.add(f'{{"type":"event","kind":{to_json_value(event.kind)},"data":{data_json},'
-                 f'"to":{to_json_value(audience)}}}\n')
+        self.add(f'{{"type":"event","kind":{_quote(event.kind)},"data":{data_json},'
+                 f'"to":{"null" if audience is None else to_json(audience)}}}\n')
 
     def request(self, seat: int, request_id: int, legal: tuple[str, ...], digest: str,
                 legal_json: str | None = None) -> None:
@@ -239,16 +240,20 @@ class GameLog:
     def action(self, seat: int, action: str, request_id: int | None, ms: int, *, by: str,
                reason: str | None = None, decision: str | None = None,
                limit: str | None = None, bank_ms: int | None = None) -> None:
-        line = (f'{{"type":"action","seat":{seat},"action":{to_json_value(action)},'
-                f'"id":{to_json_value(request_id)},"ms":{ms},"by":{to_json_value(by)}')
+        # strings quoted as JSON does (encode_basestring, C), ints formatted as JSON writes
+        # them (they are never bools here): the text to_json would give, without its calls
+        line = (f'{{"type":"action","seat":{seat},"action":{_quote(action)},'
+                f'"id":{"null" if request_id is None else request_id},"ms":{ms},'
+                f'"by":{_quote(by)}')
         if reason is not None:
-            line += f',"reason":{to_json_value(reason)}'
+            line += f',"reason":{_quote(reason)}'
         if decision is not None:
-            line += f',"decision":{to_json_value(decision)}'
+            text = _quote(decision) if type(decision) is str else to_json(decision)
+            line += f',"decision":{text}'
         if limit is not None:
-            line += f',"limit":{to_json_value(limit)}'
+            line += f',"limit":{_quote(limit)}'
         if bank_ms is not None:
-            line += f',"bank_ms":{to_json_value(bank_ms)}'
+            line += f',"bank_ms":{bank_ms}'
         self.add(line + "}\n")
 
     def error(self, seat: int, code: ErrorCode, request_id: int | None, detail: str) -> None:
