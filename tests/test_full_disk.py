@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.events.settings import EventSettings
 from arena.events.storage import SqliteStorage
-from arena.gameplay.gamelog import GameLog
+from arena.gameplay.gamelog import SPOOL_LINES, GameLog
 from tests.helpers import in_memory_clients, make_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,7 +105,7 @@ def test_resume_removes_the_events_stale_part_files_and_only_those(tmp_path):
                             names=["a", "b", "c"], options={}, move_timeout_ms=5000,
                             started_at="")
         log.spool_to(logs)
-        for number in range(100):
+        for number in range(SPOOL_LINES + 36):  # one batch spooled, the rest in memory
             log.note(0, f"note {number}")
         (part,) = logs.glob(f"*{game_id}*.part")
         return part

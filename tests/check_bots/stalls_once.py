@@ -1,6 +1,7 @@
-"""Broken: at its 10th request of a game, after AFTER finished games, it stops answering, once
-(it writes the file STATE; a copy that finds it plays on): it connects to 127.0.0.1:PORT (so a
-test knows, without polling), and exits when the test hangs up.  Arguments: AFTER STATE PORT."""
+"""Broken: at its 10th request of a game (or its AT-th), after AFTER finished games, it stops
+answering, once (it writes the file STATE; a copy that finds it plays on): it connects to
+127.0.0.1:PORT (so a test knows, without polling), and exits when the test hangs up.
+Arguments: AFTER STATE PORT [AT]."""
 
 import os
 import socket
@@ -14,6 +15,7 @@ class StallsOnce(HonestBot):
     def __init__(self) -> None:
         super().__init__()
         self.after, self.state, self.port = int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+        self.at = int(sys.argv[4]) if len(sys.argv) > 4 else 10
         self.games = self.in_game = 0
 
     def on_game_end(self, message):
@@ -22,7 +24,7 @@ class StallsOnce(HonestBot):
 
     def on_request(self, message):
         self.in_game += 1
-        if self.games >= self.after and self.in_game == 10 and not self.state.exists():
+        if self.games >= self.after and self.in_game == self.at and not self.state.exists():
             self.state.write_text("stalled")
             with socket.create_connection(("127.0.0.1", self.port)) as test:
                 test.recv(1)  # until the test hangs up

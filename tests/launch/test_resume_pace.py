@@ -31,11 +31,13 @@ def killed_event(tmp_path: Path, concurrency: int) -> Path:
         listener.listen()
         listener.settimeout(60)
         port = listener.getsockname()[1]
-        stalls = f"c={sys.executable} {STALLS} 1 {tmp_path / 'stalled'} {port}"
+        # c stalls at its 40th request of its second game (of 4 hands): past the first
+        # batch of the game's log, so the killed game leaves its .part file
+        stalls = f"c={sys.executable} {STALLS} 1 {tmp_path / 'stalled'} {port} 40"
         event = subprocess.Popen(
             [sys.executable, "-m", "arena.cli", "tournament", "--game", "chochlik", "--bot",
              f"a={sys.executable} {picker} 0", "--bot", f"b={sys.executable} {picker} 1",
-             "--bot", stalls, "--sets", "1", "--duplicate", "--hands", "1", "--seed", "p",
+             "--bot", stalls, "--sets", "1", "--duplicate", "--hands", "4", "--seed", "p",
              "--concurrency", str(concurrency), "--move-timeout", "60", "--db", str(db),
              "--restarts", "2", "--lost-games", "replay",
              "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],
