@@ -339,3 +339,14 @@ def test_the_vollewolle_rollouts_are_valued_by_the_final_score_fitted_on_self_pl
     assert vollewolle_boss.fitted_value(state, 0) == vollewolle_boss.value(state, 0)
     with pytest.raises(ValueError, match="value: one of"):
         VolleWolleBoss(value="hope")
+
+
+def test_the_vollewolle_boss_stops_at_its_worlds_cap_within_a_think_time():
+    state = new_game("vollewolle", 3, "cap")
+    bot = VolleWolleBoss(think_ms=5000, seed=1, max_worlds=3)  # 3 worlds long before 5 s
+    bot.on_message({"type": "game_start", "seat": 0,
+                    "options": GAMES["vollewolle"].options_to_dict(state.options),
+                    "info": GAMES["vollewolle"].info(state.options)})
+    request = {"observation": as_json(state.observe(0)), "legal": state.legal_actions(0)}
+    assert bot.choose(request) in request["legal"]
+    assert bot.worlds == [3]
