@@ -5,7 +5,8 @@ think time, with ``arena tournament`` on duplicate sets (and optionally ``arena 
         [--tables 120] [--players 3] [--sprt] [--keep DIR]
     python benchmarks/boss_strength.py --outputs DIR     # summarise earlier runs' outputs
     python benchmarks/boss_strength.py --in-process 300 --iterations 10 [--games vollewolle]
-        [--procs 2]                                      # quick: fixed work, no sockets
+        [--procs 2] [--boss-options JSON] [--paired JSON] [--first K]
+                                                         # quick: fixed work, no sockets
 
 For each game and think time, one tournament: the boss (``<game>-boss --think-ms T``) and two
 copies of the heuristic at tables of 3, every seating of each deal (duplicate sets), rated by
@@ -20,6 +21,15 @@ over TCP), the boss with a fixed number of worlds per decision (``--iterations``
 machine's load does not change what is measured; each deal is played three times, the boss in
 each seat.  Prints the boss's mean pairwise score against the two heuristics (a win 1, a tie
 1/2) as Elo with a 95 % interval (normal, over games), and its mean score minus theirs.
+``--boss-options`` gives the boss's constructor keyword arguments (a JSON object, for variants
+under test; ``iterations`` there overrides ``--iterations``); ``--paired BASELINE`` plays the
+same games (deals, seats, seeds) with a boss built from the BASELINE options too and prints
+the paired differences (variant minus baseline) of the pairwise score and of the score minus
+the heuristics', with 95 % intervals: a variant's gain without the spread of the deals.  Each
+line also gives the CPU seconds a game (the three bots' and the engine's, side by side).
+``--first K`` starts at game K (another sample).
+``--cache FILE`` keeps each game's result there (JSON lines) and plays only the games not in
+it yet (a fixed number of worlds repeats a game exactly), so a baseline is played once.
 
 Machine load matters: a think time is wall time, so a loaded machine gives the boss fewer
 worlds; the number of games and the load are the reader's to weigh (the intervals say the
@@ -29,12 +39,14 @@ rest).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -89,9 +101,11 @@ def sprt(game: str, players: int, folder: Path) -> str:
     return f"sprt {game} (exit {done.returncode}): " + " | ".join(tail)
 
 
-def in_process_game(job: tuple[str, int, int]) -> tuple[float, float]:
+def in_process_game(job: tuple[str, int, int] | tuple[str, int, int, str]
+                    ) -> tuple[float, float, float]:
     """One game of ``--in-process``: (the boss's mean pairwise score, its score minus the
-    heuristics' mean)."""
+    heuristics' mean, the game's CPU seconds); a fourth item is the boss's keyword arguments
+    as JSON."""
     from in_process import play_game  # benchmarks/in_process.py
 
     from reference_bots.boss.chochlik import ChochlikBoss
@@ -104,40 +118,85 @@ def in_process_game(job: tuple[str, int, int]) -> tuple[float, float]:
                               "wypas": WypasBoss}
     heuristics: dict[str, Any] = {"chochlik": ChochlikHeuristic,
                                   "vollewolle": VolleWolleHeuristic, "wypas": WypasHeuristic}
-    game, iterations, index = job
+    game, iterations, index = job[:3]
+    options = json.loads(job[3]) if len(job) > 3 else {}  # type: ignore[misc]
+    iterations = options.pop("iterations", iterations)  # a variant may set its own
     boss_class, heuristic_class = bosses[game], heuristics[game]
     seat = index % 3
     policies = [heuristic_class(0.0, f"h{index}.{s}") for s in range(3)]
-    policies[seat] = boss_class(iterations=iterations, seed=f"boss{index}")
+    policies[seat] = boss_class(iterations=iterations, seed=f"boss{index}", **options)
+    started = time.process_time()
     scores = play_game(game, f"deal{index // 3}", policies, ["a", "b", "c"]).scores
     others = [s for s in range(3) if s != seat]
     pairs = [1.0 if scores[seat] > scores[o] else 0.5 if scores[seat] == scores[o] else 0.0
              for o in others]
-    return sum(pairs) / 2, scores[seat] - sum(scores[o] for o in others) / 2
+    return (sum(pairs) / 2, scores[seat] - sum(scores[o] for o in others) / 2,
+            time.process_time() - started)
 
 
-def in_process(game: str, games: int, iterations: int, procs: int) -> str:
-    jobs = [(game, iterations, index) for index in range(games)]
-    results = []
+def _mean_error(values: list[float]) -> tuple[float, float]:
+    """The mean and its standard error."""
+    n = len(values)
+    mean = sum(values) / n
+    return mean, (sum((v - mean) ** 2 for v in values) / max(n - 1, 1) / n) ** 0.5
+
+
+def _elo(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return 400 * math.log10(p / (1 - p))
+
+
+def _line(label: str, results: list[tuple[float, ...]]) -> str:
+    mean, error = _mean_error([r[0] for r in results])
+    diff, diff_error = _mean_error([r[1] for r in results])
+    timed = [r[2] for r in results if len(r) > 2]
+    seconds = f"  {sum(timed) / len(timed):.2f} CPU s a game" if timed else ""
+    return (f"{label}  {len(results)} games  pairwise {mean:.3f}  Elo {_elo(mean):+.0f} "
+            f"({_elo(mean - 1.96 * error):+.0f}..{_elo(mean + 1.96 * error):+.0f})  "
+            f"score - heuristics {diff:+.1f} (+-{1.96 * diff_error:.1f}){seconds}")
+
+
+def in_process(game: str, games: int, iterations: int, procs: int, options: str = "{}",
+               paired: str | None = None, first: int = 0, cache: Path | None = None) -> str:
+    variants = [options] + ([paired] if paired is not None else [])
+    results: dict[tuple[int, str], tuple[float, ...]] = {}
+    known = {}
+    if cache is not None and cache.exists():
+        for line in cache.read_text().splitlines():
+            row = json.loads(line)
+            known[row["game"], row["iterations"], row["index"], row["options"]] = row["result"]
+    jobs = []
+    for index in range(first, first + games):
+        for variant in variants:
+            key = (game, iterations, index, json.dumps(json.loads(variant), sort_keys=True))
+            if key in known:
+                results[index, variant] = tuple(known[key])
+            else:
+                jobs.append((game, iterations, index, variant))
     with multiprocessing.Pool(procs) as pool:
-        for result in pool.imap_unordered(in_process_game, jobs):
-            results.append(result)
-            if len(results) % 30 == 0 and len(results) < games:
-                print(f"  {len(results)} games: pairwise "
-                      f"{sum(r[0] for r in results) / len(results):.3f}", flush=True)
-    n = len(results)
-    mean = sum(r[0] for r in results) / n
-    error = (sum((r[0] - mean) ** 2 for r in results) / (n - 1) / n) ** 0.5
-    diff = sum(r[1] for r in results) / n
-    diff_error = (sum((r[1] - diff) ** 2 for r in results) / (n - 1) / n) ** 0.5
-
-    def elo(p: float) -> float:
-        p = min(max(p, 1e-6), 1 - 1e-6)
-        return 400 * math.log10(p / (1 - p))
-
-    return (f"{game} {iterations} worlds  {n} games  pairwise {mean:.3f}  Elo {elo(mean):+.0f} "
-            f"({elo(mean - 1.96 * error):+.0f}..{elo(mean + 1.96 * error):+.0f})  "
-            f"score - heuristics {diff:+.1f} (+-{1.96 * diff_error:.1f})")
+        for done, (job, result) in enumerate(zip(jobs, pool.imap(in_process_game, jobs)), 1):
+            results[job[2], job[3]] = result
+            if cache is not None:
+                with cache.open("a") as out:
+                    out.write(json.dumps({"game": game, "iterations": iterations,
+                                          "index": job[2], "result": result, "options":
+                                          json.dumps(json.loads(job[3]), sort_keys=True)}) + "\n")
+            if done % 60 == 0 and done < len(jobs):
+                print(f"  {done} of {len(jobs)} games played", flush=True)
+    indices = range(first, first + games)
+    found = _line(f"{game} {iterations} worlds {options}",
+                  [results[i, options] for i in indices])
+    if paired is None:
+        return found
+    pairs = [(results[i, options][0] - results[i, paired][0],
+              results[i, options][1] - results[i, paired][1]) for i in indices]
+    pair, pair_error = _mean_error([p[0] for p in pairs])
+    points, points_error = _mean_error([p[1] for p in pairs])
+    return "\n".join([found, _line(f"{game} {iterations} worlds {paired} (baseline)",
+                                   [results[i, paired] for i in indices]),
+                      f"paired (variant - baseline): pairwise {pair:+.3f} "
+                      f"(+-{1.96 * pair_error:.3f}), points a game {points:+.1f} "
+                      f"(+-{1.96 * points_error:.1f})"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,10 +213,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="play N games per game in process with fixed iterations instead")
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument("--boss-options", default="{}", metavar="JSON",
+                        help="the boss's keyword arguments in --in-process (a variant)")
+    parser.add_argument("--paired", default=None, metavar="JSON",
+                        help="also play a baseline boss with these options on the same games "
+                             "and print the paired differences")
+    parser.add_argument("--first", type=int, default=0, help="the first game's number")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="a JSON-lines file of --in-process results to reuse and extend")
     args = parser.parse_args(argv)
     if args.in_process:
         for game in args.games.split(","):
-            print(in_process(game, args.in_process, args.iterations, args.procs), flush=True)
+            print(in_process(game, args.in_process, args.iterations, args.procs,
+                             args.boss_options, args.paired, args.first, args.cache),
+                  flush=True)
         return 0
     if args.outputs:
         runs = [path for path in args.outputs.glob("*_*.out")

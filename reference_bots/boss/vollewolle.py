@@ -15,24 +15,29 @@ model.  Each candidate bid
 (the heuristic's own and its neighbours, and ``26+``) is then played in the *same* worlds with
 the same dice (common random numbers: the comparison's variance is the difference's, not each
 value's) to the round's end, every seat's rolling and taking by the reference heuristic, and
-scored with the game's own final scoring on the flocks as they are then, plus, while the deck
-lasts, what that scoring cannot see yet (:func:`estimate_value`: the top card's modifier, what it
-gives the next rolls; the sheep a seat without a dog would return, given back in the share of the
-deck left, as a dog may still come; a 0-0-7 short of a trio, as the heuristic counts it), the
-seat's minus the others' average.  Another bid
+scored with the game's own final scoring on the flocks as they are then, plus what the rest of
+the game is expected to add (:func:`fitted_value`: weights of the holdings' features, times
+the share of the cards left, fitted on heuristic self-play: the sheep a seat without a dog
+would return, its dogs against the others', the bone, 0-0-7s and 3-7-0s short of a trio and
+whether the cards to finish it are still out, the top card's modifier, the wool; before it the
+hand-made :func:`estimate_value`), the seat's minus the others' average.  Another bid
 replaces the heuristic's only when it beats it by ``CONFIDENCE`` standard errors of their paired
 differences (fewer than two worlds: the heuristic's bid).  ``keep`` and ``reach``/``decline``
 are searched alike, every legal choice, another than the heuristic's only beyond
 ``DICE_CONFIDENCE`` standard errors (its exact expectation over the dice is right for its own
 card values; the search adds what the others then take).  Taking is the heuristic's.  Every
 heuristic choice (the boss's own, the models', the rollouts') is made by
-:class:`~reference_bots.boss.vollewolle_fast.FastHeuristic`: the same choices, faster."""
+:class:`~reference_bots.boss.vollewolle_fast.FastHeuristic`: the same choices, faster.
+Within a think time a decision stops at :data:`MAX_WORLDS` worlds: in measurement, more worlds
+won less (80 or 200 worlds against 40, the same games)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from arena.games.chance import SeededChance
@@ -51,6 +56,7 @@ from arena.games.vollewolle.core import (
 from arena.games.vollewolle.rules import VolleWolleState
 from reference_bots.boss.search import Budget
 from reference_bots.boss.vollewolle_fast import FastHeuristic
+from reference_bots.boss.vollewolle_value import WEIGHTS, learned_value
 
 T = TypeVar("T")
 SEARCHED = ("bid", "keep", "reach")
@@ -62,6 +68,7 @@ CONFIDENCE = 1.0  # another bid than the heuristic's must beat it by this many s
 DICE_CONFIDENCE = 2.0  # the same for another keep or reach/decline than the heuristic's
 MODIFIER_WEIGHT = 1.0  # points per step of the top card's modifier while the deck lasts
 PART_007 = (0, 2, 7)  # 0-0-7s short of a trio, while the deck lasts (the heuristic's guess)
+MAX_WORLDS = 40  # within a think time, a decision's worlds stop here (more did worse)
 
 
 def sample_world(obs: dict[str, Any], drawn: set[str] | None, rng: random.Random,
@@ -138,7 +145,8 @@ def round_value(world: VolleWolleState, seat: int) -> float:
 def estimate_value(world: VolleWolleState, seat: int) -> float:
     """:func:`round_value`, and while the deck lasts what the final scoring cannot see yet: a
     seat without a dog gets back its returned sheep's points times the share of the deck left
-    (a dog may come), and 0-0-7s short of a trio count :data:`PART_007`."""
+    (a dog may come), and 0-0-7s short of a trio count :data:`PART_007`.  (The hand-made
+    estimate the boss used before :func:`fitted_value`.)"""
     flocks = [[CARDS[c] for c in flock] for flock in world.flocks]
     table = score_table(flocks, world.dogs, world.bone_holder, world.wool)
     totals = [float(s.total) for s in table]
@@ -150,6 +158,16 @@ def estimate_value(world: VolleWolleState, seat: int) -> float:
             totals[s] += PART_007[sum(card.kind is Kind.TRIO_007 for card in flock) % 3]
             totals[s] += MODIFIER_WEIGHT * (flock[-1].modifier if flock else 0)
     return totals[seat] - (sum(totals) - totals[seat]) / (len(totals) - 1)
+
+
+def fitted_value(world: VolleWolleState, seat: int,
+                 weights: Sequence[float] = WEIGHTS) -> float:
+    """The seat's final score expected from the holdings at the round's start, minus the
+    others' average, by the weights fitted on heuristic self-play (:mod:`vollewolle_value`);
+    the game's final scoring once it is over (nothing is left to take)."""
+    left = len(world.deck) - world.drawn + len(world.display)
+    return learned_value([[CARDS[c] for c in flock] for flock in world.flocks], world.dogs,
+                         world.bone_holder, world.wool, left, seat, weights)
 
 
 def paired_best(own: str, values: dict[str, list[float]], confidence: float) -> str:
@@ -256,11 +274,12 @@ class VolleWolleBoss:
 
     def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
                  seed: object = None, window: int = BID_WINDOW,
-                 confidence: float = CONFIDENCE, heuristic_value: bool = False,
+                 confidence: float = CONFIDENCE,
                  searched: tuple[str, ...] = SEARCHED,
                  dice_confidence: float = DICE_CONFIDENCE, seat_dice: bool = True,
                  prior_weight: float = PRIOR_WEIGHT, always: tuple[str, ...] = ALWAYS,
-                 estimate: bool = True) -> None:
+                 value: str = "fitted", weights: Sequence[float] | str = WEIGHTS,
+                 max_worlds: int = MAX_WORLDS) -> None:
         self.budget = Budget(think_ms, iterations, seed)
         self.mine = FastHeuristic(0.0, None if seed is None else str(seed))
         self.player = FastHeuristic(0.0, "rollout")  # plays every seat in the worlds
@@ -269,8 +288,16 @@ class VolleWolleBoss:
         self.window, self.confidence = window, confidence
         self.searched, self.dice_confidence = searched, dice_confidence
         self.seat_dice, self.prior_weight, self.always = seat_dice, prior_weight, always
-        self.evaluate = (self.heuristic_value if heuristic_value
-                         else estimate_value if estimate else round_value)
+        if isinstance(weights, str):  # a file of weights (a variant under measurement)
+            with open(weights) as source:
+                weights = list(json.load(source))
+        evaluations: dict[str, Callable[[VolleWolleState, int], float]] = {
+            "fitted": functools.partial(fitted_value, weights=weights),
+            "estimate": estimate_value, "round": round_value, "heuristic": self.heuristic_value}
+        if value not in evaluations:
+            raise ValueError(f"value: one of {', '.join(evaluations)}")
+        self.evaluate = evaluations[value]
+        self.max_worlds = max_worlds
         self.worlds: list[int] = []  # the worlds of each searched decision (for measurement)
 
     def on_message(self, message: dict[str, Any]) -> None:
@@ -317,7 +344,7 @@ class VolleWolleBoss:
             if self.budget.iterations is not None:
                 if worlds >= self.budget.iterations:
                     break
-            elif worlds and time.perf_counter() >= deadline:
+            elif worlds and (time.perf_counter() >= deadline or worlds >= self.max_worlds):
                 break
             world = sample_world(obs, self.drawn, rng, template)
             dice = SeatDice.table(len(obs["wool"]), rng) if self.seat_dice else rng.random()

@@ -322,3 +322,31 @@ def test_the_vollewolle_rollouts_are_valued_with_what_the_deck_may_still_bring()
     state.drawn = 30  # and a lone 0-0-7 counts 2 (a trio may still come)
     assert found[30] - vollewolle_boss.round_value(state, 0) == pytest.approx(lost / 2 + 2)
     assert found[60] == vollewolle_boss.value(state, 0)  # nothing left: the final scoring
+
+
+def test_the_vollewolle_rollouts_are_valued_by_the_final_score_fitted_on_self_play():
+    from arena.games.vollewolle.cards import Kind
+    from arena.games.vollewolle.core import CARDS
+    state = new_game("vollewolle", 3, "fitted")
+    sevens = [i for i, card in enumerate(CARDS) if card.kind is Kind.TRIO_007]
+    state.dogs, state.bone_holder, state.drawn = [1, 1, 1], None, 30
+    state.flocks = [sevens[:2], [], []]  # the other two 0-0-7s still to come
+    open_trio = vollewolle_boss.fitted_value(state, 0)
+    state.flocks = [sevens[:2], sevens[2:3], sevens[3:]]  # the others hold them: no trio
+    closed = vollewolle_boss.fitted_value(state, 0)
+    assert open_trio > closed + 5 > vollewolle_boss.value(state, 0) + 5  # a third may come
+    state.drawn, state.display = len(state.deck), []  # nothing left: the final scoring
+    assert vollewolle_boss.fitted_value(state, 0) == vollewolle_boss.value(state, 0)
+    with pytest.raises(ValueError, match="value: one of"):
+        VolleWolleBoss(value="hope")
+
+
+def test_the_vollewolle_boss_stops_at_its_worlds_cap_within_a_think_time():
+    state = new_game("vollewolle", 3, "cap")
+    bot = VolleWolleBoss(think_ms=5000, seed=1, max_worlds=3)  # 3 worlds long before 5 s
+    bot.on_message({"type": "game_start", "seat": 0,
+                    "options": GAMES["vollewolle"].options_to_dict(state.options),
+                    "info": GAMES["vollewolle"].info(state.options)})
+    request = {"observation": as_json(state.observe(0)), "legal": state.legal_actions(0)}
+    assert bot.choose(request) in request["legal"]
+    assert bot.worlds == [3]
