@@ -67,9 +67,10 @@ def _make_fast_dumps() -> Callable[[Any], str]:
     """The same text as :func:`_make_dumps`'s, made by orjson (about 3.5 times faster on the
     games' observations and events).  What orjson refuses (an integer beyond 64 bits, a key
     that is not a string, a lone surrogate) goes the standard way, so the result is the same.
-    Two differences, in values no message or game of arena's holds: a float below 1e-4 or
-    past 1e16 is written in orjson's form of the same number (``0.00001``, not ``1e-05``), and
-    NaN and the infinities, which are not JSON, are written ``null``."""
+    Two differences, in values no message or game of arena's holds: a float below 1e-4 is
+    written in orjson's form of the same number (``0.00001``, not ``1e-05``), and NaN and the
+    infinities, which are not JSON, are written ``null`` (unless orjson refuses the value for
+    another reason: the standard way then writes them as it always did)."""
     fast, default = orjson.dumps, _jsonable
 
     def dumps(value: Any) -> str:

@@ -167,38 +167,27 @@ def test_json_text_is_what_the_standard_encoder_writes():
 
     from protocol.codec import to_json
 
+    # floats below 1e-4 are the one place where orjson writes other text (the same number):
+    # the next test
+    floats = st.floats(allow_nan=False, allow_infinity=False).filter(
+        lambda f: f == 0 or abs(f) >= 1e-4)
     values = st.recursive(
-        st.none() | st.booleans() | st.integers()
-        | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+        st.none() | st.booleans() | st.integers() | floats | st.text(),
         lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
         max_leaves=30)
 
     @settings(max_examples=300, deadline=None)
     @given(values)
     def same(value):
-        text = to_json(value)
-        standard = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        if text != standard:  # only a float written with an exponent may differ (orjson)
-            assert _has_float_with_exponent(value), (text, standard)
-            assert json.loads(text) == json.loads(standard)
+        assert to_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
     same()
-
-
-def _has_float_with_exponent(value):
-    if isinstance(value, float):
-        return "e" in repr(value)
-    if isinstance(value, list):
-        return any(map(_has_float_with_exponent, value))
-    if isinstance(value, dict):
-        return any(map(_has_float_with_exponent, value.values()))
-    return False
 
 
 def test_floats_are_the_same_numbers_and_never_invalid_json():
     from protocol.codec import to_json
     text = to_json([0.5, 2.0, 1e-05, 123.25, 1.5e-7, 1e300])
-    assert text.startswith("[0.5,2.0,")
+    assert text.startswith("[0.5,2.0,") and text.endswith(",123.25,1.5e-7,1e+300]")
     assert json.loads(text) == [0.5, 2.0, 1e-05, 123.25, 1.5e-7, 1e300]
     # NaN and infinities are not JSON: null (the standard encoder would write NaN, Infinity,
     # which strict readers, arena's own among them, refuse)
@@ -211,6 +200,8 @@ def test_what_orjson_refuses_is_written_the_standard_way():
     assert to_json({"n": big, "m": [-big]}) == f'{{"n":{big},"m":[-{big}]}}'
     assert to_json({1: "a", None: 2}) == '{"1":"a","null":2}'  # keys that are not strings
     assert to_json({"s": frozenset({3, 1})}) == '{"s":[1,3]}'
+    lone = "a\ud800"  # a lone surrogate (a bot's "\\ud800" decodes to one): as before
+    assert to_json([lone]) == json.dumps([lone], ensure_ascii=False, separators=(",", ":"))
 
 
 def test_the_short_cut_for_scalars_writes_the_same_text():
