@@ -291,6 +291,8 @@ class VolleWolleBoss:
         if isinstance(weights, str):  # a file of weights (a variant under measurement)
             with open(weights) as source:
                 weights = list(json.load(source))
+        if len(weights) != len(WEIGHTS):
+            raise ValueError(f"weights: {len(WEIGHTS)} numbers, not {len(weights)}")
         evaluations: dict[str, Callable[[VolleWolleState, int], float]] = {
             "fitted": functools.partial(fitted_value, weights=weights),
             "estimate": estimate_value, "round": round_value, "heuristic": self.heuristic_value}

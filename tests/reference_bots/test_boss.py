@@ -350,3 +350,11 @@ def test_the_vollewolle_boss_stops_at_its_worlds_cap_within_a_think_time():
     request = {"observation": as_json(state.observe(0)), "legal": state.legal_actions(0)}
     assert bot.choose(request) in request["legal"]
     assert bot.worlds == [3]
+
+
+def test_the_vollewolle_boss_refuses_weights_of_the_wrong_length():
+    from reference_bots.boss.vollewolle import VolleWolleBoss
+    from reference_bots.boss.vollewolle_value import WEIGHTS
+
+    with pytest.raises(ValueError, match=f"{len(WEIGHTS)} numbers, not 3"):
+        VolleWolleBoss(iterations=1, weights=[1.0, 2.0, 3.0])
