@@ -240,7 +240,10 @@ class SeatDecisions:
         state = self.state
         legal_list = list(state.legal_actions(seat))  # the request's own (the game's may be shared)
         legal = tuple(legal_list)
-        timeout, limit_name = self.limit_for(seat)
+        if state.is_reaction(seat):  # limit_for, inline: at every decision
+            timeout, limit_name = self.reaction_timeout, "reaction_timeout"
+        else:
+            timeout, limit_name = self.move_timeout, "move_timeout"
         bank = self.bank[seat]
         observation = state.observe(seat)
         self.open[seat] = OpenRequest(
@@ -249,7 +252,7 @@ class SeatDecisions:
         observation_json = to_json(observation)  # once: for the digest and the line
         legal_json = to_json(legal_list)  # once: for the log and the line
         self.log.request(seat, request_id, legal, text_digest(observation_json), legal_json)
-        time_left_ms = to_ms(timeout + bank)
+        time_left_ms = round((timeout + bank) * 1000)  # to_ms, inline (never below 0 here)
         time_bank_ms = to_ms(bank) if self.time_bank else None
         request = Request(request_id, legal_list, time_left_ms, observation, time_bank_ms)
         line = (encode_request(request_id, legal_json, time_left_ms, observation_json,

@@ -192,10 +192,12 @@ class MatchDriver(SeatDecisions):
                         out, legal=True)
             return out
         del self.open[seat]
-        self._charge(seat, request, now)
+        if self.time_bank:
+            self._charge(seat, request, now)
         self.stats[seat].decisions += 1
-        self.log.action(seat, action, request_id, to_ms(now - request.issued_at), by="bot",
-                        decision=request.decision, bank_ms=self._bank_ms(seat))
+        ms = round((now - request.issued_at) * 1000)  # to_ms, inline: at every decision
+        self.log.bot_action(seat, action, request_id, ms if ms > 0 else 0, request.decision,
+                            self._bank_ms(seat) if self.time_bank else None)
         self.state.apply(seat, action)
         self._advance(now, out)
         return out

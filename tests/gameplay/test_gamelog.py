@@ -197,6 +197,18 @@ def test_records_written_as_text_read_back_as_the_values_given():
     ]
 
 
+def test_a_bots_answer_is_logged_as_the_general_action_line_would_be():
+    """``bot_action`` (the driver's line at every decision) writes what ``action(by="bot")``
+    writes, byte for byte, with or without a decision and a time bank."""
+    odd = 'play "7" Żółw \\ \n'
+    for decision in (None, "pass", odd, 3):
+        for bank_ms in (None, 0, 1500):
+            general, fast = a_log(), a_log()
+            general.action(1, odd, 7, 42, by="bot", decision=decision, bank_ms=bank_ms)
+            fast.bot_action(1, odd, 7, 42, decision, bank_ms)
+            assert fast._lines[1:] == general._lines[1:], (decision, bank_ms)
+
+
 async def test_every_finished_log_is_synced_to_disk_by_the_time_the_server_stops(tmp_path,
                                                                                  monkeypatch):
     import arena.edge.logwriter as server_module
