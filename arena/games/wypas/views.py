@@ -21,9 +21,16 @@ from arena.games.wypas.core import (
     _observation,
 )
 from arena.games.wypas.windows import (
+    _CLOSED,
     kinds_with_a_pen_target,
     playable_specials,
 )
+
+# The fields observe sets itself, in observation order, after the table view's
+_SET_BY_OBSERVE = dict.fromkeys((
+    "seat", "decision", "hand", "hand_sizes", "discard_size", "hidden_card", "bidder", "stakes",
+    "laid", "declared", "check", "passed", "high_bidder", "actor", "placing", "placing_pen",
+    "window"))
 
 
 class Views(WypasFields):
@@ -161,38 +168,47 @@ class Views(WypasFields):
         return view
 
     def observe(self, seat: int) -> WypasObservation:
-        decision = self.decision_of(seat)
+        windows = self.windows
+        window_open = windows.stage is not _CLOSED
+        # decision_of, inlined: observe runs at every decision
+        if window_open:
+            decision = windows.decision_of(seat)
+        else:
+            decision = self.decision if seat == self.actor else None
         hidden_card = self.hidden_card
         knows_hidden = hidden_card is not None and seat == self.baca and (
             self.lot_hidden or self.auction_hidden)
         placing = self.placing
-        return _observation({
-            **(self._table or self._table_observed()),
-            "seat": seat,
-            # _value_ is the member's value, read without the enum property's cost
-            "decision": decision._value_ if decision is not None else None,
-            # each view is rebuilt only after what it shows changed (an empty hand is rebuilt
-            # every time: it is free)
-            "hand": self._hand_ids[seat] or self.hand_ids(seat),
-            "hand_sizes": self._hand_sizes or self._count_hands(),
-            "discard_size": len(self.discard),
-            "hidden_card": CARD_IDS[hidden_card] if knows_hidden else None,  # type: ignore[index]
-            "bidder": self.actor if self.decision is _BID else None,
-            "stakes": tuple(self.stakes),
-            "laid": self._laid_seen_by(seat) if self.bluff.face_down_laid else self._laid_ids,
-            "declared": tuple(self.bluff.declared),
-            "check": self.bluff.view(),
-            "passed": tuple(self.passed) if self.phase is _AUCTION else (False,) * self.n,
-            "high_bidder": self.high_bidder,
-            "actor": self.actor if self.decision is not None else None,
-            "placing": None if placing is None else CARD_IDS[placing],
-            "placing_pen": None if placing is None else self.placing_pen,
-            "window": self.windows.view(seat),
-        })
+        bluff = self.bluff
+        # a copy of the table view, which holds every field, keeps its size: setting the rest
+        # one by one replaces values, where adding them to a smaller dict would resize it twice
+        fields = (self._table or self._table_observed()).copy()
+        fields["seat"] = seat
+        # _value_ is the member's value, read without the enum property's cost
+        fields["decision"] = decision._value_ if decision is not None else None
+        # each view is rebuilt only after what it shows changed (an empty hand is rebuilt
+        # every time: it is free)
+        fields["hand"] = self._hand_ids[seat] or self.hand_ids(seat)
+        fields["hand_sizes"] = self._hand_sizes or self._count_hands()
+        fields["discard_size"] = len(self.discard)
+        fields["hidden_card"] = CARD_IDS[hidden_card] if knows_hidden else None  # type: ignore[index]
+        fields["bidder"] = self.actor if self.decision is _BID else None
+        fields["stakes"] = tuple(self.stakes)
+        fields["laid"] = self._laid_seen_by(seat) if bluff.face_down_laid else self._laid_ids
+        fields["declared"] = tuple(bluff.declared)
+        fields["check"] = bluff.view()
+        fields["passed"] = tuple(self.passed) if self.phase is _AUCTION else (False,) * self.n
+        fields["high_bidder"] = self.high_bidder
+        fields["actor"] = self.actor if self.decision is not None else None
+        fields["placing"] = None if placing is None else CARD_IDS[placing]
+        fields["placing_pen"] = None if placing is None else self.placing_pen
+        fields["window"] = windows.view(seat) if window_open else None
+        return _observation(fields)
 
     def _table_observed(self) -> dict[str, Any]:
         """The part of every seat's observation that changes only from one auction, phase or
-        turn to the next, with a pen, a shearing or a draw; every change of it is followed by
+        turn to the next, with a pen, a shearing or a draw, and every other field as None
+        (observe sets them in a copy); every change of it is followed by
         :meth:`_table_changed`."""
         auction_card = self.auction_card
         table = self._table = {
@@ -210,6 +226,7 @@ class Views(WypasFields):
             "opener": self.opener if self.phase is _AUCTION else None,
             "end_triggered_by": self.end_triggered_by,
         }
+        table.update(_SET_BY_OBSERVE)
         return table
 
     def _table_changed(self) -> None:
