@@ -17,6 +17,7 @@ from arena.games.wypas.core import (
     _AUCTION,
     _BID,
     _REDYK,
+    _SHEARING,
     ADD,
     BLUFF,
     CHECK,
@@ -346,7 +347,7 @@ class Auction(WypasFields):
                     self._ask_bidder(seat)
         elif self.phase is _REDYK:
             self._continue_redyk()
-        elif self.phase in (Phase.SHEARING, Phase.FINAL_SHEARING):
+        elif self.phase is _SHEARING or self.phase is Phase.FINAL_SHEARING:
             self._continue_shearing()
 
     def _auction_under_way(self) -> bool:

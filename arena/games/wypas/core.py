@@ -55,7 +55,7 @@ _HIDE, _NAME, _BID, _PLACE, _DECLARE, _SHEAR = (
     Decision.HIDE, Decision.NAME, Decision.BID, Decision.PLACE, Decision.DECLARE, Decision.SHEAR)
 _JOKER_VALUE, _BLUFF_CARD, _BLUFF_VALUE, _AWARD = (
     Decision.JOKER_VALUE, Decision.BLUFF_CARD, Decision.BLUFF_VALUE, Decision.AWARD)
-_AUCTION, _REDYK = Phase.AUCTION, Phase.REDYK
+_AUCTION, _REDYK, _SHEARING, _OVER = Phase.AUCTION, Phase.REDYK, Phase.SHEARING, Phase.OVER
 
 
 # --- Options and observation ---------------------------------------------------------------------

@@ -10,14 +10,16 @@ from arena.games.wypas.cards import (
     CARDS,
     COLOURS,
     INDEX,
+    IS_JOKER,
+    IS_SHEEP,
     JOKERS,
     KIND,
     MAX_VALUE,
-    Kind,
     Placed,
     fits,
 )
 from arena.games.wypas.core import (
+    _PLACE,
     DONE,
     Phase,
     WypasFields,
@@ -45,7 +47,7 @@ class Pens(WypasFields):
     def _continue_redyk(self) -> None:
         # every seat is asked, even with nothing it could place (its hand is its own business)
         if self.phase_left:
-            self._ask(Decision.PLACE, self.phase_left[0])
+            self._ask(_PLACE, self.phase_left[0])
         else:
             self._start_shearing()
 
@@ -59,15 +61,14 @@ class Pens(WypasFields):
         pens = self._pens[seat]
         choices = self._pen_choices(seat)
         for card in self._hands[seat]:
-            kind = KIND[card]
-            if kind is Kind.SHEEP:
+            if IS_JOKER[card]:  # (by card index: quicker than comparing enum members)
+                for pen in choices:
+                    if self._joker_fits(card, pens[pen]):
+                        actions.append(f"place {CARD_IDS[card]} {pen}")
+            elif IS_SHEEP[card]:
                 info = CARDS[card]
                 for pen in choices:
                     if fits(pens[pen], info.colour, info.value):  # type: ignore[arg-type]
-                        actions.append(f"place {CARD_IDS[card]} {pen}")
-            elif kind in JOKERS:
-                for pen in choices:
-                    if self._joker_fits(card, pens[pen]):
                         actions.append(f"place {CARD_IDS[card]} {pen}")
         actions.append(DONE)
         return actions

@@ -102,17 +102,18 @@ class Views(WypasFields):
         hand = self._hands[seat]
         hand.append(card)
         hand.sort()
-        self._hand_changed(seat, card)
+        self._hand_changed(seat, card, len(hand) == 1)
 
     def _take(self, seat: int, card: int) -> None:
-        self._hands[seat].remove(card)
-        self._hand_changed(seat, card)
+        hand = self._hands[seat]
+        hand.remove(card)
+        self._hand_changed(seat, card, not hand)
 
-    def _hand_changed(self, seat: int, card: int) -> None:
+    def _hand_changed(self, seat: int, card: int, emptiness_changed: bool) -> None:
         self._hand_ids[seat] = self._hand_sizes = None
         # what may be played in a window depends on the special cards in each hand and on
         # which hands are empty (a thief needs a victim), not on the sheep
-        if IS_SPECIAL[card] or len(self._hands[seat]) <= 1:
+        if IS_SPECIAL[card] or emptiness_changed:
             self._specials[seat] = self._playable = None
 
     def hand_ids(self, seat: int) -> tuple[str, ...]:
