@@ -216,7 +216,9 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
         return None
 
     def apply(self, seat: int, action: str) -> None:
-        legal = self._legal_now(seat)
+        legal = self._legal.get(seat)  # _legal_now, its call saved when the list is there
+        if legal is None:
+            legal = self._legal_now(seat)
         if not legal:
             raise IllegalAction(f"seat {seat} has nothing to decide now")
         if action not in legal:

@@ -146,7 +146,9 @@ class Views(WypasFields):
         """Each seat that could play a special card in a window now, with those cards
         (:func:`~arena.games.wypas.windows.playable_specials`); the same value until a hand
         changes or the pens offer other targets, so do not change it."""
-        kinds = self.pen_kinds()
+        kinds = self._pen_kinds  # pen_kinds(), its call saved when the view is there
+        if kinds is None:
+            kinds = self.pen_kinds()
         found = self._playable
         if found is None or kinds != self._playable_kinds:
             found = self._playable = playable_specials(self)

@@ -189,9 +189,6 @@ class Windows:
     def open_after(self, seat: int) -> None:
         """A window after ``seat``'s completed action (or after special cards resolved)."""
         self.first = seat
-        self._open_window()
-
-    def _open_window(self) -> None:
         self.opened += 1
         if self.chosen or self.answers:  # a window opens after every action: new dicts only
             self.chosen, self.answers = {}, {}  # when the old ones hold something
@@ -259,7 +256,7 @@ class Windows:
                 return
             if self._resolve_chain():
                 return  # a steal or a swap to choose first
-        self._open_window()  # after special cards resolved, another window
+        self.open_after(self.first)  # after special cards resolved, another window
         if self.stage is _CLOSED:
             game.windows_closed()
 
