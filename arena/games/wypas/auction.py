@@ -133,7 +133,9 @@ class Auction(WypasFields):
             actions.append(BLUFF)
         if bluff.offer == seat and bluff.fresh and check is None:
             actions.append(CHECK)
-        if stake > self._high() or (check is not None and stake == check.target):
+        high = self.high_bidder  # self._high(), without its call
+        if (stake > (0 if high is None else self.stakes[high])
+                or (check is not None and stake == check.target)):
             actions.append(COMMIT)
         actions.append(PASS)
         return actions

@@ -106,8 +106,13 @@ class Views(WypasFields):
 
     def _take(self, seat: int, card: int) -> None:
         hand = self._hands[seat]
-        hand.remove(card)
+        at = hand.index(card)
+        del hand[at]
+        ids = self._hand_ids[seat]
         self._hand_changed(seat, card, not hand)
+        if ids is not None:
+            # the view without the card's id: the slices cost less than building it again
+            self._hand_ids[seat] = ids[:at] + ids[at + 1:]
 
     def _hand_changed(self, seat: int, card: int, emptiness_changed: bool) -> None:
         self._hand_ids[seat] = self._hand_sizes = None

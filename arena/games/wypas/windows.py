@@ -25,6 +25,7 @@ shepherd dog answer any special card before it resolves.  Here:
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -215,7 +216,7 @@ class Windows:
         else:
             card = self.chosen.pop(seat, None)
             if verb == "target" and card is not None:
-                self.answers[seat] = (card, tuple(int(part) for part in rest.split()))
+                self.answers[seat] = (card, tuple(map(int, rest.split())))
             self.waiting.remove(seat)
             if not self.waiting:
                 self._resolve_window()
@@ -388,7 +389,7 @@ def playable_specials(game: WypasState) -> dict[int, tuple[int, ...]]:
         return {}
     kinds = game.pen_kinds()
     # a holder's own hand is not empty, so another's is when two hands are not
-    thief = sum(1 for hand in game.hands if hand) >= 2
+    thief = game.n - game.hands.count([]) >= 2
     found = {}
     for seat, specials in holders:
         cards = tuple([card for card in specials
@@ -398,6 +399,7 @@ def playable_specials(game: WypasState) -> dict[int, tuple[int, ...]]:
     return found
 
 
+@functools.cache  # a handful of targets, asked at every target decision
 def _target_token(target: Target) -> str:
-    return "target " + " ".join(str(part) for part in target)
+    return "target " + " ".join(map(str, target))
 
