@@ -117,8 +117,8 @@ class WypasObservation:
     """Everything one seat may know now.  Cards are ids (SPEC.md and ``game_start.info.cards``
     give each one's kind, colour and value); a placed card is ``[id, colour, value]``.
 
-    Not slotted, so that :func:`_observation` can set every field at once (the engine builds
-    one per decision)."""
+    Not slotted, so that the engine's observe can set every field at once (it builds one per
+    decision)."""
 
     seat: int
     turn: int
@@ -151,16 +151,6 @@ class WypasObservation:
     window: Mapping[str, Any] | None  # an open reaction window (SPEC.md "Reaction windows")
     declared: tuple[int, ...]  # bluff: the declared value of each seat's face-down bid card (0)
     check: Mapping[str, Any] | None  # bluff: the offer to check, or the check under way
-
-
-def _observation(fields: dict[str, Any]) -> WypasObservation:
-    """A :class:`WypasObservation` from a dict holding every field, without attrs' ``__init__``
-    (it has no validators or converters to skip, and setting 31 frozen fields one by one costs
-    more than the rest of observing).  ``fields`` becomes the value's own: do not reuse it.
-    The tests check that every observation has exactly the attrs fields."""
-    observation = object.__new__(WypasObservation)
-    object.__setattr__(observation, "__dict__", fields)
-    return observation
 
 
 # --- Bluff (an option) ---

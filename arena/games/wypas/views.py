@@ -18,13 +18,14 @@ from arena.games.wypas.core import (
     HIDDEN,
     WypasFields,
     WypasObservation,
-    _observation,
 )
 from arena.games.wypas.windows import (
     _CLOSED,
     kinds_with_a_pen_target,
     playable_specials,
 )
+
+_new, _set_attribute = object.__new__, object.__setattr__  # observe's, as module names
 
 # The fields observe sets itself, in observation order, after the table view's
 _SET_BY_OBSERVE = dict.fromkeys((
@@ -204,14 +205,21 @@ class Views(WypasFields):
         fields["stakes"] = tuple(self.stakes)
         fields["laid"] = self._laid_seen_by(seat) if bluff.face_down_laid else self._laid_ids
         fields["declared"] = tuple(bluff.declared)
-        fields["check"] = bluff.view()
+        # (without the Bluff option nobody checks: its view is None, found without a call)
+        fields["check"] = None if bluff.check is None and bluff.offer is None else bluff.view()
         fields["passed"] = tuple(self.passed) if self.phase is _AUCTION else (False,) * self.n
         fields["high_bidder"] = self.high_bidder
         fields["actor"] = self.actor if self.decision is not None else None
         fields["placing"] = None if placing is None else CARD_IDS[placing]
         fields["placing_pen"] = None if placing is None else self.placing_pen
         fields["window"] = windows.view(seat) if window_open else None
-        return _observation(fields)
+        # the observation gets the dict as its own, without attrs' __init__: it has no
+        # validators or converters to skip, and setting 31 frozen fields one by one would cost
+        # more than the rest of observing (the tests check that every observation has exactly
+        # the attrs fields)
+        observation = _new(WypasObservation)
+        _set_attribute(observation, "__dict__", fields)
+        return observation
 
     def _table_observed(self) -> dict[str, Any]:
         """The part of every seat's observation that changes only from one auction, phase or
