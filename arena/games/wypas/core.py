@@ -212,6 +212,7 @@ class WypasFields(StateBase):
     :class:`arena.games.wypas.rules.WypasState`, and each calls the others through ``self``."""
 
     options: WypasOptions
+    recording: bool  # events are recorded
     deck: list[int]
     discard: list[int]
     reshuffles: int

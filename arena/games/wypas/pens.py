@@ -108,6 +108,7 @@ class Pens(WypasFields):
         self._take(seat, card)
         self._pens[seat][pen].append((CARD_IDS[card], colour, value))
         self._pens_changed()
-        self.events.emit("placed", {"seat": seat, "pen": pen, "card": CARD_IDS[card],
-                                    "colour": colour, "value": value})
+        if self.recording:
+            self.events.emit("placed", {"seat": seat, "pen": pen, "card": CARD_IDS[card],
+                                        "colour": colour, "value": value})
         self._after(seat)

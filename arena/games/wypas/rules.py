@@ -88,6 +88,9 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
         self.options = options
         self.chance: Chance = chance if chance is not None else SeededChance(seed)
         self.events = EventLog(record_events)
+        # the most frequent events are built only when recorded (self-play for search and the
+        # benchmarks records none): their data would cost more than the rules around them
+        self.recording = record_events
         self.deck = [INDEX[card_id] for card_id in self.chance.shuffle(CARD_IDS, "deck")]
         self.discard: list[int] = []
         self.reshuffles = 0
@@ -305,9 +308,10 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
                     break
                 dealt[seat].append(card)
                 self._give(seat, card)
-        for seat, cards in enumerate(dealt):
-            self.events.emit("dealt", {"seat": seat, "cards": [CARD_IDS[c] for c in cards]},
-                             frozenset((seat,)))
+        if self.recording:
+            for seat, cards in enumerate(dealt):
+                self.events.emit("dealt", {"seat": seat, "cards": [CARD_IDS[c] for c in cards]},
+                                 frozenset((seat,)))
 
     def _deal_start(self) -> None:
         self._deal(HAND_SIZE)

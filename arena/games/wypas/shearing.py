@@ -86,11 +86,12 @@ class Shearing(WypasFields):
                 else:
                     bonus = LATE_BONUS
         self.scores[seat] += points + bonus
-        self.events.emit("sheared", {
-            "seat": seat, "pen": pen, "wolf": None if wolf is None else CARD_IDS[wolf],
-            "eaten": outcome.eaten, "discarded": list(outcome.discarded),
-            "fleece": list(outcome.fleece), "bleated": bleated, "points": points,
-            "bonus": bonus, "fleeces": self.fleeces[seat], "score": self.scores[seat]})
+        if self.recording:
+            self.events.emit("sheared", {
+                "seat": seat, "pen": pen, "wolf": None if wolf is None else CARD_IDS[wolf],
+                "eaten": outcome.eaten, "discarded": list(outcome.discarded),
+                "fleece": list(outcome.fleece), "bleated": bleated, "points": points,
+                "bonus": bonus, "fleeces": self.fleeces[seat], "score": self.scores[seat]})
         if bonus == END_BONUS:
             self.events.emit("end_triggered", {"seat": seat})
             self.phase = Phase.FINAL_SHEARING
