@@ -28,6 +28,9 @@ from arena.games.wypas.windows import (
     Decision,
 )
 
+#: ``place <card> <pen>`` by pen and card index (the legal lists of redyk repeat them)
+PLACE_TOKENS = tuple(tuple(f"place {card_id} {pen}" for card_id in CARD_IDS) for pen in (0, 1))
+
 
 class Pens(WypasFields):
     """Phase 2 of a wypas turn, redyk: sheep into the two pens under the row rule (one colour"""
@@ -64,12 +67,12 @@ class Pens(WypasFields):
             if IS_JOKER[card]:  # (by card index: quicker than comparing enum members)
                 for pen in choices:
                     if self._joker_fits(card, pens[pen]):
-                        actions.append(f"place {CARD_IDS[card]} {pen}")
+                        actions.append(PLACE_TOKENS[pen][card])
             elif IS_SHEEP[card]:
                 info = CARDS[card]
                 for pen in choices:
                     if fits(pens[pen], info.colour, info.value):  # type: ignore[arg-type]
-                        actions.append(f"place {CARD_IDS[card]} {pen}")
+                        actions.append(PLACE_TOKENS[pen][card])
         actions.append(DONE)
         return actions
 

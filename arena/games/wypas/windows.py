@@ -159,7 +159,7 @@ class Windows:
             return None
         ids = CARD_IDS
         return {
-            "stage": self.stage.value,
+            "stage": self.stage._value_,  # without the enum property's cost
             "first": self.first,
             "chain": [{"seat": s, "card": ids[card], "target": list(target)}
                       for s, card, target in self.chain],
