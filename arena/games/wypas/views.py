@@ -27,8 +27,11 @@ from arena.games.wypas.windows import (
 
 _new, _set_attribute = object.__new__, object.__setattr__  # observe's, as module names
 
-# The fields observe sets itself, in observation order, after the table view's
-_SET_BY_OBSERVE = dict.fromkeys((
+# Every observation field as None, in observation order: the table view's, then those observe
+# sets itself
+_EVERY_FIELD = dict.fromkeys((
+    "turn", "turn_cap", "phase", "baca", "pens", "wolves", "fleeces", "scores", "deck_size",
+    "lot", "lot_hidden", "auction_card", "opener", "end_triggered_by",
     "seat", "decision", "hand", "hand_sizes", "discard_size", "hidden_card", "bidder", "stakes",
     "laid", "declared", "check", "passed", "high_bidder", "actor", "placing", "placing_pen",
     "window"))
@@ -227,22 +230,23 @@ class Views(WypasFields):
         (observe sets them in a copy); every change of it is followed by
         :meth:`_table_changed`."""
         auction_card = self.auction_card
-        table = self._table = {
-            "turn": self.turn, "turn_cap": self.options.turn_cap,
-            "phase": self.phase._value_,
-            "baca": self.baca,
-            "pens": self._pens_view or self._pens_observed(),
-            "wolves": self._wolves_view or self._wolves_observed(),
-            "fleeces": tuple(self.fleeces), "scores": tuple(self.scores),
-            "deck_size": len(self.deck),
-            "lot": tuple([CARD_IDS[card] for card in self.lot]),
-            "lot_hidden": self.lot_hidden,
-            "auction_card": (HIDDEN if self.auction_hidden
-                             else None if auction_card is None else CARD_IDS[auction_card]),
-            "opener": self.opener if self.phase is _AUCTION else None,
-            "end_triggered_by": self.end_triggered_by,
-        }
-        table.update(_SET_BY_OBSERVE)
+        # set in a copy of every field as None, for the reason observe copies this one
+        table = self._table = _EVERY_FIELD.copy()
+        table["turn"] = self.turn
+        table["turn_cap"] = self.options.turn_cap
+        table["phase"] = self.phase._value_
+        table["baca"] = self.baca
+        table["pens"] = self._pens_view or self._pens_observed()
+        table["wolves"] = self._wolves_view or self._wolves_observed()
+        table["fleeces"] = tuple(self.fleeces)
+        table["scores"] = tuple(self.scores)
+        table["deck_size"] = len(self.deck)
+        table["lot"] = tuple([CARD_IDS[card] for card in self.lot])
+        table["lot_hidden"] = self.lot_hidden
+        table["auction_card"] = (HIDDEN if self.auction_hidden
+                                 else None if auction_card is None else CARD_IDS[auction_card])
+        table["opener"] = self.opener if self.phase is _AUCTION else None
+        table["end_triggered_by"] = self.end_triggered_by
         return table
 
     def _table_changed(self) -> None:
