@@ -228,8 +228,9 @@ class Windows:
         return [(start + step) % n for step in range(n)]
 
     def _resolve_window(self) -> None:
-        self.queue = [(seat, *self.answers[seat]) for seat in self._clockwise(self.first)
-                      if seat in self.answers]
+        answers = self.answers  # mostly empty: everyone passed
+        self.queue = [(seat, *answers[seat]) for seat in self._clockwise(self.first)
+                      if seat in answers] if answers else []
         self.answers = {}
         if not self.queue:  # everyone passed: the window closes
             self.stage = _CLOSED
