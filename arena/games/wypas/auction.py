@@ -17,6 +17,7 @@ from arena.games.wypas.core import (
     _AUCTION,
     _BID,
     _REDYK,
+    _SHEARING,
     ADD,
     BLUFF,
     CHECK,
@@ -132,7 +133,9 @@ class Auction(WypasFields):
             actions.append(BLUFF)
         if bluff.offer == seat and bluff.fresh and check is None:
             actions.append(CHECK)
-        if stake > self._high() or (check is not None and stake == check.target):
+        high = self.high_bidder  # self._high(), without its call
+        if (stake > (0 if high is None else self.stakes[high])
+                or (check is not None and stake == check.target)):
             actions.append(COMMIT)
         actions.append(PASS)
         return actions
@@ -199,8 +202,9 @@ class Auction(WypasFields):
                 return
             value = self._bid_value(card)
             self.stakes[seat] += value
-            self.events.emit("bid_card", {"seat": seat, "card": rest, "value": value,
-                                          "stake": self.stakes[seat]})
+            if self.recording:
+                self.events.emit("bid_card", {"seat": seat, "card": rest, "value": value,
+                                              "stake": self.stakes[seat]})
             return  # the same seat goes on bidding: no window after a card alone
         if verb == COMMIT:
             check = bluff.check
@@ -212,14 +216,16 @@ class Auction(WypasFields):
                 self.high_bidder = seat
                 if bluff.face_down[seat] is not None:
                     bluff.bluffer, bluff.offer = seat, self._next_active(seat)
-            self.events.emit("bid", {"seat": seat, "stake": self.stakes[seat]})
+            if self.recording:
+                self.events.emit("bid", {"seat": seat, "stake": self.stakes[seat]})
         else:
             self.passed[seat] = True
             if bluff.check is not None and seat == bluff.check.checker:
                 # checking is matching ("sprawdza i wyrównuje"): a checker who passes has not
                 # checked, and the bluffer's stake stands as an ordinary highest stake
                 bluff.check = None
-            self.events.emit("bid_passed", {"seat": seat})
+            if self.recording:
+                self.events.emit("bid_passed", {"seat": seat})
         if self._auction_decided():
             self._end_auction()
         self._after(seat)
@@ -287,10 +293,11 @@ class Auction(WypasFields):
         spent = [c for laid in self.laid for c in laid]
         self.discard.extend(spent)
         hidden = self.auction_hidden
-        self.events.emit("auction_won", {
-            "seat": winner, "card": HIDDEN if hidden else CARD_IDS[card],
-            "stake": self.stakes[winner] if bid else 0,
-            "discarded": [self._public_id(c) for c in spent]})
+        if self.recording:
+            self.events.emit("auction_won", {
+                "seat": winner, "card": HIDDEN if hidden else CARD_IDS[card],
+                "stake": self.stakes[winner] if bid else 0,
+                "discarded": [self._public_id(c) for c in spent]})
         if hidden:
             self.events.emit("received", {"seat": winner, "card": CARD_IDS[card]},
                              frozenset((winner,)))
@@ -346,7 +353,7 @@ class Auction(WypasFields):
                     self._ask_bidder(seat)
         elif self.phase is _REDYK:
             self._continue_redyk()
-        elif self.phase in (Phase.SHEARING, Phase.FINAL_SHEARING):
+        elif self.phase is _SHEARING or self.phase is Phase.FINAL_SHEARING:
             self._continue_shearing()
 
     def _auction_under_way(self) -> bool:

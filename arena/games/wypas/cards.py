@@ -144,7 +144,7 @@ def fits(pen: Sequence[Placed], colour: str, value: int) -> bool:
 
 def sheep_in(pen: Sequence[Placed]) -> int:
     """Sheep in a pen other than black sheep (a wolf or a black sheep needs two of them)."""
-    return sum(1 for _, colour, _ in pen if colour is not None)
+    return len([placed for placed in pen if placed[1] is not None])  # quicker than a sum()
 
 
 # --- Shearing ------------------------------------------------------------------------------------

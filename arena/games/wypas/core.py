@@ -55,7 +55,7 @@ _HIDE, _NAME, _BID, _PLACE, _DECLARE, _SHEAR = (
     Decision.HIDE, Decision.NAME, Decision.BID, Decision.PLACE, Decision.DECLARE, Decision.SHEAR)
 _JOKER_VALUE, _BLUFF_CARD, _BLUFF_VALUE, _AWARD = (
     Decision.JOKER_VALUE, Decision.BLUFF_CARD, Decision.BLUFF_VALUE, Decision.AWARD)
-_AUCTION, _REDYK = Phase.AUCTION, Phase.REDYK
+_AUCTION, _REDYK, _SHEARING, _OVER = Phase.AUCTION, Phase.REDYK, Phase.SHEARING, Phase.OVER
 
 
 # --- Options and observation ---------------------------------------------------------------------
@@ -117,8 +117,8 @@ class WypasObservation:
     """Everything one seat may know now.  Cards are ids (SPEC.md and ``game_start.info.cards``
     give each one's kind, colour and value); a placed card is ``[id, colour, value]``.
 
-    Not slotted, so that :func:`_observation` can set every field at once (the engine builds
-    one per decision)."""
+    Not slotted, so that the engine's observe can set every field at once (it builds one per
+    decision)."""
 
     seat: int
     turn: int
@@ -151,16 +151,6 @@ class WypasObservation:
     window: Mapping[str, Any] | None  # an open reaction window (SPEC.md "Reaction windows")
     declared: tuple[int, ...]  # bluff: the declared value of each seat's face-down bid card (0)
     check: Mapping[str, Any] | None  # bluff: the offer to check, or the check under way
-
-
-def _observation(fields: dict[str, Any]) -> WypasObservation:
-    """A :class:`WypasObservation` from a dict holding every field, without attrs' ``__init__``
-    (it has no validators or converters to skip, and setting 31 frozen fields one by one costs
-    more than the rest of observing).  ``fields`` becomes the value's own: do not reuse it.
-    The tests check that every observation has exactly the attrs fields."""
-    observation = object.__new__(WypasObservation)
-    object.__setattr__(observation, "__dict__", fields)
-    return observation
 
 
 # --- Bluff (an option) ---
@@ -222,6 +212,7 @@ class WypasFields(StateBase):
     :class:`arena.games.wypas.rules.WypasState`, and each calls the others through ``self``."""
 
     options: WypasOptions
+    recording: bool  # events are recorded
     deck: list[int]
     discard: list[int]
     reshuffles: int

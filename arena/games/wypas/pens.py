@@ -10,14 +10,16 @@ from arena.games.wypas.cards import (
     CARDS,
     COLOURS,
     INDEX,
+    IS_JOKER,
+    IS_SHEEP,
     JOKERS,
     KIND,
     MAX_VALUE,
-    Kind,
     Placed,
     fits,
 )
 from arena.games.wypas.core import (
+    _PLACE,
     DONE,
     Phase,
     WypasFields,
@@ -25,6 +27,9 @@ from arena.games.wypas.core import (
 from arena.games.wypas.windows import (
     Decision,
 )
+
+#: ``place <card> <pen>`` by pen and card index (the legal lists of redyk repeat them)
+PLACE_TOKENS = tuple(tuple(f"place {card_id} {pen}" for card_id in CARD_IDS) for pen in (0, 1))
 
 
 class Pens(WypasFields):
@@ -45,7 +50,7 @@ class Pens(WypasFields):
     def _continue_redyk(self) -> None:
         # every seat is asked, even with nothing it could place (its hand is its own business)
         if self.phase_left:
-            self._ask(Decision.PLACE, self.phase_left[0])
+            self._ask(_PLACE, self.phase_left[0])
         else:
             self._start_shearing()
 
@@ -59,16 +64,15 @@ class Pens(WypasFields):
         pens = self._pens[seat]
         choices = self._pen_choices(seat)
         for card in self._hands[seat]:
-            kind = KIND[card]
-            if kind is Kind.SHEEP:
+            if IS_JOKER[card]:  # (by card index: quicker than comparing enum members)
+                for pen in choices:
+                    if self._joker_fits(card, pens[pen]):
+                        actions.append(PLACE_TOKENS[pen][card])
+            elif IS_SHEEP[card]:
                 info = CARDS[card]
                 for pen in choices:
                     if fits(pens[pen], info.colour, info.value):  # type: ignore[arg-type]
-                        actions.append(f"place {CARD_IDS[card]} {pen}")
-            elif kind in JOKERS:
-                for pen in choices:
-                    if self._joker_fits(card, pens[pen]):
-                        actions.append(f"place {CARD_IDS[card]} {pen}")
+                        actions.append(PLACE_TOKENS[pen][card])
         actions.append(DONE)
         return actions
 
@@ -107,6 +111,7 @@ class Pens(WypasFields):
         self._take(seat, card)
         self._pens[seat][pen].append((CARD_IDS[card], colour, value))
         self._pens_changed()
-        self.events.emit("placed", {"seat": seat, "pen": pen, "card": CARD_IDS[card],
-                                    "colour": colour, "value": value})
+        if self.recording:
+            self.events.emit("placed", {"seat": seat, "pen": pen, "card": CARD_IDS[card],
+                                        "colour": colour, "value": value})
         self._after(seat)

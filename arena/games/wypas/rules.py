@@ -66,6 +66,7 @@ from arena.games.wypas.pens import Pens
 from arena.games.wypas.shearing import Shearing
 from arena.games.wypas.views import Views
 from arena.games.wypas.windows import (
+    _CLOSED,
     Decision,
     Windows,
 )
@@ -87,6 +88,9 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
         self.options = options
         self.chance: Chance = chance if chance is not None else SeededChance(seed)
         self.events = EventLog(record_events)
+        # the most frequent events are built only when recorded (self-play for search and the
+        # benchmarks records none): their data would cost more than the rules around them
+        self.recording = record_events
         self.deck = [INDEX[card_id] for card_id in self.chance.shuffle(CARD_IDS, "deck")]
         self.discard: list[int] = []
         self.reshuffles = 0
@@ -127,11 +131,15 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
 
     # -- the interface --
 
+    # The interface runs at every decision: it reads ``windows.stage`` where a call of
+    # windows.active() would cost more than the test.
+
     def to_act(self) -> tuple[int, ...]:
         acting = self._acting
         if acting is None:
-            if self.windows.active():
-                acting = self.windows.to_act()
+            windows = self.windows
+            if windows.stage is not _CLOSED:
+                acting = windows.to_act()
             elif self.decision is None or self.actor is None:
                 acting = ()
             else:
@@ -146,12 +154,16 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
         return self.windows.is_reaction(seat)
 
     def decision_of(self, seat: int) -> Decision | None:
-        if self.windows.active():
-            return self.windows.decision_of(seat)
+        windows = self.windows
+        if windows.stage is not _CLOSED:
+            return windows.decision_of(seat)
         return self.decision if seat == self.actor else None
 
     def legal_actions(self, seat: int) -> list[str]:
-        return self._legal_now(seat)[:]  # a copy: the list kept for apply stays as it is
+        legal = self._legal.get(seat)  # _legal_now, inlined
+        if legal is None:
+            legal = self._legal[seat] = self._compute_legal(seat)
+        return legal[:]  # a copy: the list kept for apply stays as it is
 
     def _legal_now(self, seat: int) -> list[str]:
         """``seat``'s legal list, computed once per step (apply validates against it too)."""
@@ -161,13 +173,14 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
         return legal
 
     def _compute_legal(self, seat: int) -> list[str]:
-        decision = self.decision_of(seat)
-        if decision is None:
+        windows = self.windows
+        if windows.stage is not _CLOSED:
+            return windows.legal(seat) if windows.decision_of(seat) is not None else []
+        decision = self.decision
+        if decision is None or seat != self.actor:
             return []
         if decision is _BID:  # the most frequent
             return self._legal_bid(seat)
-        if self.windows.active():
-            return self.windows.legal(seat)
         if decision is _PLACE:
             return self._legal_place(seat)
         if decision is _DECLARE:
@@ -206,15 +219,18 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
         return None
 
     def apply(self, seat: int, action: str) -> None:
-        legal = self._legal_now(seat)
+        legal = self._legal.get(seat)  # _legal_now, its call saved when the list is there
+        if legal is None:
+            legal = self._legal_now(seat)
         if not legal:
             raise IllegalAction(f"seat {seat} has nothing to decide now")
         if action not in legal:
             raise IllegalAction(f"{action!r} is not one of your legal actions now")
         # the state changes, and with it who acts and every legal list
         self._acting, self._legal = None, {}
-        if self.windows.active():
-            self.windows.apply(seat, action)
+        windows = self.windows
+        if windows.stage is not _CLOSED:
+            windows.apply(seat, action)
             return
         decision = self.decision
         verb, _, rest = action.partition(" ")
@@ -292,9 +308,10 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
                     break
                 dealt[seat].append(card)
                 self._give(seat, card)
-        for seat, cards in enumerate(dealt):
-            self.events.emit("dealt", {"seat": seat, "cards": [CARD_IDS[c] for c in cards]},
-                             frozenset((seat,)))
+        if self.recording:
+            for seat, cards in enumerate(dealt):
+                self.events.emit("dealt", {"seat": seat, "cards": [CARD_IDS[c] for c in cards]},
+                                 frozenset((seat,)))
 
     def _deal_start(self) -> None:
         self._deal(HAND_SIZE)
@@ -305,7 +322,7 @@ class WypasState(Views, Auction, Pens, Shearing, StateBase):
         decision."""
         self.decision = None
         self.windows.open_after(seat)
-        if self.decision is None and not self.windows.active():
+        if self.decision is None and self.windows.stage is _CLOSED:
             self._next_main()
 
 def new_state(options: WypasOptions, seed: object, *, record_events: bool = False,

@@ -9,6 +9,8 @@ from arena.games.wypas.cards import (
     shear,
 )
 from arena.games.wypas.core import (
+    _OVER,
+    _SHEAR,
     BLEAT,
     DEAL_SIZE,
     DONE,
@@ -17,9 +19,6 @@ from arena.games.wypas.core import (
     LATE_BONUS,
     Phase,
     WypasFields,
-)
-from arena.games.wypas.windows import (
-    Decision,
 )
 
 
@@ -39,7 +38,7 @@ class Shearing(WypasFields):
         while self.phase_left:
             seat = self.phase_left[0]
             if any(self._pens[seat]):
-                self._ask(Decision.SHEAR, seat)
+                self._ask(_SHEAR, seat)
                 return
             self.phase_left.pop(0)
         self._end_shearing()
@@ -62,7 +61,7 @@ class Shearing(WypasFields):
             return
         pen_text, _, bleat = rest.partition(" ")
         self._shear(seat, int(pen_text), bleated=bleat == BLEAT or not self.options.strict_bleating)
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             self._after(seat)
 
     def _shear(self, seat: int, pen: int, *, bleated: bool) -> None:
@@ -87,11 +86,12 @@ class Shearing(WypasFields):
                 else:
                     bonus = LATE_BONUS
         self.scores[seat] += points + bonus
-        self.events.emit("sheared", {
-            "seat": seat, "pen": pen, "wolf": None if wolf is None else CARD_IDS[wolf],
-            "eaten": outcome.eaten, "discarded": list(outcome.discarded),
-            "fleece": list(outcome.fleece), "bleated": bleated, "points": points,
-            "bonus": bonus, "fleeces": self.fleeces[seat], "score": self.scores[seat]})
+        if self.recording:
+            self.events.emit("sheared", {
+                "seat": seat, "pen": pen, "wolf": None if wolf is None else CARD_IDS[wolf],
+                "eaten": outcome.eaten, "discarded": list(outcome.discarded),
+                "fleece": list(outcome.fleece), "bleated": bleated, "points": points,
+                "bonus": bonus, "fleeces": self.fleeces[seat], "score": self.scores[seat]})
         if bonus == END_BONUS:
             self.events.emit("end_triggered", {"seat": seat})
             self.phase = Phase.FINAL_SHEARING

@@ -18,12 +18,23 @@ from arena.games.wypas.core import (
     HIDDEN,
     WypasFields,
     WypasObservation,
-    _observation,
 )
 from arena.games.wypas.windows import (
+    _CLOSED,
     kinds_with_a_pen_target,
     playable_specials,
 )
+
+_new, _set_attribute = object.__new__, object.__setattr__  # observe's, as module names
+
+# Every observation field as None, in observation order: the table view's, then those observe
+# sets itself
+_EVERY_FIELD = dict.fromkeys((
+    "turn", "turn_cap", "phase", "baca", "pens", "wolves", "fleeces", "scores", "deck_size",
+    "lot", "lot_hidden", "auction_card", "opener", "end_triggered_by",
+    "seat", "decision", "hand", "hand_sizes", "discard_size", "hidden_card", "bidder", "stakes",
+    "laid", "declared", "check", "passed", "high_bidder", "actor", "placing", "placing_pen",
+    "window"))
 
 
 class Views(WypasFields):
@@ -95,17 +106,23 @@ class Views(WypasFields):
         hand = self._hands[seat]
         hand.append(card)
         hand.sort()
-        self._hand_changed(seat, card)
+        self._hand_changed(seat, card, len(hand) == 1)
 
     def _take(self, seat: int, card: int) -> None:
-        self._hands[seat].remove(card)
-        self._hand_changed(seat, card)
+        hand = self._hands[seat]
+        at = hand.index(card)
+        del hand[at]
+        ids = self._hand_ids[seat]
+        self._hand_changed(seat, card, not hand)
+        if ids is not None:
+            # the view without the card's id: the slices cost less than building it again
+            self._hand_ids[seat] = ids[:at] + ids[at + 1:]
 
-    def _hand_changed(self, seat: int, card: int) -> None:
+    def _hand_changed(self, seat: int, card: int, emptiness_changed: bool) -> None:
         self._hand_ids[seat] = self._hand_sizes = None
         # what may be played in a window depends on the special cards in each hand and on
         # which hands are empty (a thief needs a victim), not on the sheep
-        if IS_SPECIAL[card] or len(self._hands[seat]) <= 1:
+        if IS_SPECIAL[card] or emptiness_changed:
             self._specials[seat] = self._playable = None
 
     def hand_ids(self, seat: int) -> tuple[str, ...]:
@@ -138,7 +155,9 @@ class Views(WypasFields):
         """Each seat that could play a special card in a window now, with those cards
         (:func:`~arena.games.wypas.windows.playable_specials`); the same value until a hand
         changes or the pens offer other targets, so do not change it."""
-        kinds = self.pen_kinds()
+        kinds = self._pen_kinds  # pen_kinds(), its call saved when the view is there
+        if kinds is None:
+            kinds = self.pen_kinds()
         found = self._playable
         if found is None or kinds != self._playable_kinds:
             found = self._playable = playable_specials(self)
@@ -161,55 +180,73 @@ class Views(WypasFields):
         return view
 
     def observe(self, seat: int) -> WypasObservation:
-        decision = self.decision_of(seat)
+        windows = self.windows
+        window_open = windows.stage is not _CLOSED
+        # decision_of, inlined: observe runs at every decision
+        if window_open:
+            decision = windows.decision_of(seat)
+        else:
+            decision = self.decision if seat == self.actor else None
         hidden_card = self.hidden_card
         knows_hidden = hidden_card is not None and seat == self.baca and (
             self.lot_hidden or self.auction_hidden)
         placing = self.placing
-        return _observation({
-            **(self._table or self._table_observed()),
-            "seat": seat,
-            # _value_ is the member's value, read without the enum property's cost
-            "decision": decision._value_ if decision is not None else None,
-            # each view is rebuilt only after what it shows changed (an empty hand is rebuilt
-            # every time: it is free)
-            "hand": self._hand_ids[seat] or self.hand_ids(seat),
-            "hand_sizes": self._hand_sizes or self._count_hands(),
-            "discard_size": len(self.discard),
-            "hidden_card": CARD_IDS[hidden_card] if knows_hidden else None,  # type: ignore[index]
-            "bidder": self.actor if self.decision is _BID else None,
-            "stakes": tuple(self.stakes),
-            "laid": self._laid_seen_by(seat) if self.bluff.face_down_laid else self._laid_ids,
-            "declared": tuple(self.bluff.declared),
-            "check": self.bluff.view(),
-            "passed": tuple(self.passed) if self.phase is _AUCTION else (False,) * self.n,
-            "high_bidder": self.high_bidder,
-            "actor": self.actor if self.decision is not None else None,
-            "placing": None if placing is None else CARD_IDS[placing],
-            "placing_pen": None if placing is None else self.placing_pen,
-            "window": self.windows.view(seat),
-        })
+        bluff = self.bluff
+        # a copy of the table view, which holds every field, keeps its size: setting the rest
+        # one by one replaces values, where adding them to a smaller dict would resize it twice
+        fields = (self._table or self._table_observed()).copy()
+        fields["seat"] = seat
+        # _value_ is the member's value, read without the enum property's cost
+        fields["decision"] = decision._value_ if decision is not None else None
+        # each view is rebuilt only after what it shows changed (an empty hand is rebuilt
+        # every time: it is free)
+        fields["hand"] = self._hand_ids[seat] or self.hand_ids(seat)
+        fields["hand_sizes"] = self._hand_sizes or self._count_hands()
+        fields["discard_size"] = len(self.discard)
+        fields["hidden_card"] = CARD_IDS[hidden_card] if knows_hidden else None  # type: ignore[index]
+        fields["bidder"] = self.actor if self.decision is _BID else None
+        fields["stakes"] = tuple(self.stakes)
+        fields["laid"] = self._laid_seen_by(seat) if bluff.face_down_laid else self._laid_ids
+        fields["declared"] = tuple(bluff.declared)
+        # (without the Bluff option nobody checks: its view is None, found without a call)
+        fields["check"] = None if bluff.check is None and bluff.offer is None else bluff.view()
+        fields["passed"] = tuple(self.passed) if self.phase is _AUCTION else (False,) * self.n
+        fields["high_bidder"] = self.high_bidder
+        fields["actor"] = self.actor if self.decision is not None else None
+        fields["placing"] = None if placing is None else CARD_IDS[placing]
+        fields["placing_pen"] = None if placing is None else self.placing_pen
+        fields["window"] = windows.view(seat) if window_open else None
+        # the observation gets the dict as its own, without attrs' __init__: it has no
+        # validators or converters to skip, and setting 31 frozen fields one by one would cost
+        # more than the rest of observing (the tests check that every observation has exactly
+        # the attrs fields)
+        observation = _new(WypasObservation)
+        _set_attribute(observation, "__dict__", fields)
+        return observation
 
     def _table_observed(self) -> dict[str, Any]:
         """The part of every seat's observation that changes only from one auction, phase or
-        turn to the next, with a pen, a shearing or a draw; every change of it is followed by
+        turn to the next, with a pen, a shearing or a draw, and every other field as None
+        (observe sets them in a copy); every change of it is followed by
         :meth:`_table_changed`."""
         auction_card = self.auction_card
-        table = self._table = {
-            "turn": self.turn, "turn_cap": self.options.turn_cap,
-            "phase": self.phase._value_,
-            "baca": self.baca,
-            "pens": self._pens_view or self._pens_observed(),
-            "wolves": self._wolves_view or self._wolves_observed(),
-            "fleeces": tuple(self.fleeces), "scores": tuple(self.scores),
-            "deck_size": len(self.deck),
-            "lot": tuple([CARD_IDS[card] for card in self.lot]),
-            "lot_hidden": self.lot_hidden,
-            "auction_card": (HIDDEN if self.auction_hidden
-                             else None if auction_card is None else CARD_IDS[auction_card]),
-            "opener": self.opener if self.phase is _AUCTION else None,
-            "end_triggered_by": self.end_triggered_by,
-        }
+        # set in a copy of every field as None, for the reason observe copies this one
+        table = self._table = _EVERY_FIELD.copy()
+        table["turn"] = self.turn
+        table["turn_cap"] = self.options.turn_cap
+        table["phase"] = self.phase._value_
+        table["baca"] = self.baca
+        table["pens"] = self._pens_view or self._pens_observed()
+        table["wolves"] = self._wolves_view or self._wolves_observed()
+        table["fleeces"] = tuple(self.fleeces)
+        table["scores"] = tuple(self.scores)
+        table["deck_size"] = len(self.deck)
+        table["lot"] = tuple([CARD_IDS[card] for card in self.lot])
+        table["lot_hidden"] = self.lot_hidden
+        table["auction_card"] = (HIDDEN if self.auction_hidden
+                                 else None if auction_card is None else CARD_IDS[auction_card])
+        table["opener"] = self.opener if self.phase is _AUCTION else None
+        table["end_triggered_by"] = self.end_triggered_by
         return table
 
     def _table_changed(self) -> None:

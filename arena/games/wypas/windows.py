@@ -25,6 +25,7 @@ shepherd dog answer any special card before it resolves.  Here:
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,11 +69,12 @@ class Stage(enum.Enum):
 
 
 # Python 3.11 looks an enum member up through its class slowly: what the state asks at every
-# decision compares against these module-level names.
+# decision (and every window opened or answered) compares against these module-level names.
 _CLOSED, _WINDOW, _RESPONSE, _STEAL, _SWAP = (
     Stage.CLOSED, Stage.WINDOW, Stage.RESPONSE, Stage.STEAL, Stage.SWAP)
 _DECIDE_WINDOW, _DECIDE_TARGET, _DECIDE_RESPONSE = (
     Decision.WINDOW, Decision.TARGET, Decision.RESPONSE)
+_THIEF, _DOG, _WOLF, _BLACK_SHEEP = Kind.THIEF, Kind.DOG, Kind.WOLF, Kind.BLACK_SHEEP
 
 
 class Windows:
@@ -80,7 +82,7 @@ class Windows:
 
     def __init__(self, game: WypasState) -> None:
         self.game = game
-        self.stage = Stage.CLOSED
+        self.stage = _CLOSED
         self.first = 0  # the seat whose action opened the window
         self.waiting: list[int] = []  # seats still to answer, in seat order
         self.chosen: dict[int, int] = {}  # seat -> the special card it is choosing a target for
@@ -150,14 +152,14 @@ class Windows:
 
     def default(self, seat: int) -> str | None:
         """A silent seat never plays a special card; a steal or a swap is a uniform draw."""
-        return PASS if self.stage in (Stage.WINDOW, Stage.RESPONSE) else None
+        return PASS if self.stage in (_WINDOW, _RESPONSE) else None
 
     def view(self, seat: int) -> Mapping[str, Any] | None:
         if self.stage is _CLOSED:
             return None
         ids = CARD_IDS
         return {
-            "stage": self.stage.value,
+            "stage": self.stage._value_,  # without the enum property's cost
             "first": self.first,
             "chain": [{"seat": s, "card": ids[card], "target": list(target)}
                       for s, card, target in self.chain],
@@ -170,16 +172,16 @@ class Windows:
 
     def targets(self, seat: int, card: int) -> list[Target]:
         game, kind = self.game, KIND[card]
-        if kind is Kind.THIEF:
+        if kind is _THIEF:
             return [(other,) for other in range(game.n)
                     if other != seat and game.hands[other]]
         pens = [(s, p) for s in range(game.n) for p in (0, 1)]
-        if kind is Kind.WOLF:
+        if kind is _WOLF:
             return [(s, p) for s, p in pens
                     if game.wolves[s][p] is None and sheep_in(game.pens[s][p]) >= 2]
-        if kind is Kind.BLACK_SHEEP:
+        if kind is _BLACK_SHEEP:
             return [(s, p) for s, p in pens if sheep_in(game.pens[s][p]) >= 2]
-        if kind is Kind.DOG:
+        if kind is _DOG:
             return [(s, p) for s, p in pens if game.wolves[s][p] is not None]
         return []
 
@@ -188,25 +190,22 @@ class Windows:
     def open_after(self, seat: int) -> None:
         """A window after ``seat``'s completed action (or after special cards resolved)."""
         self.first = seat
-        self._open_window()
-
-    def _open_window(self) -> None:
-        game = self.game
         self.opened += 1
-        self.chosen, self.answers = {}, {}
-        self.playable_now = game.playable()
-        self.waiting = list(self.playable_now)
-        self.stage = Stage.WINDOW if self.waiting else Stage.CLOSED
+        if self.chosen or self.answers:  # a window opens after every action: new dicts only
+            self.chosen, self.answers = {}, {}  # when the old ones hold something
+        playable = self.playable_now = self.game.playable()
+        self.waiting = list(playable)
+        self.stage = _WINDOW if playable else _CLOSED
 
     def apply(self, seat: int, action: str) -> None:
         """Play ``action``, which the state has checked against :meth:`legal`."""
         verb, _, rest = action.partition(" ")
-        index = INDEX
-        if self.stage is Stage.STEAL:
+        index, stage = INDEX, self.stage
+        if stage is _STEAL:
             self._steal(index[rest])
-        elif self.stage is Stage.SWAP:
+        elif stage is _SWAP:
             self._swap(rest)
-        elif self.stage is Stage.RESPONSE:
+        elif stage is _RESPONSE:
             if verb != PASS:
                 self.answers[seat] = (index[rest], ())
             self.waiting.remove(seat)
@@ -217,7 +216,7 @@ class Windows:
         else:
             card = self.chosen.pop(seat, None)
             if verb == "target" and card is not None:
-                self.answers[seat] = (card, tuple(int(part) for part in rest.split()))
+                self.answers[seat] = (card, tuple(map(int, rest.split())))
             self.waiting.remove(seat)
             if not self.waiting:
                 self._resolve_window()
@@ -229,11 +228,12 @@ class Windows:
         return [(start + step) % n for step in range(n)]
 
     def _resolve_window(self) -> None:
-        self.queue = [(seat, *self.answers[seat]) for seat in self._clockwise(self.first)
-                      if seat in self.answers]
+        answers = self.answers  # mostly empty: everyone passed
+        self.queue = [(seat, *answers[seat]) for seat in self._clockwise(self.first)
+                      if seat in answers] if answers else []
         self.answers = {}
         if not self.queue:  # everyone passed: the window closes
-            self.stage = Stage.CLOSED
+            self.stage = _CLOSED
             self.game.windows_closed()
             return
         self._next_play()
@@ -258,8 +258,8 @@ class Windows:
                 return
             if self._resolve_chain():
                 return  # a steal or a swap to choose first
-        self._open_window()  # after special cards resolved, another window
-        if self.stage is Stage.CLOSED:
+        self.open_after(self.first)  # after special cards resolved, another window
+        if self.stage is _CLOSED:
             game.windows_closed()
 
     def _open_response(self) -> bool:
@@ -269,14 +269,14 @@ class Windows:
         self.answers = {}
         self.waiting = [s for s in range(game.n) if s != top
                         and any(IS_DOG[card] for card in game.specials(s))]
-        self.stage = Stage.RESPONSE if self.waiting else Stage.CLOSED
+        self.stage = _RESPONSE if self.waiting else _CLOSED
         return bool(self.waiting)
 
     def _end_response(self) -> None:
         game, ids = self.game, CARD_IDS
         top_seat, top_card, _ = self.chain[-1]
         if not self.answers:
-            self.stage = Stage.CLOSED
+            self.stage = _CLOSED
             if not self._resolve_chain():
                 self._next_play()
             return
@@ -302,7 +302,7 @@ class Windows:
         dogs = [dog for _, dog, _ in self.chain[1:]]
         cancelled = len(dogs) % 2 == 1
         self.chain = []
-        self.stage = Stage.CLOSED
+        self.stage = _CLOSED
         game.discard.extend(dogs)
         game.events.emit("resolved", {"card": ids[card], "cancelled": cancelled,
                                       "dogs": [ids[dog] for dog in dogs]})
@@ -310,17 +310,17 @@ class Windows:
         if cancelled:
             game.discard.append(card)
             return False
-        if kind is Kind.WOLF:
+        if kind is _WOLF:
             game.wolves[target[0]][target[1]] = card
             game._pens_changed()
-        elif kind is Kind.DOG:
+        elif kind is _DOG:
             wolf = game.wolves[target[0]][target[1]]
             game.wolves[target[0]][target[1]] = None
             game._pens_changed()
             game.discard.extend((card, wolf))  # type: ignore[arg-type]
             game.events.emit("chased", {"seat": seat, "target": list(target),
                                         "wolf": ids[wolf]})  # type: ignore[index]
-        elif kind is Kind.THIEF:
+        elif kind is _THIEF:
             victim = target[0]
             if not game.hands[victim]:  # it played its last card, a dog, meanwhile
                 game.discard.append(card)
@@ -328,11 +328,11 @@ class Windows:
             game.events.emit("hand_seen", {"seat": victim,
                                            "cards": [ids[c] for c in game.hands[victim]]},
                              frozenset((seat,)))
-            self.resolver, self.stage = (seat, target), Stage.STEAL
+            self.resolver, self.stage = (seat, target), _STEAL
             self._thief = card
             return True
         else:  # the black sheep
-            self.resolver, self.stage = (seat, target), Stage.SWAP
+            self.resolver, self.stage = (seat, target), _SWAP
             self._black_sheep = card
             return True
         return False
@@ -363,7 +363,7 @@ class Windows:
 
     def _after_effect(self) -> None:
         self.resolver = None
-        self.stage = Stage.CLOSED
+        self.stage = _CLOSED
         self._next_play()
 
 
@@ -374,11 +374,11 @@ def kinds_with_a_pen_target(game: WypasState) -> frozenset[Kind]:
     for wolves, pens in zip(game.wolves, game.pens):
         for wolf, pen in zip(wolves, pens):
             if wolf is not None:
-                found.add(Kind.DOG)
+                found.add(_DOG)
             if len(pen) >= 2 and sheep_in(pen) >= 2:
-                found.add(Kind.BLACK_SHEEP)
+                found.add(_BLACK_SHEEP)
                 if wolf is None:
-                    found.add(Kind.WOLF)
+                    found.add(_WOLF)
     return frozenset(found)
 
 
@@ -390,7 +390,7 @@ def playable_specials(game: WypasState) -> dict[int, tuple[int, ...]]:
         return {}
     kinds = game.pen_kinds()
     # a holder's own hand is not empty, so another's is when two hands are not
-    thief = sum(1 for hand in game.hands if hand) >= 2
+    thief = game.n - game.hands.count([]) >= 2
     found = {}
     for seat, specials in holders:
         cards = tuple([card for card in specials
@@ -400,6 +400,7 @@ def playable_specials(game: WypasState) -> dict[int, tuple[int, ...]]:
     return found
 
 
+@functools.cache  # a handful of targets, asked at every target decision
 def _target_token(target: Target) -> str:
-    return "target " + " ".join(str(part) for part in target)
+    return "target " + " ".join(map(str, target))
 
