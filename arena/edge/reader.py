@@ -13,11 +13,12 @@ import os
 import trio
 
 from arena.edge.config import ServerConfig
+from arena.edge.ready import Handed, ReadySockets
 from arena.edge.reception import Reception
 from arena.edge.session import Link, Session
 from arena.edge.table import Answer, BadLine
 from arena.edge.tables import TableHall
-from protocol.connection import ENDED, NEED_DATA, ServerEvent
+from protocol.connection import ENDED, NEED_DATA
 from protocol.errors import ErrorCode, PeerError
 from protocol.limits import MAX_LINE_BYTES
 from protocol.messages import Action, Bye, Error, Hello, Watch
@@ -42,6 +43,9 @@ class ConnectionLoops:
         #: Links whose hello is being prepared: said in time, so the hello deadline spares
         #: them (1,000 bots connecting at once wait a minute for their scrypts).
         self.checking: set[Link] = set()
+        #: Where readers wait for data on their sockets (its task runs while the server
+        #: serves); answers found there are played there.
+        self.ready = ReadySockets(RECEIVE_CHUNK)
 
     @staticmethod
     async def write_loop(link: Link, stream: trio.abc.Stream) -> None:
@@ -72,23 +76,33 @@ class ConnectionLoops:
         link = session.link
         conn = link.conn
         bucket = TokenBucket(self.config.max_messages_per_second)
+        ready = self.ready
+        handed: Handed = None  # an event the readers' shared task gave back (see ready.py)
         while link.alive:
-            event: ServerEvent = conn.next_event()
-            if event is NEED_DATA:
-                try:
-                    data = await self._receive(link, stream)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    data = b""
-                if not data:
-                    link.lost = True
-                conn.receive_data(data)
-                continue
+            first = False
+            if handed is not None:
+                event, first = handed  # read, noted in the transcript, checked as an answer
+                handed = None
+            else:
+                event = conn.next_event()
+                if event is NEED_DATA:
+                    if ready.running and link.fd is not None:
+                        handed = await ready.wait(link, session)  # answers are played there
+                        continue
+                    try:
+                        data = await self._receive(link, stream)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        data = b""
+                    if not data:
+                        link.lost = True
+                    conn.receive_data(data)
+                    continue
+                if event is not ENDED and link.transcript is not None:
+                    link.transcript.received(conn.last_line, MAX_LINE_BYTES)
             if event is ENDED:
                 await self._settle(session)
                 return
-            if link.transcript is not None:
-                link.transcript.received(conn.last_line, MAX_LINE_BYTES)
-            if type(event) is Action and conn.first_answer(event):
+            if type(event) is Action and (first or conn.first_answer(event)):
                 # a bot answers as fast as it is asked: only other lines are rationed; it is
                 # mostly played at once, in this task (no coroutine, no Answer made)
                 seat = session.seat

@@ -203,6 +203,7 @@ class ArenaServer:
                     host=self.config.host, handler_nursery=nursery))
                 self.port = listeners[0].socket.getsockname()[1]
             nursery.start_soon(self.hall.seating_clock)
+            nursery.start_soon(self.loops.ready.run)
             self.writer.syncing = False
             nursery.start_soon(self.writer.sync_forever)
             if self.config.idle_timeout is not None:
