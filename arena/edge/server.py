@@ -5,6 +5,7 @@ Everything that decides anything lives in pure modules (``protocol``, ``arena.ga
 ``arena.seating.policies``).  The edge's parts, one job each:
 
 - ``arena.edge.reader``: one connection's read and write loops;
+- ``arena.edge.ready``: the readers' shared wait (answers read and played in one task);
 - ``arena.edge.reception``: admission (hellos), reconnection and the idle limit;
 - ``arena.edge.tables``: the seating policy's tables started, run and ended;
 - ``arena.edge.table`` / ``arena.edge.session``: one table (owning its seats), one bot and its
