@@ -79,9 +79,9 @@ class ConnectionLoops:
         ready = self.ready
         handed: Handed = None  # an event the readers' shared task gave back (see ready.py)
         while link.alive:
-            first = False
             if handed is not None:
-                event, first = handed  # read, noted in the transcript, checked as an answer
+                # read, noted in the transcript and judged as an answer there: as read then
+                event, first, newest = handed
                 handed = None
             else:
                 event = conn.next_event()
@@ -99,10 +99,12 @@ class ConnectionLoops:
                     continue
                 if event is not ENDED and link.transcript is not None:
                     link.transcript.received(conn.last_line, MAX_LINE_BYTES)
+                first = type(event) is Action and conn.first_answer(event)
+                newest = conn.requests.newest
             if event is ENDED:
                 await self._settle(session)
                 return
-            if type(event) is Action and (first or conn.first_answer(event)):
+            if first:
                 # a bot answers as fast as it is asked: only other lines are rationed; it is
                 # mostly played at once, in this task (no coroutine, no Answer made)
                 seat = session.seat
@@ -118,7 +120,7 @@ class ConnectionLoops:
             if isinstance(event, PeerError):
                 if event.fatal:
                     await self._settle(session)
-                await self._peer_error(session, event)
+                await self._peer_error(session, event, newest)
                 if event.fatal:
                     return
             elif isinstance(event, Hello):
@@ -195,10 +197,12 @@ class ConnectionLoops:
             await session.seat.table.settle(session)
 
     @staticmethod
-    async def _peer_error(session: Session, error: PeerError) -> None:
+    async def _peer_error(session: Session, error: PeerError, newest_sent: int) -> None:
+        """``newest_sent``: the newest request id sent when the line was read (it may cost a
+        try of that request only, or of an older one)."""
         seat = session.seat
         if seat is not None and not error.fatal:
-            await seat.table.put(BadLine(session, error, session.conn.requests.newest))
+            await seat.table.put(BadLine(session, error, newest_sent))
         else:
             session.send(Error(code=error.code.value, message=error.detail, fatal=error.fatal))
 

@@ -23,6 +23,7 @@ woken with nothing, and go on reading their sockets themselves.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 from typing import TYPE_CHECKING, Any
@@ -37,13 +38,17 @@ from protocol.messages import Action
 if TYPE_CHECKING:
     from arena.edge.session import Link, Session
 
+log = logging.getLogger("arena.server")
+
 #: Sockets served in one turn at most: the turn then gives way to the other tasks (a turn of
 #: this many answers holds the loop a few milliseconds at most).
 SOCKETS_PER_TURN = 64
 
-#: What a parked reader is woken with: the event the shared task did not handle, and whether it
-#: was found to be the first answer to the newest request; None: read the socket yourself.
-Handed = tuple[Any, bool] | None
+#: What a parked reader is woken with: the event the shared task did not handle, whether it was
+#: the first answer to the newest request, and the newest request id sent on the connection when
+#: the line was read (what the line is judged by: SPEC §3, a bad line costs a try only of a
+#: request sent before it was read); None: read the socket yourself.
+Handed = tuple[Any, bool, int] | None
 
 
 class ReadySockets:
@@ -87,12 +92,17 @@ class ReadySockets:
 
     def _fail(self, fd: int, exc: Exception) -> None:
         parked = self._parked.get(fd)
-        if parked is not None:
-            self._leave(fd)
-            trio.lowlevel.reschedule(parked[2], outcome.Error(exc))
+        if parked is None:  # its reader is gone already: nobody else will say it
+            log.error("reading connection socket %s failed", fd, exc_info=exc)
+            return
+        self._leave(fd)
+        trio.lowlevel.reschedule(parked[2], outcome.Error(exc))
 
     async def run(self) -> None:
-        """Serve the parked readers' sockets until cancelled."""
+        """Serve the parked readers' sockets until cancelled (where the system has no epoll,
+        it returns at once: every reader reads its own socket)."""
+        if not hasattr(select, "epoll"):
+            return
         epoll = self._epoll = select.epoll()
         self.running = True
         try:
@@ -137,9 +147,9 @@ class ReadySockets:
                     first = True
                     seat = session.seat
                     if seat is not None and seat.table.play_answer(session, event):
-                        if not link.alive:  # its writes failed: the reader ends the connection
-                            self._wake(fd, None)
+                        if not link.alive or fd not in self._parked:
+                            self._wake(fd, None)  # its writes failed, or its reader is gone
                             return
                         continue
-            self._wake(fd, (event, first))
+            self._wake(fd, (event, first, conn.requests.newest))
             return

@@ -7,6 +7,7 @@ costs that connection only; and the readers go on reading when the shared task s
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import attrs
@@ -133,3 +134,61 @@ async def test_a_failure_while_a_socket_is_served_costs_that_connection_only(
     assert {"type": "note", "seat": outcome.adversary_seat, "what": "disconnected"} in records
     newcomer = await connect_tcp(server.port)
     assert (await newcomer.receive() or {}).get("type") == "welcome"
+
+
+async def test_a_bad_line_read_before_a_request_was_sent_costs_no_try_of_it(nursery, tmp_path):
+    """SPEC §3: a bad line costs a try only of a request sent before the line was read.  Bot a's
+    bad line and bot c's answer arrive together, a's first; c's answer makes a act (c plays
+    the second card of a trick that b led), so a's next request goes out while a's line waits
+    for its reader: that line must still be judged as read, before the request."""
+    server = make_server(tmp_path)
+    port = await nursery.start(server.serve)
+    clients = {name: await connect_tcp(port) for name in "abc"}
+    for name, client in clients.items():
+        await client.hello(name)
+    seats = {name: (await client.until("game_start"))["seat"] for name, client in clients.items()}
+    inbox: dict[str, list[dict[str, Any]]] = {name: [] for name in clients}
+    arrived = trio.Event()
+
+    async def read(name: str) -> None:
+        nonlocal arrived
+        while (message := await clients[name].receive()) is not None:
+            inbox[name].append(message)
+            arrived.set()
+
+    async with trio.open_nursery() as readers:
+        for name in clients:
+            readers.start_soon(read, name)
+        answered: set[tuple[str, int]] = set()
+        verdicts: list[tuple[bool, dict[str, Any]]] = []  # (a's request came first, the error)
+        while not all(any(m["type"] == "game_end" for m in inbox[n]) for n in clients):
+            open_requests = [(name, m) for name in clients for m in inbox[name]
+                             if m["type"] == "request" and (name, m["id"]) not in answered]
+            if not open_requests:
+                await arrived.wait()
+                arrived = trio.Event()
+                continue
+            name, request = open_requests[0]
+            answered.add((name, request["id"]))
+            answer = adversarial._line({"type": "action", "id": request["id"],
+                                        "action": request["legal"][0]})
+            seen = request["observation"]
+            if (name == "c" and seen["phase"] == "play" and len(seen["trick"]) == 1
+                    and seen["trick"][0][0] == seats["b"]):
+                # both lines are on their sockets before the server reads either
+                before = len(inbox["a"])
+                os.write(clients["a"].stream.socket.fileno(), b'{"type":"dance"}\n')
+                os.write(clients["c"].stream.socket.fileno(), answer)
+                while not any(m["type"] == "error" for m in inbox["a"][before:]):
+                    await arrived.wait()
+                    arrived = trio.Event()
+                kinds = [m["type"] for m in inbox["a"][before:]]
+                error = inbox["a"][before + kinds.index("error")]
+                verdicts.append(("request" in kinds[:kinds.index("error")], error))
+            else:
+                await clients[name].send(answer)
+        readers.cancel_scope.cancel()
+    assert any(request_first for request_first, _ in verdicts), verdicts  # the case arose
+    for _, error in verdicts:
+        assert error["code"] == "unknown_message"
+        assert "tries_left" not in error and "id" not in error, error  # only reported
