@@ -55,7 +55,7 @@ def pickers(tmp_path: Path) -> list[BotSpec]:
 
 
 def settings(sets: int = 2) -> EventSettings:
-    return EventSettings(game="chochlik", options={"players": 3, "target": None, "hands": 3},
+    return EventSettings(game="chochlik", options={"players": 3, "target": None, "hands": 1},
                          format="round-robin", duplicate=True, sets=sets, seed="t",
                          move_timeout=5.0)
 
