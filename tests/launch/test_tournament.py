@@ -151,7 +151,7 @@ def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
 
     def event_args(db: Path, logs: str) -> list[str]:
         bots = [arg for k in (0, 1, 2) for arg in ("--bot", f"p{k}={sys.executable} {script} {k}")]
-        return ["tournament", "--game", "chochlik", *bots, "--sets", "3", "--hands", "3",
+        return ["tournament", "--game", "chochlik", *bots, "--sets", "3", "--hands", "1",
                 "--duplicate",
                 "--seed", "k", "--db", str(db), "--log-dir", str(tmp_path / logs),
                 "--resamples", "0"]
