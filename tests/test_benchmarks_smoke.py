@@ -20,8 +20,8 @@ def summary_rows(output: str) -> list[dict[str, Any]]:
 
 def test_decision_path_runs_and_summarises() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "decision_path.py"), "--bots", "3", "--seconds", "1",
-         "--window", "0.3", "--warmup", "0.2", "--record-games", "1"],
+        [sys.executable, str(BENCHMARKS / "decision_path.py"), "--bots", "3", "--seconds", "0.4",
+         "--window", "0.1", "--warmup", "0.1", "--record-games", "1"],  # windows: min < max
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = summary_rows(done.stdout)

@@ -1,6 +1,7 @@
 """Broken: at its 10th request of a game (or its AT-th), after AFTER finished games, it stops
 answering, once (it writes the file STATE; a copy that finds it plays on): it connects to
-127.0.0.1:PORT (so a test knows, without polling), and exits when the test hangs up.
+127.0.0.1:PORT (so a test knows, without polling), sends the stalled game's id and a newline,
+and exits when the test hangs up.
 Arguments: AFTER STATE PORT [AT]."""
 
 import os
@@ -17,6 +18,10 @@ class StallsOnce(HonestBot):
         self.after, self.state, self.port = int(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
         self.at = int(sys.argv[4]) if len(sys.argv) > 4 else 10
         self.games = self.in_game = 0
+        self.game_id = ""
+
+    def on_game_start(self, message):
+        self.game_id = message["game_id"]
 
     def on_game_end(self, message):
         self.games += 1
@@ -27,6 +32,7 @@ class StallsOnce(HonestBot):
         if self.games >= self.after and self.in_game == self.at and not self.state.exists():
             self.state.write_text("stalled")
             with socket.create_connection(("127.0.0.1", self.port)) as test:
+                test.sendall(self.game_id.encode() + b"\n")
                 test.recv(1)  # until the test hangs up
             os._exit(0)
         super().on_request(message)

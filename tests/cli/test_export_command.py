@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -20,11 +18,11 @@ from arena.events.storage import SqliteStorage
 def event(tmp_path_factory):
     folder = tmp_path_factory.mktemp("event")
     db = folder / "event.db"
-    subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", "--game", "chochlik", "--hands", "1",
-         "--bot", "a=random", "--bot", "b=random", "--bot", "c=random", "--sets", "1",
-         "--duplicate", "--seed", "export", "--db", str(db), "--log-dir", str(folder / "logs")],
-        check=True, capture_output=True, timeout=120)
+    played = CliRunner().invoke(main, [  # in this process: only its database is needed
+        "tournament", "--game", "chochlik", "--hands", "1",
+        "--bot", "a=random", "--bot", "b=random", "--bot", "c=random", "--sets", "1",
+        "--duplicate", "--seed", "export", "--db", str(db), "--log-dir", str(folder / "logs")])
+    assert played.exit_code == 0, played.output
     return db
 
 

@@ -65,15 +65,16 @@ def test_a_set_outcome_is_a_mean_pairwise_result():
 
 
 def simulate(true_elo: float, seed: int, limit: int = 5000) -> tuple[str | None, int]:
+    """The test fed one set at a time (the state sprt_state gives for the sets so far: the
+    same sums in the same order, without adding them all up again after each set)."""
     rng = random.Random(seed)
     p = expected_score(true_elo, 0)
-    outcomes: list[float] = []
-    while len(outcomes) < limit:
-        outcomes.append(sum(rng.random() < p for _ in range(6)) / 6)  # a set of 6 games
-        state = sprt_state(outcomes)
+    test = SprtTest()
+    while test.n < limit:
+        state = test.add(sum(rng.random() < p for _ in range(6)) / 6)  # a set of 6 games
         if state.decision:
-            return state.decision, len(outcomes)
-    return None, len(outcomes)
+            return state.decision, test.n
+    return None, test.n
 
 
 def test_it_accepts_h1_for_a_clearly_stronger_bot_and_h0_for_an_equal_one():

@@ -251,8 +251,9 @@ def test_a_bot_answering_with_wrong_ids_is_reported_at_once_with_progress() -> N
 
 def test_a_hopeless_bot_is_stopped_within_seconds_and_the_rest_fails_with_why() -> None:
     """Every answer has a wrong id and the errors are ignored: without a stop, every request
-    would wait its whole 5 s move timeout, for minutes."""
-    done = check_bot_process("--game", "chochlik", *bot("always_wrong_id.py"), timeout=25)
+    would wait its whole move timeout (1 s here, 5 s by default), for minutes."""
+    done = check_bot_process("--game", "chochlik", "--move-timeout", "1",
+                             *bot("always_wrong_id.py"), timeout=15)
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
     assert "FAIL  request ids: answered" in out

@@ -1,6 +1,7 @@
 """A built-in bot with options, through the real CLI: ``--bot "chochlik-heuristic
 --random-rate 0.25"`` plays as that bot; an option it does not accept stops it with its usage
-error, which the runner shows."""
+error, which the runner shows.  (Where a test runs a second command only for what it stores or
+prints on stdout, that one runs in this process.)"""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from click.testing import CliRunner, Result
+
+from arena.cli import main
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -16,6 +22,12 @@ def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
+
+
+def arena_here(*args: str, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
+    """The same command in this process (its bots in theirs), run from ``cwd``."""
+    monkeypatch.chdir(cwd)
+    return CliRunner().invoke(main, list(args))
 
 
 def match(bot: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -45,14 +57,18 @@ def test_an_option_the_builtin_bot_does_not_accept_shows_its_usage_error(tmp_pat
     assert "unrecognized arguments: --no-such-option 1" in done.stderr
 
 
-def test_a_named_builtin_bot_takes_options_too(tmp_path: Path) -> None:
-    done = match("careful=chochlik-heuristic --random-rate 0", tmp_path)
-    assert done.returncode == 0, done.stderr
+def test_a_named_builtin_bot_takes_options_too(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    done = arena_here("match", "--game", "chochlik", "--bot",
+                      "careful=chochlik-heuristic --random-rate 0", "--bot", "random", "--bot",
+                      "random", "--games", "2", "--hands", "1", cwd=tmp_path,
+                      monkeypatch=monkeypatch)
+    assert done.exit_code == 0, done.output
     assert status_of(done.stdout, "careful") == "ok"
 
 
 def test_a_tournament_bot_whose_command_is_not_found_stops_the_event_first(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bots = ["--bot", "a=random", "--bot", "b=random --seed 3"]
     done = arena("tournament", "--game", "chochlik", *bots, "--bot", "c=no-such-bot-program",
                  "--games", "3", "--hands", "1", "--db", "t.db", cwd=tmp_path)
@@ -62,9 +78,10 @@ def test_a_tournament_bot_whose_command_is_not_found_stops_the_event_first(
         "command or leave it out; no game was played"]
     assert not (tmp_path / "arena-logs").exists()
     # the event was not stored: the same --db takes the fixed command
-    again = arena("tournament", "--game", "chochlik", *bots, "--bot", "c=random", "--games",
-                  "3", "--hands", "1", "--db", "t.db", "--duplicate", cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
+    again = arena_here("tournament", "--game", "chochlik", *bots, "--bot", "c=random",
+                       "--games", "3", "--hands", "1", "--db", "t.db", "--duplicate",
+                       cwd=tmp_path, monkeypatch=monkeypatch)
+    assert again.exit_code == 0, again.output
     assert "6 of 6 games stored in t.db" in again.stdout
 
 

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -43,14 +44,28 @@ def killed_event(tmp_path: Path, concurrency: int) -> Path:
              "--log-dir", str(tmp_path / "logs"), "--resamples", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            stalled, _ = listener.accept()  # c stalls mid-game: its log is a .part now
+            stalled, _ = listener.accept()  # c stalls mid-game
             with stalled:
+                # its game's first batch of log lines is handed to the log's spooler thread,
+                # which writes the .part file a moment later (later still under load): the
+                # kill waits for it, else the event may die with no .part to remove
+                game_id = stalled.makefile("rb").readline().decode().strip()
+                assert game_id
+                part_spooled(tmp_path / "logs", game_id)
                 event.send_signal(signal.SIGKILL)
                 event.wait(timeout=20)
         finally:
             if event.poll() is None:
                 event.kill()
     return db
+
+
+def part_spooled(logs: Path, game_id: str, timeout: float = 30.0) -> None:
+    """Wait (at most ``timeout`` seconds) until game ``game_id``'s ``.part`` log holds bytes."""
+    deadline = time.monotonic() + timeout
+    while not any(part.stat().st_size for part in logs.glob(f"*-{game_id}.jsonl*.part")):
+        assert time.monotonic() < deadline, f"no .part log of game {game_id} in {timeout} s"
+        time.sleep(0.01)
 
 
 def resume(db: Path, tmp_path: Path, *args: str):

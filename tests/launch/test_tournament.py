@@ -55,7 +55,7 @@ def pickers(tmp_path: Path) -> list[BotSpec]:
 
 
 def settings(sets: int = 2) -> EventSettings:
-    return EventSettings(game="chochlik", options={"players": 3, "target": None, "hands": 3},
+    return EventSettings(game="chochlik", options={"players": 3, "target": None, "hands": 1},
                          format="round-robin", duplicate=True, sets=sets, seed="t",
                          move_timeout=5.0)
 
@@ -151,7 +151,7 @@ def test_a_killed_event_resumes_without_losing_or_repeating_a_game(tmp_path):
 
     def event_args(db: Path, logs: str) -> list[str]:
         bots = [arg for k in (0, 1, 2) for arg in ("--bot", f"p{k}={sys.executable} {script} {k}")]
-        return ["tournament", "--game", "chochlik", *bots, "--sets", "3", "--hands", "3",
+        return ["tournament", "--game", "chochlik", *bots, "--sets", "3", "--hands", "1",
                 "--duplicate",
                 "--seed", "k", "--db", str(db), "--log-dir", str(tmp_path / logs),
                 "--resamples", "0"]

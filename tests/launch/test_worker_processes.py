@@ -28,7 +28,8 @@ WORKERS_DONE = 90
 
 def plan_event(url: str, bots: list[BotSpec], sets: int = 2) -> None:
     planned = CliRunner().invoke(main, [
-        "tournament", "--game", "chochlik", "--seed", "w", "--sets", str(sets), "--duplicate",
+        "tournament", "--game", "chochlik", "--hands", "1", "--seed", "w", "--sets", str(sets),
+        "--duplicate",
         "--db", url, "--plan-only", *[f"--bot={bot.name}={bot.command}" for bot in bots]])
     assert planned.exit_code == 0, planned.output
     assert f"{4 * 3 * sets // 2} games planned" in planned.output

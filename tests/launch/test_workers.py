@@ -174,13 +174,13 @@ def test_a_first_ctrl_c_drains_every_worker_and_the_event_resumes_with_workers(t
     bots = [arg for k in (0, 1, 2) for arg in ("--bot", f"p{k}={sys.executable} {script} {k}")]
     event = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "tournament", "--game", "chochlik", *bots,
-         "--sets", "20", "--hands", "1", "--seed", "d", "--db", str(db), "--concurrency", "2",
+         "--sets", "6", "--hands", "1", "--seed", "d", "--db", str(db), "--concurrency", "2",
          "--workers", "2", "--log-dir", str(tmp_path / "logs"), "--resamples", "0",
          "--duplicate"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         for line in event.stdout:
-            if re.search(r"\] 2/120 ", line):
+            if re.search(r"\] 2/36 ", line):
                 break
         os.killpg(event.pid, signal.SIGINT)  # as a terminal does: the workers are not in it
         output = event.stdout.read()
@@ -191,13 +191,13 @@ def test_a_first_ctrl_c_drains_every_worker_and_the_event_resumes_with_workers(t
         event.stdout.close()
     games = SqliteStorage(db).games()
     assert "finishing the running games" in output and "Traceback" not in output
-    assert f"{len(games)} of 120 games stored" in output and "continue with --resume" in output
-    assert 2 <= len(games) < 120
+    assert f"{len(games)} of 36 games stored" in output and "continue with --resume" in output
+    assert 2 <= len(games) < 36
     assert all(sum(game.defaults) == 0 for game in games)  # the bots played them all
     resumed = CliRunner().invoke(main, ["tournament", "--resume", "--db", str(db),
                                         "--concurrency", "2", "--workers", "2",
                                         "--log-dir", str(tmp_path / "logs"),
                                         "--resamples", "0"])
     assert resumed.exit_code == 0, resumed.output
-    assert "120 of 120 games stored" in resumed.output
-    assert [g.planned for g in SqliteStorage(db).games()] == list(range(120))
+    assert "36 of 36 games stored" in resumed.output
+    assert [g.planned for g in SqliteStorage(db).games()] == list(range(36))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import attrs
 import pytest
@@ -176,7 +177,11 @@ def test_json_text_is_what_the_standard_encoder_writes():
         lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
         max_leaves=30)
 
-    @settings(max_examples=300, deadline=None)
+    # CI draws the same examples every run (tests/conftest.py): 100 of them there; a
+    # developer's runs draw 300 new ones each time
+    examples = 100 if os.environ.get("CI", "").lower() == "true" else 300
+
+    @settings(max_examples=examples, deadline=None)
     @given(values)
     def same(value):
         assert to_json(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 import trio
+from click.testing import CliRunner
 
+from arena.cli import main
 from protocol.limits import MAX_LINE_BYTES
 from tests.edge.test_reconnection import ROSTER, TOKENS, cutting_proxy, log_records
 from tests.helpers import connect_in_memory, make_server
@@ -63,15 +65,22 @@ def result_row(table: str, bot: str) -> dict[str, str]:
     raise AssertionError(f"no row for {bot!r} in:\n{table}")
 
 
-def play_series(command: str, game: str, tmp_path: Path, *extra: str) -> dict[str, str]:
-    """Two games of ``game`` between the starter bot and two random bots; its result row."""
-    args = [sys.executable, "-m", "arena", "match", "--game", game, *GAMES[game],
+def play_series(command: str, game: str, tmp_path: Path, *extra: str,
+                process: bool = False) -> dict[str, str]:
+    """Two games of ``game`` between the starter bot and two random bots; its result row.
+    ``arena match`` runs in this process (the bots in theirs), or with ``process`` as a user
+    runs it: in a process of its own."""
+    args = ["match", "--game", game, *GAMES[game],
             "--bot", f"starter={command}", "--bot", "random", "--bot", "random",
             "--games", "2", "--log-dir", str(tmp_path / "logs"), *extra]
-    done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT,
-                          timeout=SUBPROCESS_TIMEOUT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return result_row(done.stdout, "starter")
+    if not process:
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 0, (done.output, repr(done.exception))
+        return result_row(done.output, "starter")
+    ran = subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+                         text=True, cwd=ROOT, timeout=SUBPROCESS_TIMEOUT)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return result_row(ran.stdout, "starter")
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -82,7 +91,7 @@ def test_the_starter_plays_a_series_of_every_game_over_tcp(starter_command: str,
 
 
 def test_the_starter_plays_a_series_over_stdio(starter_command: str, tmp_path: Path) -> None:
-    row = play_series(starter_command, "vollewolle", tmp_path, "--stdio")
+    row = play_series(starter_command, "vollewolle", tmp_path, "--stdio", process=True)
     assert (row["games"], row["defaults"], row["errors"], row["status"]) == ("2", "0", "0", "ok")
 
 
