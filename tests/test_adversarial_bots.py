@@ -202,17 +202,26 @@ async def test_a_bot_that_hangs_up_mid_game_is_played_by_the_default_policy(
     assert outcome.record.defaults[seat] == len(defaults)
 
 
-async def test_connections_beyond_the_per_address_limit_are_refused(nursery, tmp_path):
-    base = make_server(tmp_path)
-    limit = 5
-    server = ArenaServer(attrs.evolve(base.config, max_connections_per_address=limit),
-                         seating=base.seating)
+async def seated_over_tcp(nursery, tmp_path, **config: Any) -> tuple[ArenaServer, Adversary,
+                                                                     list[LineClient]]:
+    """As :func:`seated_in_memory`, over TCP (``config``: server settings to change)."""
+    server = make_server(tmp_path)
+    if config:
+        server = ArenaServer(attrs.evolve(server.config, **config), seating=server.seating)
     port = await nursery.start(server.serve)
     adversary = Adversary(await connect_tcp(port))
     honest = [await connect_tcp(port) for _ in range(2)]
     await adversary.client.hello("adversary")
     for index, client in enumerate(honest):
         await client.hello(f"honest{index}")
+    return server, adversary, honest
+
+
+async def test_connections_beyond_the_per_address_limit_are_refused(nursery, tmp_path):
+    limit = 5
+    server, adversary, honest = await seated_over_tcp(nursery, tmp_path,
+                                                      max_connections_per_address=limit)
+    port = server.port
 
     async def crowd_then_play(adversary: Adversary) -> Any:
         crowd = await adversarial.crowd_the_door(port, limit)  # 3 are in already

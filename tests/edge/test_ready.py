@@ -10,33 +10,15 @@ import logging
 import os
 from typing import Any
 
-import attrs
 import pytest
 import trio
 
-from arena.edge.server import ArenaServer
 from arena.edge.transcript import Transcript
 from protocol.limits import MAX_LINE_BYTES
 from tests import adversarial
 from tests.adversarial import Adversary
-from tests.helpers import LineClient, connect_tcp, make_server
-from tests.test_adversarial_bots import log_records, play_table
-
-
-async def seated_over_tcp(nursery: trio.Nursery, tmp_path: Any,
-                          **config: Any) -> tuple[ArenaServer, Adversary, list[LineClient]]:
-    """As the battery's ``seated_in_memory``, over TCP: the adversary at seat 0, two honest
-    bots."""
-    server = make_server(tmp_path)
-    if config:
-        server = ArenaServer(attrs.evolve(server.config, **config), seating=server.seating)
-    port = await nursery.start(server.serve)
-    adversary = Adversary(await connect_tcp(port))
-    honest = [await connect_tcp(port) for _ in range(2)]
-    await adversary.client.hello("adversary")
-    for index, client in enumerate(honest):
-        await client.hello(f"honest{index}")
-    return server, adversary, honest
+from tests.helpers import connect_tcp, make_server
+from tests.test_adversarial_bots import log_records, play_table, seated_over_tcp
 
 
 @pytest.fixture(autouse=True)
