@@ -2,12 +2,13 @@
 bad lines and hang-ups get is what they got when each reader waited for its own socket (the
 adversarial battery's checks, as over in-memory streams, which do not use it); a line the
 shared task cannot handle goes back to its reader in order; a failure while a socket is served
-costs that connection only; and the readers go on reading when the shared task stops."""
+costs that connection only; and without epoll every reader reads its own socket."""
 
 from __future__ import annotations
 
 import logging
 import os
+import types
 from typing import Any
 
 import pytest
@@ -174,3 +175,19 @@ async def test_a_bad_line_read_before_a_request_was_sent_costs_no_try_of_it(nurs
     for _, error in verdicts:
         assert error["code"] == "unknown_message"
         assert "tries_left" not in error and "id" not in error, error  # only reported
+
+
+async def test_without_epoll_the_readers_read_their_own_sockets(nursery, tmp_path, monkeypatch):
+    """Where the system has no epoll (trio uses kqueue there), the shared task does not run and
+    every reader reads its socket as before: the game is played all the same."""
+    import arena.edge.ready as ready_module
+
+    monkeypatch.setattr(ready_module, "select", types.SimpleNamespace())  # no epoll in it
+    server, adversary, honest = await seated_over_tcp(nursery, tmp_path)
+
+    async def play_out(adversary: Adversary) -> dict[str, Any]:
+        return await adversary.play_out()
+
+    outcome = await play_table(server, adversary, honest, play_out, time_limit=60.0)
+    assert not server.loops.ready.running
+    assert outcome.result == outcome.honest_ends[0]
