@@ -130,7 +130,7 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
         return plan_event(str(db), planned)
     storage.write_event({"concurrency": concurrency, "workers": workers, "restarts": restarts,
                          "lost_games": lost_games}, [])
-    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
     registry = load_tokens(tokens_file)

@@ -85,7 +85,7 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     if remote:
         raise click.UsageError(f"{', '.join(remote)} connect(s) by themselves (@remote): a "
                                "worker plays local bots only; give --bot NAME=CMD for each")
-    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
+    launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
     name = worker_name()

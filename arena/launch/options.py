@@ -5,7 +5,7 @@ folder; and how a runner launches its bots (``--stdio``, ``--sandbox``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -200,15 +200,17 @@ def bot_launch_options(function: Any) -> Any:
 
 
 def bot_launch(stdio: bool, sandbox: bool, sandbox_memory: int,
-               sandbox_cpu: int | None) -> Any:
+               sandbox_cpu: int | None, protect: Sequence[Path | str] = ()) -> Any:
     """The runner's :class:`~arena.launch.runner.BotLaunch` from :func:`bot_launch_options`; a usage
-    error when the sandbox cannot run here."""
+    error when the sandbox cannot run here.  ``protect``: the event's database (a sandboxed bot
+    is never shown its folder: :class:`~arena.launch.sandbox.Sandbox`)."""
     from arena.launch.runner import BotLaunch
     from arena.launch.sandbox import Sandbox, SandboxUnavailable
 
     if not sandbox:
         return BotLaunch(stdio=stdio)
-    box = Sandbox(memory_mb=sandbox_memory, cpu_seconds=sandbox_cpu)
+    box = Sandbox(memory_mb=sandbox_memory, cpu_seconds=sandbox_cpu,  # a URL is no folder
+                  protect=tuple(str(path) for path in protect if "://" not in str(path)))
     try:
         box.check()
     except SandboxUnavailable as exc:

@@ -351,7 +351,8 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
     extra: dict[str, Any] = {}
     if how.sandbox is not None and run.start_error is None:
         confined = confined if confined is not None else SandboxRun(how.sandbox, [private])
-        argv, extra = confined.command(argv)
+        argv, extra = confined.command(argv, env)
+        env = extra.pop("env")
     output = _output_file(run.output, append=run.restarts > 0)
     try:
         if run.start_error is not None:

@@ -1,32 +1,42 @@
-"""An optional sandbox for bots the runner launches (``arena match --sandbox``).
+"""An optional sandbox for bots the runner launches (``arena match --sandbox``), on bubblewrap.
 
-A sandboxed bot runs under ``unshare`` (util-linux, unprivileged user namespaces) in its own
-user, PID, mount and network namespaces, and speaks the protocol over its standard input and
-output, which the runner bridges to the server (it has no network at all, so the server is the
-only peer it can reach).  Inside:
+A sandboxed bot runs under ``bwrap`` (Debian's ``bubblewrap``, the sandbox Flatpak uses) in its
+own user, PID, mount, network, IPC and UTS namespaces, and speaks the protocol over its
+standard input and output, which the runner bridges to the server (it has no network at all,
+so the server is the only peer it can reach).  What it sees is an **allow-list**, not the host
+less a deny-list: its root is an empty tmpfs holding only
 
-- every mount is remounted read-only; its scratch folder (``TMPDIR``) is a fresh private tmpfs
-  on ``/dev/shm``; ``/run`` and ``/var/run`` (the machine's UNIX sockets), the temp folders
-  (``/tmp``, ``/var/tmp``, ``TMPDIR``: other programs' sockets and files), the log folder
-  (the other bots' output, the game logs), the transcripts and the runner's private folders
-  are each an empty tmpfs;
-- the bot itself runs in a second user namespace as nobody, without any capability over the
-  mounts, so it cannot remount them writable or unmount ``/proc``;
-- ``/proc`` shows only the sandbox's own processes: no other bot's memory, command line or
-  files descriptors, and not the server's (where hands and seeds live);
-- resource limits cap its address space (memory), CPU seconds, file size and open files (per
-  process), and the number of its processes and threads together (``RLIMIT_NPROC``, which
-  Linux 5.14 and later count in the bot's own user namespace; under root, which that limit
-  does not bind, a ``pids`` cgroup of its own: :mod:`arena.launch.pids_cgroup`);
-- it does not outlive the runner: a pipe only the runner holds ends when the runner does,
-  however it ends, and the sandbox then kills the bot (:mod:`arena.launch.sandbox_run`).
+- the system's read-only folders a program needs to start (``/usr`` and the ``/bin``, ``/lib``,
+  ``/lib64``, ``/sbin`` beside it, and a few files of ``/etc``: the loader's cache, the
+  certificates, the alternatives' links, the time zone, the JVM's configuration:
+  :data:`SYSTEM_ETC`); no ``/etc/shadow``, ``/etc/passwd``, ``/root``, ``/home``, ``/run``,
+  ``/var`` or ``/sys``;
+- its own program, read-only (:func:`visible_paths`): the installation its interpreter belongs
+  to (a virtual environment and the Python it was made from), the folder of each file its
+  command line names, and arena's own packages (public code, which the reference bots import);
+- a private writable temp folder (``/tmp``, ``TMPDIR``, at most :data:`TEMP_BYTES`: the only
+  place it can write), a fresh ``/proc`` showing only its own processes, and a minimal
+  read-only ``/dev``.
 
-What it does not protect against: reading other files the user can read (the filesystem is
-visible, read-only), UNIX sockets in other folders (connecting to a socket needs no write
-access to the filesystem), a kernel exploit, or using up the machine's CPU within its
+So it never sees the current folder, the home folder, the event's database and its logs,
+another bot's folder or output, the token files, or any UNIX socket of the host.  A folder its
+command names is shown whole only when it holds none of those: a script lying in the current
+folder (or the home folder, a temp folder, the database's folder) is shown alone, without its
+siblings (give a bot that imports files of its own a folder of its own).  Nothing inside the
+log folder or the runner's private folders is ever shown.
+
+The bot runs as nobody, with no capability and no way to make a user namespace of its own; its
+environment is cleared but for :data:`KEPT_VARIABLES` and the ``ARENA_*`` variables the runner
+sets.  Resource limits cap its address space (memory), CPU seconds, file size and open files
+(per process), and the number of its processes and threads together (``RLIMIT_NPROC``, set
+inside its user namespace; under root, which that limit does not bind, a ``pids`` cgroup of its
+own: :mod:`arena.launch.pids_cgroup`).  It does not outlive the runner: a pipe only the runner
+holds ends when the runner does, however it ends, and the sandbox then kills the bot
+(:mod:`arena.launch.sandbox_run`).
+
+What it does not protect against: a kernel exploit, or using up the machine's CPU within its
 CPU-seconds budget (use fewer concurrent tables, or cgroups, for strict shares); under root
-where no ``pids`` cgroup can be made, its processes are not capped.  For bots you do not trust
-at all, also run the arena as a user of its own.
+where no ``pids`` cgroup can be made, its processes are not capped.
 """
 
 from __future__ import annotations
@@ -34,94 +44,151 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
-#: What the sandbox runs before the bot, as process 1 of its PID namespace (its arguments: the
-#: process cap, 3 if file descriptor 3 is the lifeline or else -1, the count of folders to hide,
-#: the count of paths to keep, those folders, those paths, then the bot's command line).  The
-#: paths to keep (the bot's own program where it lies in a temp folder: :func:`kept_paths`)
-#: are bound aside before the folders are hidden and bound back, read-only, after.
-#: Every mount read-only; fresh empty tmpfs over /run
-#: and /var/run (the machine's UNIX sockets: D-Bus, docker, systemd), /dev/shm (the bot's
-#: scratch folder, TMPDIR) and every folder to hide (the temp folders, the log folder, the
-#: runner's private folders); back to the working folder through the new mounts (or /).  Then
-#: the bot, with at most ``cap`` processes, in a second user namespace of its own, where it is
-#: nobody and holds no capability over these mounts: it cannot undo them.  A watcher reads the
-#: lifeline: at its end (the runner is gone, even killed with SIGKILL) it kills the bot, and
-#: when the bot's process ends, process 1 does, which ends every process in the namespace.
+#: The system's folders a program needs to start, shown read-only (each one that exists: on a
+#: merged-/usr system /bin, /lib, /lib64 and /sbin are links into /usr, and stay links).
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+#: What of /etc a program may need, shown read-only where it exists: the dynamic loader's
+#: configuration, the certificates, the alternatives' links (``/usr/bin/java`` and the like
+#: point through them), the time zone, and the JVM's configuration on Debian.  Nothing here is
+#: a secret; /etc/shadow, /etc/passwd and the rest are not shown.
+SYSTEM_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+              "/etc/ssl", "/etc/ca-certificates", "/etc/localtime", "/etc/java-17-openjdk",
+              "/etc/java-21-openjdk")
+
+#: Folders no bot is ever shown anything of, whatever its command line names (the system's
+#: configuration and state, the kernel's views of the host, other programs' sockets and data).
+NEVER_SHOWN = ("/etc", "/proc", "/sys", "/dev", "/run", "/boot", "/var")
+
+#: The bot's private temp folder: a tmpfs of at most this many bytes (its files also obey the
+#: per-file cap, ``max_file_mb``).
+TEMP_BYTES = 64 * 1024 * 1024
+
+#: The user and group the bot runs as inside its user namespace (nobody).
+NOBODY = 65534
+
+#: The environment variables a sandboxed bot is given from the runner's (every ``ARENA_*`` the
+#: runner sets is given too); the rest of the organiser's environment (keys, passwords, paths)
+#: is not.  ``TMPDIR`` and ``HOME`` point at its private temp folder.
+KEPT_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
+
+#: What the sandbox runs before the bot (its arguments: the process cap, 3 if file descriptor
+#: 3 is the lifeline or else -1, then the bot's command line).  The bot starts with at most
+#: ``cap`` processes (``RLIMIT_NPROC``, counted in the sandbox's own user namespace); a watcher
+#: reads the lifeline: at its end (the runner is gone, even killed with SIGKILL) it kills the
+#: bot.  When the bot's process ends this shell does, and bubblewrap then ends every process
+#: left in the sandbox's PID namespace.
 SETUP = r"""
-[ "$$" -eq 1 ] || { echo "sandbox: not in a PID namespace of its own" >&2; exit 125; }
-cap=$1 life=$2 n=$3 k=$4; shift 4
-while read -r _ _ _ _ point _; do mount -o remount,bind,ro "$point" 2>/dev/null; done \
-    < /proc/self/mountinfo
-for d in /run /var/run /dev/shm; do mount -t tmpfs -o size=64m tmpfs "$d" 2>/dev/null; done
-i=0
-while [ "$i" -lt "$k" ]; do  # the bot's own program, where it lies in a folder to hide
-    eval "kept=\${$((n + i + 1))}"
-    if [ -d "$kept" ]; then mkdir -p "/dev/shm/.kept/$i"; else touch "/dev/shm/.kept/$i"; fi
-    mount --bind "$kept" "/dev/shm/.kept/$i" && mount -o remount,bind,ro "/dev/shm/.kept/$i" \
-        || { echo "sandbox: cannot keep $kept" >&2; exit 125; }
-    i=$((i + 1))
-done
-while [ "$n" -gt 0 ]; do
-    if [ -d "$1" ]; then
-        mount -t tmpfs -o size=16m,mode=1777 tmpfs "$1" \
-            || { echo "sandbox: cannot hide $1" >&2; exit 125; }
-    fi
-    shift; n=$((n - 1))
-done
-i=0
-while [ "$i" -lt "$k" ]; do
-    if [ -d "/dev/shm/.kept/$i" ]; then mkdir -p "$1"; else mkdir -p "${1%/*}"; touch "$1"; fi
-    mount --bind "/dev/shm/.kept/$i" "$1" && mount -o remount,bind,ro "$1" \
-        || { echo "sandbox: cannot keep $1" >&2; exit 125; }
-    shift; i=$((i + 1))
-done
-cd "$PWD" 2>/dev/null || cd /
-export TMPDIR=/dev/shm
+cap=$1 life=$2; shift 2
 exec 4<&0
-prlimit --nproc="$cap:$cap" -- unshare --user -- "$@" <&4 4<&- 3<&- &
+prlimit --nproc="$cap:$cap" -- "$@" <&4 4<&- 3<&- &
 bot=$!
 exec 4<&-
-if [ "$life" -eq 3 ]; then { cat >/dev/null; kill -s KILL "$bot"; } <&3 & fi
+if [ "$life" -eq 3 ]; then { cat >/dev/null; kill -s KILL "$bot" 2>/dev/null; } <&3 & fi
 exec 3<&-
 wait "$bot"
 """
 
-def kept_paths(argv: Sequence[str], temp: Sequence[str], private: Sequence[str]) -> list[str]:
-    """What of a temp folder the bot needs to run, kept (read-only) where the sandbox hides
-    the temp folders: the virtual environment its interpreter belongs to (a ``pyvenv.cfg``
-    above it: a venv made under /tmp, as CI makes one) and the folder of each script or file
-    its command line names (only that file when it lies in a temp folder itself).  Nothing
-    inside the log folder or the runner's private folders (``private``) is ever kept."""
-    def under(path: Path, folders: Sequence[str]) -> bool:
-        return any(path == Path(f) or Path(f) in path.parents for f in folders)
 
+def _under(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _absolute(path: str | Path) -> Path:
+    return Path(os.path.abspath(path))
+
+
+def _installation(program: Path) -> list[Path]:
+    """The folders an interpreter (or any program outside the system's folders) needs: a
+    virtual environment it belongs to, the installation of the Python that environment was
+    made from, and the installation the real program (links followed) lies in (``PREFIX`` of
+    ``PREFIX/bin/NAME``, else its own folder)."""
     found: list[Path] = []
+    for folder in program.parents:
+        config = folder / "pyvenv.cfg"
+        if config.is_file():
+            found.append(folder)
+            for line in config.read_text(errors="replace").splitlines():
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    home = Path(os.path.realpath(value.strip()))
+                    found.append(home.parent if home.name == "bin" else home)
+            break
+    real = Path(os.path.realpath(program))
+    found.append(real.parent.parent if real.parent.name == "bin" else real.parent)
+    return found
+
+
+def _own_packages() -> list[Path]:
+    """arena's own packages, which the reference bots import (``{python} -m reference_bots.X``):
+    public code, shown read-only wherever they are installed (a source checkout included)."""
+    import arena
+    import protocol
+    import reference_bots
+
+    return [Path(module.__file__).parent for module in (arena, protocol, reference_bots)
+            if module.__file__ is not None]
+
+
+def visible_paths(argv: Sequence[str], hidden: Iterable[Path | str],
+                  protected: Iterable[Path | str], cwd: Path | None = None) -> list[Path]:
+    """What of the host, beyond the system's folders, the bot ``argv`` is shown (read-only):
+    its interpreter's installation, arena's packages, and for each file or folder its command
+    line names, that folder (a file's folder).  A folder equal to or above one of ``hidden``
+    (the log folder, the runner's private folders) or of ``protected`` (the current folder, the
+    home folder, the temp folders, the database's folder) is not shown whole: of a file only
+    the file is; nothing inside ``hidden`` is ever shown, and nothing in a system folder needs
+    showing."""
+    cwd = cwd if cwd is not None else Path.cwd()
+    hidden_folders = [*(_absolute(folder) for folder in hidden), *map(Path, NEVER_SHOWN)]
+    guarded = [*hidden_folders, *(_absolute(folder) for folder in protected), Path("/")]
+    system = [Path(folder) for folder in SYSTEM_FOLDERS]
+
+    wanted: list[tuple[Path, Path | None]] = []  # (the folder wanted, the file named in it)
     program = shutil.which(argv[0]) if argv else None
-    if program is not None:
-        for folder in Path(os.path.abspath(program)).parents:
-            if (folder / "pyvenv.cfg").is_file():
-                found.append(folder)
-                break
+    if program is not None and not any(_under(_absolute(program), s) for s in system):
+        wanted.extend((folder, None) for folder in _installation(_absolute(program)))
+    wanted.extend((folder, None) for folder in _own_packages())
     for argument in argv:
-        path = Path(argument)
-        if not path.is_absolute() or not path.exists():
+        try:
+            path = _absolute(cwd / argument)
+            if not argument or not path.exists():
+                continue
+        except (OSError, ValueError):  # a NUL in a -c program, a name too long: not a path
             continue
-        if path.is_file() and not any(path.parent == Path(f) for f in temp):
-            path = path.parent
-        found.append(path)
-    kept = [p for p in dict.fromkeys(found) if under(p, temp) and not under(p, private)
-            and not any(p == Path(f) for f in temp)]
-    return [str(p) for p in kept if not any(q in p.parents for q in kept)]
+        if path.is_dir():
+            wanted.append((path, None))
+        else:
+            wanted.append((path.parent, path))
+
+    shown: list[Path] = []
+    for folder, file in wanted:
+        if any(_under(folder, s) for s in system):
+            continue
+        if any(_under(folder, h) for h in hidden_folders):
+            continue  # not even the file
+        if any(_under(g, folder) for g in guarded):
+            if file is None or any(_under(file, h) for h in hidden_folders):
+                continue
+            folder = file
+        shown.append(folder)
+    shown = list(dict.fromkeys(shown))
+    return [p for p in shown if not any(q in p.parents for q in shown)]
 
 
 class SandboxUnavailable(RuntimeError):
-    """This machine cannot run the sandbox (no ``unshare``, or user namespaces are off)."""
+    """This machine cannot run the sandbox (no ``bwrap``, or user namespaces are off)."""
+
+
+def _paths(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(str(value) for value in values)
 
 
 @attrs.frozen
@@ -132,23 +199,63 @@ class Sandbox:
     max_open_files: int = 256
     #: Processes (threads count too: the JVM starts dozens) it may have at once.
     max_processes: int = 256
+    #: Folders never shown whole (besides the current, home and temp folders): the event
+    #: database's (a file named here stands for its folder).
+    protect: tuple[str, ...] = attrs.field(default=(), converter=_paths)
+
+    def protected(self) -> list[Path]:
+        """The folders a bot's own folder may not be, nor lie above (:func:`visible_paths`)."""
+        found = [Path.cwd(), Path.home(), Path(tempfile.gettempdir()), Path("/tmp"),
+                 Path("/var/tmp")]
+        for name in self.protect:
+            path = _absolute(name)
+            if path.is_dir():
+                found.append(path)
+            elif path.parent.is_dir():  # a database file (it may not exist yet), its -wal
+                found.append(path.parent)
+        return list(dict.fromkeys(found))
 
     def wrap(self, argv: list[str], hide: Sequence[Path | str] = (),
              lifeline: bool = False) -> list[str]:
-        """The command line that runs ``argv`` in the sandbox, with an empty tmpfs over each
-        folder of ``hide`` (and over the temp folders: /tmp, /var/tmp, ``TMPDIR``); with
-        ``lifeline``, the bot is stopped when the process's file descriptor 3 (a pipe's read
-        end) reaches its end."""
-        unshare = shutil.which("unshare")
-        if unshare is None or shutil.which("prlimit") is None:
-            raise SandboxUnavailable("the sandbox needs `unshare` and `prlimit` (util-linux)")
-        temp = list(dict.fromkeys([tempfile.gettempdir(), "/tmp", "/var/tmp"]))
-        hidden = list(dict.fromkeys([*temp, *map(str, hide)]))
-        kept = kept_paths(argv, temp, [str(folder) for folder in hide])
-        return [unshare, "--user", "--map-root-user", "--mount", "--net", "--pid", "--fork",
-                "--mount-proc", "--kill-child", "sh", "-c", SETUP, "sandboxed-bot",
-                str(self.max_processes), "3" if lifeline else "-1",
-                str(len(hidden)), str(len(kept)), *hidden, *kept, *argv]
+        """The command line that runs ``argv`` in the sandbox, nothing inside the folders of
+        ``hide`` shown; with ``lifeline``, the bot is stopped when the process's file
+        descriptor 3 (a pipe's read end) reaches its end."""
+        bwrap = shutil.which("bwrap")
+        if bwrap is None or shutil.which("prlimit") is None:
+            raise SandboxUnavailable("the sandbox needs bubblewrap (`bwrap`: apt-get install "
+                                     "bubblewrap) and `prlimit` (util-linux)")
+        # the private temp folder first: what is shown of a temp folder is bound over it
+        mounts = ["--size", str(TEMP_BYTES), "--tmpfs", "/tmp"]
+        for folder in SYSTEM_FOLDERS:
+            if os.path.islink(folder):
+                mounts += ["--symlink", os.readlink(folder), folder]
+            elif os.path.isdir(folder):
+                mounts += ["--ro-bind", folder, folder]
+        for entry in SYSTEM_ETC:
+            mounts += ["--ro-bind-try", entry, entry]
+        shown = visible_paths(argv, hide, self.protected())
+        for path in shown:
+            mounts += ["--ro-bind", str(path), str(path)]
+        cwd = Path.cwd()
+        if not any(_under(cwd, p) or _under(p, cwd) for p in shown) and not any(
+                _under(cwd, Path(s)) for s in SYSTEM_FOLDERS):
+            # an empty read-only folder: relative paths still resolve, nothing is written
+            mounts += ["--size", "4096", "--tmpfs", str(cwd), "--remount-ro", str(cwd)]
+        return [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--new-session",
+                "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY),
+                *mounts, "--proc", "/proc", "--dev", "/dev",
+                # nothing writable but its temp folder (of bounded size): not the root's tmpfs,
+                # not /dev's (either would let a bot fill the machine's memory)
+                "--remount-ro", "/dev", "--remount-ro", "/",
+                "--chdir", str(cwd), "--setenv", "TMPDIR", "/tmp", "--setenv", "HOME", "/tmp",
+                "--", "/bin/sh", "-c", SETUP, "sandboxed-bot",
+                str(self.max_processes), "3" if lifeline else "-1", *argv]
+
+    @staticmethod
+    def environment(env: Mapping[str, str]) -> dict[str, str]:
+        """What of ``env`` a sandboxed bot is given: :data:`KEPT_VARIABLES` and ``ARENA_*``."""
+        return {key: value for key, value in env.items()
+                if key in KEPT_VARIABLES or key.startswith("ARENA_")}
 
     def limits(self) -> Callable[[], None]:
         """A ``preexec_fn`` setting the resource limits in the child before it starts."""
@@ -169,8 +276,9 @@ class Sandbox:
     def check(self) -> None:
         """Raise :class:`SandboxUnavailable` (saying why) unless the sandbox works here."""
         try:
-            done = subprocess.run(self.wrap(["true"]), capture_output=True, timeout=10,
-                                  stdin=subprocess.DEVNULL)
+            done = subprocess.run(self.wrap([sys.executable, "-c", "pass"]),
+                                  capture_output=True, timeout=10, stdin=subprocess.DEVNULL,
+                                  env=self.environment(os.environ))
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from None
         if done.returncode != 0:

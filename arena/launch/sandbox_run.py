@@ -1,7 +1,8 @@
 """What one runner gives the sandboxed bots it launches (see :mod:`arena.launch.sandbox`).
 
-- The folders they must not see: the log folder (other bots' output, game logs), the
-  transcripts, the runner's private folders; the temp folders are always hidden.
+- The folders nothing of which they may see, even where a bot's command names a file there:
+  the log folder (other bots' output, game logs), the transcripts, the runner's private
+  folders (the sandbox shows only what it allows in any case).
 - A lifeline: a pipe whose write end only the runner holds (it is close-on-exec, and no bot is
   given it).  However the runner ends, ``kill -9`` included, the kernel closes it, every
   sandbox sees the pipe's end and stops its bot: no bot outlives the runner.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,9 @@ class SandboxRun:
         self.read_end, self.write_end = os.pipe()
         self.cgroups: list[pids_cgroup.PidsCgroup] = []
 
-    def command(self, argv: list[str]) -> tuple[list[str], dict[str, Any]]:
-        """The command line running ``argv`` sandboxed, and what to add to its ``Popen``."""
+    def command(self, argv: list[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, Any]]:
+        """The command line running ``argv`` sandboxed, and what to give its ``Popen`` (its
+        environment: what of ``env`` a sandboxed bot is given)."""
         limits = self.sandbox.limits()
         cgroup = pids_cgroup.create(self.sandbox.max_processes)
         join: Callable[[], None] | None = None
@@ -54,7 +56,8 @@ class SandboxRun:
                         pass
 
         wrapped = self.sandbox.wrap(argv, self.hide, lifeline=True)
-        return wrapped, {"preexec_fn": before_exec, "close_fds": False}
+        return wrapped, {"preexec_fn": before_exec, "close_fds": False,
+                         "env": self.sandbox.environment(env)}
 
     def close(self) -> None:
         """End the lifeline (every sandbox stops its bot) and remove the cgroups."""

@@ -1,0 +1,190 @@
+"""The sandbox shows a bot an allow-list: the system's folders, its own program, a private temp
+folder, and nothing else of the host (the event's database, the current and home folders, the
+logs, another bot's folder, /etc/shadow, /root, /run, UNIX sockets); it still runs Python,
+Node.js and a compiled program."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.launch.sandbox import Sandbox, SandboxUnavailable, visible_paths
+
+#: A bot that looks for what it must not see (SECRETS: paths it tries to list and read, SOCKET:
+#: a UNIX socket it tries to reach, HELLO: a compiled program beside it), runs Python, Node.js
+#: and that program, reports, then plays.
+PROBE = r'''
+import json, os, socket, subprocess, sys
+seen = []
+for path in SECRETS:
+    try:
+        if os.path.isdir(path):
+            names = [n for n in os.listdir(path) if n not in ALLOWED.get(path, [])]
+            if names:
+                seen.append(f"listed {path}: {sorted(names)[:5]}")
+        else:
+            with open(path, "rb") as file:
+                file.read(64)
+            seen.append(f"read {path}")
+    except OSError:
+        pass
+try:
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(SOCKET)
+    seen.append("connected to a UNIX socket in the home folder")
+except OSError:
+    pass
+ran = ["python"]
+node = subprocess.run(["node", "-e", "console.log(6 * 7)"], capture_output=True, text=True)
+if node.stdout.strip() == "42":
+    ran.append("node")
+else:
+    print("NODE FAILED:", node.returncode, node.stderr[-500:], file=sys.stderr)
+hello = subprocess.run([HELLO], capture_output=True, text=True)
+if hello.stdout.strip() == "hello from C":
+    ran.append("compiled")
+else:
+    print("COMPILED FAILED:", hello.returncode, hello.stderr[-500:], file=sys.stderr)
+print("PROBE:", json.dumps({"seen": seen, "ran": ran}), file=sys.stderr, flush=True)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+HELLO_C = '#include <stdio.h>\nint main(void) { puts("hello from C"); return 0; }\n'
+
+
+def _sandbox() -> None:
+    try:
+        Sandbox().check()
+    except SandboxUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            raise  # .ci/run installs bubblewrap: under CI the sandbox must run
+        pytest.skip(f"no sandbox on this machine: {exc}")
+
+
+@pytest.fixture
+def home_secrets() -> Iterator[tuple[Path, Path]]:
+    """A file and a listening UNIX socket in the real home folder, removed afterwards."""
+    home = Path.home()
+    tag = secrets.token_hex(4)
+    secret, path = home / f".arena-probe-secret-{tag}", home / f".arena-probe-{tag}.sock"
+    secret.write_text("the organiser's file")
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(path))
+        listener.listen()
+        path.chmod(0o777)
+        yield secret, path
+    finally:
+        listener.close()
+        for leftover in (secret, path):
+            leftover.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def event_folder() -> Iterator[Path]:
+    """A folder for the event in the home folder, as an organiser's would be (not in a temp
+    folder, which the sandbox always hid), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix=".arena-probe-event-", dir=Path.home()))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_sandboxed_bot_of_a_tournament_sees_only_its_own_program(
+        event_folder: Path, monkeypatch: pytest.MonkeyPatch, home_secrets: tuple[Path, Path]):
+    """The attack of issue 29: a bot under ``arena tournament --sandbox`` read the event's
+    database (its seed gives every deal) in the current folder; it now sees none of it."""
+    _sandbox()
+    if shutil.which("node") is None or shutil.which("cc") is None:
+        pytest.skip("the probe needs node and cc")
+    secret, home_socket = home_secrets
+    tmp_path = event_folder
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "arena-tournament.db"  # the default, in the current folder
+    other = tmp_path / "bots" / "other"
+    other.mkdir(parents=True)
+    (other / "other.py").write_text("from reference_bots.random import main\nmain([])\n")
+    (other / "weights.txt").write_text("another bot's secret")
+    probe = tmp_path / "bots" / "probe"
+    probe.mkdir()
+    (probe / "hello.c").write_text(HELLO_C)
+    subprocess.run(["cc", "-O", "-o", str(probe / "hello"), str(probe / "hello.c")], check=True)
+    home = Path.home()
+    interpreter_home = [p.name for p in home.iterdir()
+                        if any(str(q).startswith(str(p)) for q in visible_paths(
+                            [sys.executable], [], []))] + [tmp_path.name]
+    constants = {
+        "SECRETS": [str(db), f"{db}-wal", f"{db}-shm", str(tmp_path), str(tmp_path / "bots"),
+                    str(other), str(other / "weights.txt"), str(tmp_path / "arena-logs"),
+                    str(home), str(secret), "/etc/shadow", "/etc/passwd", "/etc", "/root",
+                    "/run", "/var", "/home", "/sys"],
+        # what the probe's own program needs, shown where it lies: only the folders leading
+        # to its interpreter in the home folder, and its own folder under the current one
+        "ALLOWED": {str(home): interpreter_home, str(tmp_path): ["bots"],
+                    str(tmp_path / "bots"): ["probe"],
+                    "/etc": ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
+                             "ssl", "ca-certificates", "localtime", "java-17-openjdk",
+                             "java-21-openjdk"]},
+        "SOCKET": str(home_socket), "HELLO": str(probe / "hello"),
+    }
+    code = "".join(f"{name} = {value!r}\n" for name, value in constants.items()) + PROBE
+    (probe / "probe.py").write_text(code)
+    result = CliRunner().invoke(main, [
+        "tournament", "--game", "chochlik", "--hands", "1", "--games", "3", "--sandbox",
+        "--bot", f"probe={sys.executable} {probe / 'probe.py'}",
+        "--bot", f"other={sys.executable} {other / 'other.py'}", "--bot", "random",
+        "--seed", "probe"])
+    assert result.exit_code == 0, result.output
+    assert db.exists()
+    output = "\n".join(path.read_text() for path in (tmp_path / "arena-logs").rglob("*probe*")
+                       if path.is_file() and not path.name.endswith(".gz"))
+    assert "PROBE:" in output, output
+    report = json.loads(output.split("PROBE:")[1].splitlines()[0])
+    assert report["seen"] == [], output
+    assert report["ran"] == ["python", "node", "compiled"], output
+
+
+def test_a_folder_holding_the_current_folder_or_the_database_is_shown_only_as_the_file(
+        tmp_path: Path):
+    """A script lying in the current folder (or the database's, or above the log folder) is
+    shown alone, not with its siblings; nothing inside the log folder is shown at all."""
+    script = tmp_path / "bot.py"
+    script.write_text("")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "bot.py").write_text("")
+    own = tmp_path / "bots" / "mine"
+    own.mkdir(parents=True)
+    (own / "bot.py").write_text("")
+    def shown(*argv: str, protected: list[Path]) -> set[Path]:
+        return set(visible_paths(["/usr/bin/true", *argv], [logs], protected, cwd=tmp_path))
+    assert script in shown("bot.py", protected=[tmp_path])
+    assert tmp_path not in shown("bot.py", protected=[tmp_path])
+    assert own in shown(str(own / "bot.py"), protected=[tmp_path])
+    assert own / "bot.py" in shown(str(own / "bot.py"), protected=[own])  # the database's
+    assert own in Sandbox(protect=(str(own / "event.db"),)).protected()
+    assert not any(logs == p or logs in p.parents for p in shown(str(logs / "bot.py"),
+                                                                protected=[]))
+    assert not {Path("/etc"), Path("/"), Path("/var")} & shown("/etc", "/", "/var/lib",
+                                                               protected=[])
+
+
+def test_the_bot_is_given_none_of_the_organisers_environment():
+    env = {"PATH": "/usr/bin", "ARENA_PORT": "1", "PGPASSWORD": "hunter2", "AWS_SECRET": "x",
+           "LANG": "C.UTF-8"}
+    assert Sandbox.environment(env) == {"PATH": "/usr/bin", "ARENA_PORT": "1",
+                                        "LANG": "C.UTF-8"}
