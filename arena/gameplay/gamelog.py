@@ -58,11 +58,12 @@ class GameLog:
 
     Once :meth:`spool_to` names a folder, the lines go to ``<name>.part`` there every
     :data:`SPOOL_LINES` lines, so a long game costs memory only for what is in flight;
-    :meth:`write` adds the rest, syncs, and renames the file to ``<name>``.  Compressed, the
-    ``.part`` file is one gzip stream flushed to a byte boundary after each batch (so what is
-    there decompresses, and a killed server's ``.part`` can be read up to its last batch);
-    :meth:`write` ends the stream.  What cannot be spooled (a full disk) stays in memory and is
-    tried again later; the ``.part`` file never keeps half a batch.
+    :meth:`write` adds the rest, syncs, and renames the file to ``<name>``.  Compressed, each
+    batch is a gzip member of its own (a gzip file may hold several, one after another: ``gzip``,
+    ``zcat`` and Python's :mod:`gzip` read them as one text), so what is in the ``.part`` file
+    decompresses, a killed server's ``.part`` can be read up to its last batch, and a running
+    game holds no compressor between batches.  What cannot be spooled (a full disk) stays in
+    memory and is tried again later; the ``.part`` file never keeps half a batch.
 
     With a :class:`Spooler` (``spool_to``), a batch is compressed and spooled in the spooler's
     thread, off the caller's (a server's event loop): the bytes are the same, batch for batch;
@@ -76,8 +77,6 @@ class GameLog:
         self._folder: Path | None = None
         self._spooled = 0  # bytes of whole batches in the .part file
         self.compressed = compress
-        self._compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, GZIP_WBITS) \
-            if compress else None
         self._pending = b""  # encoded (compressed) bytes the .part file does not hold yet
         #: Why the log could not be written the first time it failed (None: it never did);
         #: the server reports a log's failure once, not at every retry.
@@ -106,7 +105,7 @@ class GameLog:
             with open(self._folder / (self.name + ".part"), "rb") as spooled:
                 data = spooled.read(self._spooled) + data
         if self.compressed:
-            data = zlib.decompressobj(GZIP_WBITS).decompress(data)
+            data = gzip.decompress(data)  # one gzip member a batch
         text = data.decode("utf-8") + "".join(self._lines)
         return [json.loads(line) for line in text.splitlines()]
 
@@ -120,8 +119,6 @@ class GameLog:
         if compress is not None and compress != self.compressed:
             assert not self._spooled and not self._pending, "the log is being written"
             self.compressed = compress
-            self._compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, GZIP_WBITS) \
-                if compress else None
         self._folder = Path(directory)
 
     def add(self, line: str) -> None:
@@ -160,26 +157,26 @@ class GameLog:
     def _append(self, record: dict[str, Any]) -> None:
         self.add(to_json(record) + "\n")
 
-    def _encode(self, *, final: bool = False) -> None:
-        """Move the lines in flight to the bytes pending (compressed: a flushed batch; with
-        ``final``, the end of the gzip stream)."""
+    def _encode(self) -> None:
+        """Move the lines in flight to the bytes pending (compressed: a gzip member)."""
         lines, self._lines = self._lines, []
-        self._compress(lines, final=final)
+        self._compress(lines)
 
-    def _compress(self, lines: list[str], *, final: bool = False) -> None:
+    def _compress(self, lines: list[str]) -> None:
+        """``lines`` as bytes pending: compressed, one whole gzip member of their own, made by
+        a compressor that lives only for them (a running game holds no compressor, whose
+        window and tables are about 73 KiB once warm)."""
         data = "".join(lines).encode("utf-8")
-        if self._compressor is None:
+        if not self.compressed:
             self._pending += data
             return
-        self._pending += self._compressor.compress(data) + self._compressor.flush(
-            zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH)
-        if final:
-            self._compressor = None
+        compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, GZIP_WBITS)
+        self._pending += compressor.compress(data) + compressor.flush(zlib.Z_FINISH)
 
-    def _spool(self, *, final: bool = False) -> None:
+    def _spool(self) -> None:
         assert self._folder is not None
-        if self._lines or (final and self._compressor is not None):
-            self._encode(final=final)
+        if self._lines:
+            self._encode()
         self._write_pending()
 
     def _write_pending(self) -> None:
@@ -301,7 +298,7 @@ class GameLog:
         folder = self._folder
         path = folder / self.name
         partial = folder / (self.name + ".part")
-        self._spool(final=True)
+        self._spool()
         if sync:
             with open(partial, "rb+") as part:
                 os.fsync(part.fileno())
