@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -266,6 +267,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
     from arena.edge.signals import run_stoppable
+    from arena.launch.bots import never_start
     from arena.launch.runner import Interrupt, plan_bots, run_match
 
     if players is not None and players != len(bot_commands):
@@ -277,6 +279,9 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         bots = plan_bots(list(bot_commands))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    unstartable = never_start(bots, os.environ.get("PATH"))
+    if unstartable:  # a series played by defaults for it would rate a phantom
+        raise click.ClickException("\n".join(unstartable))
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)

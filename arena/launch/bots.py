@@ -109,6 +109,11 @@ def unstartable(program: str, path: str | None) -> str | None:
     return f"command not found: {program}"
 
 
+#: The interpreter to suggest for a script that is not executable, by its file's suffix.
+SCRIPT_RUNNERS = {".py": "python3", ".js": "node", ".mjs": "node", ".rb": "ruby", ".pl": "perl",
+                  ".sh": "bash", ".php": "php", ".lua": "lua"}
+
+
 def never_start(bots: Iterable[BotSpec], path: str | None) -> list[str]:
     """A line for each bot whose command cannot be started (its program is not found in
     ``path``, or is not executable), naming the bot and what to do; the ``@remote`` bots are
@@ -119,7 +124,11 @@ def never_start(bots: Iterable[BotSpec], path: str | None) -> list[str]:
             continue
         argv = bot_argv(bot.command, host="127.0.0.1", port=0, name=bot.name, token="")
         problem = unstartable(argv[0] if argv else "", path)
-        if problem is not None:
-            lines.append(f"bot {bot.name} cannot start ({problem}): fix its --bot command "
-                         "or leave it out; no game was played")
+        if problem is None:
+            continue
+        hint = "fix its --bot command or leave it out"
+        script = SCRIPT_RUNNERS.get(Path(argv[0]).suffix)
+        if script is not None:
+            hint = f"give its interpreter: --bot \"{script} {bot.command}\""
+        lines.append(f"bot {bot.name} cannot start ({problem}): {hint}; no game was played")
     return lines

@@ -152,17 +152,17 @@ def _arena(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120, env=env)
 
 
-def test_a_bot_command_that_does_not_exist_is_named_in_the_status(tmp_path: Path):
+def test_a_bot_command_that_does_not_exist_is_named_before_any_game(tmp_path: Path):
     for transport in ([], ["--stdio"]):
         done = _arena("match", "--game", "chochlik", "--hands", "1", "--bot", "random",
                       "--bot", "random", "--bot", "nosuchprogram-xyz", "--connect-timeout",
-                      "5", "--log-dir", str(tmp_path), *transport)
+                      "5", "--log-dir", str(tmp_path / "logs"), *transport)
         assert done.returncode == 1, done.stderr
-        assert re.search(r"^nosuchprogram-xyz .*never connected \(command not found: "
-                         r"nosuchprogram-xyz\)$", done.stdout, re.MULTILINE), done.stdout
-        assert ("nosuchprogram-xyz: never connected (command not found: nosuchprogram-xyz); "
-                "its output is in ") in done.stderr
+        assert ("Error: bot nosuchprogram-xyz cannot start (command not found: "
+                "nosuchprogram-xyz): fix its --bot command or leave it out; no game was "
+                "played") in done.stderr
         assert "Traceback" not in done.stderr
+        assert not (tmp_path / "logs").exists()
 
 
 def test_a_bot_that_dies_at_start_shows_its_last_lines(tmp_path: Path):
@@ -192,4 +192,20 @@ def test_a_tournament_names_a_command_that_does_not_exist(tmp_path: Path):
     # issue 20: before anything is stored or played (it was: its seat played by defaults)
     assert ("Error: bot nosuchprogram-xyz cannot start (command not found: nosuchprogram-xyz): "
             "fix its --bot command or leave it out; no game was played") in done.stderr
+    assert not (tmp_path / "logs").exists()
+
+
+def test_a_match_stops_before_its_first_game_when_a_bot_cannot_start(tmp_path: Path):
+    """Issue 30: ``arena match`` played the whole series for a bot that could not start (its
+    seat by defaults: the phantom bot "won" half the games); now it stops as a tournament
+    does, and a script that is not executable is told to run with its interpreter."""
+    script = tmp_path / "mybot.py"
+    script.write_text("print('hello')\n")  # not executable
+    done = _arena("match", "--game", "chochlik", "--bot", str(script), "--bot", "random",
+                  "--bot", "random", "--games", "4", "--hands", "1",
+                  "--log-dir", str(tmp_path / "logs"))
+    assert done.returncode == 1
+    assert (f"Error: bot mybot cannot start (not an executable file: {script}): give its "
+            f"interpreter: --bot \"python3 {script}\"; no game was played") in done.stderr
+    assert "game 1/4" not in done.stdout
     assert not (tmp_path / "logs").exists()
