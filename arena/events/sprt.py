@@ -77,8 +77,12 @@ class SprtState:
 
     def elo_interval(self, z: float = 1.96) -> tuple[float, float, float]:
         """A's Elo advantage over B with its (about 95 %) interval: the mean's normal interval
-        on the score scale, mapped to Elo."""
-        half = z * math.sqrt(self.variance / self.sets) if self.sets else 0.5
+        on the score scale, mapped to Elo, with the variance floored as the test floors it (a
+        few sets that scored alike are no evidence of a zero variance)."""
+        if not self.sets:
+            return elo_of_score(self.mean), -math.inf, math.inf
+        variance = max(self.variance, VARIANCE_FLOOR / self.sets)
+        half = z * math.sqrt(variance / self.sets)
         return (elo_of_score(self.mean), elo_of_score(self.mean - half),
                 elo_of_score(self.mean + half))
 

@@ -53,7 +53,7 @@ def test_the_elo_estimate_and_its_interval():
     state = sprt_state([0.6, 0.7, 0.5, 0.6])
     elo, low, high = state.elo_interval()
     assert elo == pytest.approx(400 * math.log10(0.6 / 0.4))
-    half = 1.96 * math.sqrt(state.variance / 4)
+    half = 1.96 * math.sqrt(max(state.variance, VARIANCE_FLOOR / 4) / 4)  # floored as the test
     assert low == pytest.approx(elo_of_score(0.6 - half))
     assert high == pytest.approx(elo_of_score(0.6 + half))
     assert low < elo < high
@@ -169,3 +169,15 @@ def test_sets_that_keep_scoring_alike_decide_in_the_end():
     # a variance that stays zero is evidence too: all-won sets accept H1, even sets H0
     assert sprt_state([1.0] * 12, elo0=0, elo1=150).decision == "H1"
     assert sprt_state([0.5] * 12, elo0=0, elo1=150).decision == "H0"
+
+
+def test_the_printed_interval_after_identical_sets_is_not_a_point():
+    """Issue 30: after sets that all scored alike, ``arena sprt`` printed "+0 Elo (+0 to +0)"
+    while the test itself floors the variance (VARIANCE_FLOOR / N); the interval uses the
+    same floor, so it narrows as sets come, never to nothing after a few."""
+    three = sprt_state([0.5, 0.5, 0.5])
+    elo, low, high = three.elo_interval()
+    assert elo == 0.0 and low < -100 and high > 100
+    many = sprt_state([0.5] * 300)
+    _, low_many, high_many = many.elo_interval()
+    assert low < low_many < -1 and 1 < high_many < high
