@@ -45,6 +45,8 @@ class ErrorCode(enum.StrEnum):
     TOO_FAST = "too_fast"  # more lines than the message rate allows (fatal)
     IDLE_TIMEOUT = "idle_timeout"  # waited too long without a seat (fatal)
     SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
+    #: The server is stopping and will be back (a ladder's restart): come back with your token.
+    SERVER_RESTART = "server_restart"
     INTERNAL_ERROR = "internal_error"  # a bug on the server's side ended the game
     ALL_SEATS_GONE = "all_seats_gone"  # every bot of a game left: it ends unfinished
     SERIES_OVER = "series_over"  # the last game of an `arena match` series is over

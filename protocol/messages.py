@@ -80,11 +80,14 @@ class Watch:
 
 @attrs.frozen
 class Bye:
-    """Either side: the connection is ending (``reason`` is an error code or free text)."""
+    """Either side: the connection is ending (``reason`` is an error code or free text).
+    ``retry_ms``: the server is coming back (``server_restart``): try to connect again after
+    this many milliseconds, and keep trying."""
 
     TYPE: ClassVar[str] = "bye"
     reason: str | None = attrs.field(default=None, validator=_optional_text)
     message: str | None = attrs.field(default=None, validator=_optional_text)
+    retry_ms: int | None = attrs.field(default=None, validator=_optional_id)
 
 
 # --- server -> bot -------------------------------------------------------------------------------

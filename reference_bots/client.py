@@ -20,7 +20,10 @@ sets ``live_events = True``.
 ``run`` plays any number of games and returns when the server says ``bye`` (exit status 0), or
 refuses the bot (exit status 1).  A connection lost without ``bye`` is reopened with the bot's
 token within the server's reconnection grace; the server then sends the game again
-(``game_start`` with ``resumed``) and the open request.
+(``game_start`` with ``resumed``) and the open request.  A ``bye`` with the reason
+``server_restart`` (a ladder restarting) is not the end: the bot connects again after the
+bye's ``retry_ms``, then after pauses growing to :data:`MAX_RETRY_PAUSE` seconds, for as long
+as it takes, and plays on with its token.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ MAX_LINE_BYTES = 64 * 1024
 READ_CHUNK_BYTES = 64 * 1024
 #: How the server begins an event line; the event's kind follows, up to the next quote.
 EVENT_PREFIX = b'{"type":"event","kind":"'
+#: The longest pause, in seconds, between two tries to reach a restarting server (each pause
+#: is half as long again as the one before, with a random tenth either way: a thousand bots
+#: do not all knock at the same moment).
+MAX_RETRY_PAUSE = 5.0
 
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -160,6 +167,10 @@ class Lost(Exception):
     """The connection ended without a ``bye``: the bot may come back with its token."""
 
 
+class Restarting(Exception):
+    """The server said ``bye`` with ``server_restart``: come back after ``args[0]`` seconds."""
+
+
 def run(policy: Policy, host: str, port: int, name: str, token: str | None = None,
         *, log: Any = None, connect_timeout: float = 10.0, stdio: bool = False) -> int:
     """Connect (or speak over stdin/stdout with ``stdio``), say hello, answer every request
@@ -167,17 +178,30 @@ def run(policy: Policy, host: str, port: int, name: str, token: str | None = Non
     reconnects within the server's ``reconnect_grace_ms`` and plays on from the resync."""
     grace = 0.0
     back_by = None  # while reconnecting: give up at this time
+    pause = None  # while the server restarts: the next pause before a try (no limit of tries)
+    jitter = random.Random()
     while True:
         try:
             conn = Connection(host, port, timeout=connect_timeout, stdio=stdio)
         except OSError as exc:
+            if pause is not None:
+                time.sleep(pause * jitter.uniform(0.9, 1.1))
+                pause = min(pause * 1.5, MAX_RETRY_PAUSE)
+                continue
             if back_by is not None and time.monotonic() < back_by:
                 time.sleep(0.2)
                 continue
             print(f"{name}: cannot connect to {host}:{port}: {exc}", file=sys.stderr)
             return 1
+        pause = None
         try:
             return _session(conn, policy, name, token, log)
+        except Restarting as restart:
+            if stdio:
+                return 0
+            print(f"{name}: the server is restarting; coming back", file=sys.stderr)
+            time.sleep(restart.args[0] * jitter.uniform(0.9, 1.1))
+            pause = min(max(restart.args[0], 0.1) * 1.5, MAX_RETRY_PAUSE)
         except Lost as lost:
             grace = lost.args[0] if lost.args else grace
             if stdio or token is None or grace <= 0:
@@ -229,6 +253,8 @@ def _session(conn: Connection, policy: Policy, name: str, token: str | None,
                     # our choice was refused: fall back to any legal token
                     conn.send_action(message["id"], rescue.choice(message["legal"]))
             elif kind == "bye":
+                if message.get("reason") == "server_restart":
+                    raise Restarting((message.get("retry_ms") or 1000) / 1000)
                 return 0
             elif kind != "event" or wanted is None or message.get("kind") in wanted:
                 policy.on_message(message)

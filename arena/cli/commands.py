@@ -104,6 +104,10 @@ def main(verbose: bool) -> None:
                    "per name, the last results).")
 @click.option("--tally-games", type=click.IntRange(min=1), default=10, show_default=True,
               help="New games at least between two running tallies.")
+@click.option("--final", is_flag=True,
+              help="With --db: Ctrl-C ends the ladder for good (bye server_shutdown: the bots "
+                   "stop). Without it a ladder's bots are told it restarts (bye "
+                   "server_restart) and come back by themselves when it is up again.")
 @plain_logs_option
 @WEB_OPTION
 @WEB_HOST_OPTION
@@ -115,7 +119,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
-          web_port: int | None, web_host: str, seating_kind: str | None,
+          web_port: int | None, web_host: str, seating_kind: str | None, final: bool,
           **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
@@ -152,21 +156,24 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                checker=view and view.check,
                web=None if web_port is None else ((web_host, web_port), db_file),
                book=open_ladder(db_file, spec, options),
-               seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"))
+               seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"),
+               restarts=db_file is not None and not final)
 
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
                quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
                web: tuple[tuple[str, int], Path | str | None] | None = None,
-               book: Any = None, seating_kind: str = "arrival") -> None:
+               book: Any = None, seating_kind: str = "arrival", restarts: bool = False) -> None:
     """Serve ``config``'s game with ``seating_kind`` (``games`` at most) until Ctrl-C: a line
     per game unless ``quiet``, the running tallies, the summary; failures as one line.
-    ``book``: the ladder's results (``arena.edge.ladder_book``), every game stored there."""
+    ``book``: the ladder's results (``arena.edge.ladder_book``), every game stored there;
+    ``restarts``: a Ctrl-C tells the bots the server will be back (``server_restart``)."""
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import GameLimit, run_serve
     from arena.edge.server import ArenaServer, tune_garbage_collector
     from arena.edge.signals import run_stoppable
     from arena.seating.interface import Seating
+    from protocol.errors import ErrorCode
 
     spec, options, log_dir, host = config.spec, config.options, config.log_dir, config.host
     tally = Tally()
@@ -203,6 +210,8 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
         async with pages_beside(server, *(web or (None, None))), ladder_writing(book):
             await run_serve(server, games=games, tally=tally, tally_every=tally_every,
                             banner=banner, signals=signals,
+                            stop_reason=ErrorCode.SERVER_RESTART if restarts
+                            else ErrorCode.SERVER_SHUTDOWN,
                             out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "

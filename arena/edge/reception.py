@@ -28,6 +28,8 @@ log = logging.getLogger("arena.server")
 
 #: What ``bye`` says, by reason.
 BYE_MESSAGES = {ErrorCode.SERVER_SHUTDOWN: "the server is stopping",
+                ErrorCode.SERVER_RESTART: "the server is restarting: come back with your "
+                                          "token (keep trying)",
                 ErrorCode.SERIES_OVER: "the series is over: thank you for playing",
                 ErrorCode.EVENT_OVER: "the tournament is over: thank you for playing"}
 #: What the refusals of a seating policy say.

@@ -11,6 +11,7 @@ import trio
 from arena.edge.serve_report import Notes, Tally, TallyClock, report_loop
 from arena.edge.server import ArenaServer
 from arena.seating.policies import Admission, SeatedTable, Seating, SeatingStatistics
+from protocol.errors import ErrorCode
 
 
 class GameLimit:
@@ -74,14 +75,17 @@ class GameLimit:
 async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
                     tally_every: tuple[float, int] | None, banner: Callable[[int], str],
                     out: Callable[[str], None], err: Callable[[str], None],
-                    signals: trio.abc.ReceiveChannel[int]) -> None:
+                    signals: trio.abc.ReceiveChannel[int],
+                    stop_reason: ErrorCode = ErrorCode.SERVER_SHUTDOWN) -> None:
     """Serve until a signal comes in ``signals`` (Ctrl-C or SIGTERM: see
     :class:`arena.edge.signals.StopSignals`, open since before the server started), or until
     ``games`` games are over (the server's seating is then a :class:`GameLimit`); then stop
     cleanly (running games logged as aborted, ``bye`` to every bot) and print the tally.  Any
     further signal while stopping hurries the stop; a signal that came before the banner stops
     right after it.  ``tally_every``: (seconds, games) between running tallies (None: none);
-    ``banner(port)``: the first line."""
+    ``banner(port)``: the first line; ``stop_reason``: what ``bye`` says when a signal stops
+    it (``server_restart``: a ladder's bots are told to come back); after ``games`` it is
+    always ``server_shutdown``."""
     notes = server.notes = Notes()
     lines: Callable[[Iterable[str]], None] = lambda lines: out("\n".join(lines))  # noqa: E731
     async with trio.open_nursery() as nursery:
@@ -95,10 +99,15 @@ async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
                 await report_loop(server, notes, server.players, err, tally, clock, lines)
 
         nursery.start_soon(report)
+        reason = ErrorCode.SERVER_SHUTDOWN
         async with trio.open_nursery() as waiting:
             async def on_signal() -> None:
+                nonlocal reason
                 await signals.receive()
-                out("arena: stopping (running games are logged as aborted)")
+                out("arena: stopping (running games are logged as aborted)"
+                    + ("; the bots are told to come back"
+                       if stop_reason is ErrorCode.SERVER_RESTART else ""))
+                reason = stop_reason
                 waiting.cancel_scope.cancel()
 
             async def on_games_done() -> None:
@@ -113,7 +122,7 @@ async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
         # game and tells every bot bye; signals after the stop are dropped
         async with trio.open_nursery() as stopping:
             async def stop() -> None:
-                await server.shutdown()
+                await server.shutdown(reason)
                 stopping.cancel_scope.cancel()
 
             stopping.start_soon(stop)

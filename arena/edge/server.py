@@ -62,6 +62,9 @@ log = logging.getLogger("arena.server")
 FLUSH_GRACE = 5.0
 #: Seconds running games get to be logged as aborted at shutdown.
 SHUTDOWN_GRACE = 5.0
+#: Milliseconds a bot told ``server_restart`` waits before its first try to come back (a
+#: restart takes a second or two; the client library then waits longer after each failure).
+RETRY_MS = 1000
 #: Connections beyond the limit that are still told why they are refused (the others are
 #: closed at once); the open-file headroom (``arena.edge.connections.FILE_HEADROOM``) covers them.
 REFUSAL_ROOM = 32
@@ -215,7 +218,8 @@ class ArenaServer:
 
     async def shutdown(self, reason: ErrorCode = ErrorCode.SERVER_SHUTDOWN) -> None:
         """Stop cleanly: abort running games (each is logged as aborted), say bye to every
-        bot, give queues a moment to flush, then stop serving."""
+        bot (``server_restart``: with the pause after which to try again, :data:`RETRY_MS`),
+        give queues a moment to flush, then stop serving."""
         stage = self.stage
         if stage.shutting_down:
             return
@@ -225,8 +229,10 @@ class ArenaServer:
             while self.tables and stage.hurried_at is None:  # looked at every STOP_TICK
                 with trio.move_on_after(STOP_TICK):
                     await stage.hurried.wait()  # a second Ctrl-C ends the wait at once
+        retry = RETRY_MS if reason is ErrorCode.SERVER_RESTART else None
         for session in list(self.sessions):
-            session.finish(Bye(reason=reason.value, message=BYE_MESSAGES.get(reason)))
+            session.finish(Bye(reason=reason.value, message=BYE_MESSAGES.get(reason),
+                               retry_ms=retry))
         deadline = trio.current_time() + FLUSH_GRACE
         while self.sessions and trio.current_time() < deadline:
             if stage.hurried_at is not None:
