@@ -232,7 +232,9 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
     private = _private_folder()
     confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
         private, server.config.log_dir, *(run.output.parent for run in runs),
-        *([server.config.transcript_dir] if server.config.transcript_dir else [])])
+        *([server.config.transcript_dir] if server.config.transcript_dir else [])],
+        [bot_argv(run.spec.command, host="127.0.0.1", port=0, name=run.spec.name, token="")
+         for run in runs if not run.spec.remote])
     local = [run for run in runs if not run.spec.remote]
     slot = {id(run): i for i, run in enumerate(local)}  # its place in processes
     try:

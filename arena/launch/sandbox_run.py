@@ -19,12 +19,18 @@ from typing import Any
 
 from arena.launch import pids_cgroup
 from arena.launch.sandbox import Sandbox
+from arena.launch.sandbox_paths import folders_of
 
 
 class SandboxRun:
-    def __init__(self, sandbox: Sandbox, hide: Iterable[Path]) -> None:
+    def __init__(self, sandbox: Sandbox, hide: Iterable[Path],
+                 commands: Iterable[list[str]] = ()) -> None:
+        """``commands``: every bot's command line of the run; what one of them names is
+        hidden from the others (another bot's folder)."""
         self.sandbox = sandbox
         self.hide = list(dict.fromkeys(str(path.absolute()) for path in hide))
+        cwd = Path.cwd()
+        self.folders = [folders_of(command, cwd) for command in commands]
         self.read_end, self.write_end = os.pipe()
         self.cgroups: list[pids_cgroup.PidsCgroup] = []
 
@@ -44,9 +50,12 @@ class SandboxRun:
             if join is not None:
                 join()
             limits()
-            # the lifeline as descriptor 3 (the sandbox's shell cannot name two-digit ones),
-            # and no other descriptor but 0, 1 and 2 (the others are close-on-exec)
-            os.dup2(lifeline, 3)
+            # the lifeline as descriptor 3, and no other descriptor but 0, 1 and 2 (the
+            # others are close-on-exec); dup2 onto itself would leave it close-on-exec
+            if lifeline == 3:
+                os.set_inheritable(3, True)
+            else:
+                os.dup2(lifeline, 3)
             for name in os.listdir("/proc/self/fd"):
                 if int(name) > 3:
                     try:
@@ -55,7 +64,9 @@ class SandboxRun:
                     except OSError:
                         pass
 
-        wrapped = self.sandbox.wrap(argv, self.hide, lifeline=True)
+        mine = set(folders_of(argv, Path.cwd()))
+        others = {folder for folders in self.folders for folder in folders} - mine
+        wrapped = self.sandbox.wrap(argv, self.hide, lifeline=True, others=sorted(others))
         return wrapped, {"preexec_fn": before_exec, "close_fds": False,
                          "env": self.sandbox.environment(env)}
 

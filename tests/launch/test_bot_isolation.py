@@ -386,11 +386,20 @@ async def test_a_sandboxed_bot_sees_no_other_bots_output_no_temp_folder_and_has_
     assert report.ok, report.table()
 
 
-#: A bot that ignores the end of its input and the polite signals, and never plays.
+#: A bot that ignores the end of its input and the polite signals, never plays, leaves a child
+#: in a session of its own and stops its parent (which kept the first sandbox alive).
 STUBBORN = '''
-import signal, sys, time
+import os, signal, sys, time
 for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGPIPE):
     signal.signal(number, signal.SIG_IGN)
+if os.fork() == 0:
+    os.setsid()
+    while True:
+        time.sleep(1)
+try:
+    os.kill(os.getppid(), signal.SIGSTOP)
+except OSError:
+    pass
 print("READY", file=sys.stderr, flush=True)
 while True:
     time.sleep(1)

@@ -13,14 +13,18 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import reference_bots
 from arena.cli import main
-from arena.launch.sandbox import Sandbox, SandboxUnavailable, visible_paths
+from arena.launch.sandbox import Sandbox, SandboxUnavailable
+from arena.launch.sandbox_paths import visible_paths
+from arena.launch.sandbox_run import SandboxRun
 
 #: A bot that looks for what it must not see (SECRETS: paths it tries to list and read, SOCKET:
 #: a UNIX socket it tries to reach, HELLO: a compiled program beside it), runs Python, Node.js
@@ -46,6 +50,13 @@ try:
     seen.append("connected to a UNIX socket in the home folder")
 except OSError:
     pass
+for path in WRITABLE:  # under root the bot is root outside: the kernel's settings obey it
+    try:
+        with open(path, "r+") as file:
+            file.write(file.read())
+        seen.append(f"wrote {path}")
+    except OSError:
+        pass
 ran = ["python"]
 node = subprocess.run(["node", "-e", "console.log(6 * 7)"], capture_output=True, text=True)
 if node.stdout.strip() == "42":
@@ -109,8 +120,9 @@ def test_a_sandboxed_bot_of_a_tournament_sees_only_its_own_program(
     """The attack of issue 29: a bot under ``arena tournament --sandbox`` read the event's
     database (its seed gives every deal) in the current folder; it now sees none of it."""
     _sandbox()
-    if shutil.which("node") is None or shutil.which("cc") is None:
-        pytest.skip("the probe needs node and cc")
+    if shutil.which("node") is None or shutil.which("cc") is None or not Path(
+            "/usr/bin/python3").exists():
+        pytest.skip("the probe needs node, cc and the system's /usr/bin/python3")
     secret, home_socket = home_secrets
     tmp_path = event_folder
     monkeypatch.chdir(tmp_path)
@@ -122,30 +134,46 @@ def test_a_sandboxed_bot_of_a_tournament_sees_only_its_own_program(
     probe = tmp_path / "bots" / "probe"
     probe.mkdir()
     (probe / "hello.c").write_text(HELLO_C)
+    # the probe's own files try to widen its view (issue 29's attack on the first sandbox): a
+    # pyvenv.cfg whose home lines name the database and the other bot, a link to the event
+    (probe / "pyvenv.cfg").write_text("".join(
+        f"home = {path}\n" for path in (db, other, other / "bin", secret)))
+    (probe / "model").symlink_to("../..")
     subprocess.run(["cc", "-O", "-o", str(probe / "hello"), str(probe / "hello.c")], check=True)
     home = Path.home()
+    # the probe is a program of the participant's own (its interpreter the system's Python),
+    # as a compiled bot is: what lies beside it cannot widen what it is shown
+    program = probe / "run"
+    command = [str(program), str(probe / "model")]
     interpreter_home = [p.name for p in home.iterdir()
                         if any(str(q).startswith(str(p)) for q in visible_paths(
-                            [sys.executable], [], []))] + [tmp_path.name]
+                            command, [], []))] + [tmp_path.name]
     constants = {
         "SECRETS": [str(db), f"{db}-wal", f"{db}-shm", str(tmp_path), str(tmp_path / "bots"),
+                    str(probe / "model"), str(probe / "model" / "arena-tournament.db"),
                     str(other), str(other / "weights.txt"), str(tmp_path / "arena-logs"),
                     str(home), str(secret), "/etc/shadow", "/etc/passwd", "/etc", "/root",
                     "/run", "/var", "/home", "/sys"],
         # what the probe's own program needs, shown where it lies: only the folders leading
         # to its interpreter in the home folder, and its own folder under the current one
         "ALLOWED": {str(home): interpreter_home, str(tmp_path): ["bots"],
-                    str(tmp_path / "bots"): ["probe"],
+                    str(tmp_path / "bots"): ["probe"], str(probe / "model"): ["bots"],
                     "/etc": ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
                              "ssl", "ca-certificates", "localtime", "java-17-openjdk",
                              "java-21-openjdk"]},
         "SOCKET": str(home_socket), "HELLO": str(probe / "hello"),
+        "WRITABLE": ["/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches",
+                     "/proc/self/oom_score_adj"],
     }
-    code = "".join(f"{name} = {value!r}\n" for name, value in constants.items()) + PROBE
-    (probe / "probe.py").write_text(code)
+    packages = Path(reference_bots.__file__).resolve().parent.parent  # what it imports
+    code = ("#!/usr/bin/python3\nimport sys\n"
+            f"sys.path.insert(0, {str(packages)!r})\n"
+            + "".join(f"{name} = {value!r}\n" for name, value in constants.items()) + PROBE)
+    program.write_text(code)
+    program.chmod(0o755)
     result = CliRunner().invoke(main, [
         "tournament", "--game", "chochlik", "--hands", "1", "--games", "3", "--sandbox",
-        "--bot", f"probe={sys.executable} {probe / 'probe.py'}",
+        "--bot", f"probe={' '.join(command)}",
         "--bot", f"other={sys.executable} {other / 'other.py'}", "--bot", "random",
         "--seed", "probe"])
     assert result.exit_code == 0, result.output
@@ -188,3 +216,44 @@ def test_the_bot_is_given_none_of_the_organisers_environment():
            "LANG": "C.UTF-8"}
     assert Sandbox.environment(env) == {"PATH": "/usr/bin", "ARENA_PORT": "1",
                                         "LANG": "C.UTF-8"}
+
+
+def test_killing_the_sandbox_kills_every_process_in_it(tmp_path: Path):
+    """The runner kills a bot's process (a restart, the end of an event): that is the guard
+    outside the sandbox, and bubblewrap and every process inside die with it (before, the
+    sandbox went on until the event's end)."""
+    _sandbox()
+    marker = f"arena-sandbox-sleeper-{secrets.token_hex(4)}"
+    run = SandboxRun(Sandbox(), [tmp_path])
+    argv, extra = run.command(["sh", "-c", f"exec -a {marker} sleep 600 & wait"],
+                              {"PATH": "/usr/bin:/bin"})
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, **extra)
+    try:
+        assert wait_for(lambda: _running(marker), 30), "the sleeper did not start"
+        process.kill()
+        process.wait(timeout=30)
+        assert wait_for(lambda: not _running(marker), 30), "the sandbox outlived its guard"
+    finally:
+        run.close()
+        if process.poll() is None:
+            process.kill()
+
+
+def _running(marker: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    """For what no event tells (another process's life): look again every 50 ms."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
