@@ -24,6 +24,7 @@ function choose(observation, legal) {
 
 const MAX_LINE_BYTES = 64 * 1024; // the protocol's longest line, without its newline
 const RETRY_EVERY_MS = 200; // while coming back after a lost connection
+const MAX_RESTART_PAUSE_MS = 5000; // the longest pause between tries to reach a restarting server
 
 function options(argv, env) {
   const flag = (name) => {
@@ -76,6 +77,7 @@ class Session {
     this.finish = finish;
     this.open = null; // the request we must answer (id and legal list), if any
     this.graceMs = 0; // how long the server keeps our seat if the connection is lost
+    this.restartMs = null; // bye server_restart: come back after this many ms (TCP only)
   }
 
   handle(message) {
@@ -95,7 +97,12 @@ class Session {
         if (this.open && this.open.id === message.id) this.open = null;
         break;
       case "bye":
-        this.finish(0);
+        if (message.reason === "server_restart" && this.token !== null) {
+          this.restartMs = message.retry_ms || 1000; // the server will be back: so will we
+          this.finish(null);
+        } else {
+          this.finish(0);
+        }
         break;
       default: // game_start, event, game_end: track them here if your strategy needs to
         break;
@@ -136,26 +143,42 @@ function playOverStdio(settings) {
 
 // Over TCP.  A connection lost without bye is opened again, with the same token, for as long
 // as the server keeps our seat (SPEC.md §6 "Reconnecting"): the game and the open request are
-// sent again.  `backBy`: while coming back, the time to give up at.
-function playOverTcp(settings, token, backBy = null) {
+// sent again.  `backBy`: while coming back, the time to give up at.  After a bye
+// `server_restart` the bot connects again after its `retry_ms`, then after pauses growing to
+// MAX_RESTART_PAUSE_MS, for as long as it takes (`restartPause`: the pause after a failed try).
+function playOverTcp(settings, token, backBy = null, restartPause = null) {
   const socket = net.createConnection({ host: settings.host, port: settings.port });
   socket.setNoDelay(true); // an action is one small write: send it at once
   let done = false;
   const finish = (code) => {
-    done = true;
-    process.exitCode = code;
+    done = code !== null; // null: a restart, we come back
+    if (code !== null) process.exitCode = code;
     socket.end();
   };
   const send = (message) => socket.write(JSON.stringify(message) + "\n");
   const session = new Session(settings, token, send, finish);
   const reader = new LineReader((line) => session.handle(JSON.parse(line)));
-  socket.on("connect", () => { backBy = null; });
+  socket.on("connect", () => { backBy = null; restartPause = null; });
   socket.on("data", (data) => { if (!done) reader.feed(data); });
   socket.on("error", (error) => {
-    if (backBy === null) console.error(`${settings.name}: ${error.message}`);
+    if (backBy === null && restartPause === null) console.error(`${settings.name}: ${error.message}`);
   });
   socket.on("close", () => {
     if (done) return;
+    const jitter = (ms) => ms * (0.9 + 0.2 * Math.random()); // a thousand bots, not at once
+    if (session.restartMs !== null) {
+      console.error(`${settings.name}: the server is restarting; coming back`);
+      const pause = session.restartMs;
+      setTimeout(() => playOverTcp(settings, token, null, Math.min(pause * 1.5, MAX_RESTART_PAUSE_MS)),
+                 jitter(pause));
+      return;
+    }
+    if (restartPause !== null) { // the server is not up yet: try again, a little later
+      setTimeout(() => playOverTcp(settings, token, null,
+                                   Math.min(restartPause * 1.5, MAX_RESTART_PAUSE_MS)),
+                 jitter(restartPause));
+      return;
+    }
     if (backBy === null && token && session.graceMs > 0) {
       console.error(`${settings.name}: connection lost; coming back with the token`);
       backBy = Date.now() + session.graceMs;

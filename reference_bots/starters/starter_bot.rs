@@ -33,6 +33,8 @@ fn choose(observation: &Json, legal: &[String]) -> String {
 const MAX_LINE_BYTES: u64 = 64 * 1024;
 /// How often to try to connect again while coming back after a lost connection.
 const RETRY_EVERY: Duration = Duration::from_millis(200);
+/// The longest pause between two tries to reach a restarting server.
+const MAX_RESTART_PAUSE: Duration = Duration::from_secs(5);
 
 struct Settings {
     host: String,
@@ -68,8 +70,9 @@ impl Settings {
 /// How a conversation ended.
 enum Ending {
     Bye,
-    Refused, // a fatal error from the server
-    Lost,    // the connection ended without bye
+    Restart(Duration), // bye server_restart: the server will be back; try after this long
+    Refused,           // a fatal error from the server
+    Lost,              // the connection ended without bye
 }
 
 /// The request we must answer.
@@ -141,6 +144,10 @@ fn converse(
             }
             // timed out, or the game moved on: a new request follows if needed
             "cancel" if open.as_ref().map(|r| r.id) == field("id").as_i64() => open = None,
+            "bye" if field("reason").as_str() == Some("server_restart") => {
+                let ms = field("retry_ms").as_i64().unwrap_or(1000).max(0) as u64;
+                return Ok(Ending::Restart(Duration::from_millis(ms)));
+            }
             "bye" => return Ok(Ending::Bye),
             _ => {} // game_start, event, game_end: track them here if your strategy needs to
         }
@@ -467,7 +474,7 @@ fn random_below(n: usize) -> usize {
 
 fn exit_status(name: &str, result: io::Result<Ending>) -> i32 {
     match result {
-        Ok(Ending::Bye) => 0,
+        Ok(Ending::Bye) | Ok(Ending::Restart(_)) => 0,
         Ok(Ending::Refused) => 1,
         Ok(Ending::Lost) => {
             eprintln!("{}: the connection ended without bye", name);
@@ -493,9 +500,15 @@ fn play_over_stdio(settings: &Settings) -> i32 {
     exit_status(&settings.name, result)
 }
 
+/// A pause of about `pause` (a tenth either way: a thousand bots do not knock at once).
+fn jittered(pause: Duration) -> Duration {
+    pause.mul_f64(0.9 + 0.2 * (random_below(1000) as f64 / 1000.0))
+}
+
 /// Over TCP.  A connection lost without bye is opened again, with the same token, for as long
 /// as the server keeps our seat (SPEC.md §6 "Reconnecting"): the game and the open request
-/// are sent again.
+/// are sent again.  After a bye `server_restart` the bot connects again after its `retry_ms`,
+/// then after pauses growing to MAX_RESTART_PAUSE, for as long as it takes.
 fn play_over_tcp(settings: &Settings) -> i32 {
     let token = match &settings.token_file {
         None => None,
@@ -511,9 +524,16 @@ fn play_over_tcp(settings: &Settings) -> i32 {
         },
     };
     let mut back_by: Option<Instant> = None; // while coming back: the time to give up at
+    let mut restart_pause: Option<Duration> = None; // while the server restarts: no limit
     loop {
         let stream = match TcpStream::connect((settings.host.as_str(), settings.port)) {
             Ok(stream) => stream,
+            Err(_) if restart_pause.is_some() => {
+                let pause = restart_pause.unwrap_or(RETRY_EVERY);
+                sleep(jittered(pause));
+                restart_pause = Some(pause.mul_f64(1.5).min(MAX_RESTART_PAUSE));
+                continue;
+            }
             Err(_) if back_by.is_some_and(|t| Instant::now() < t) => {
                 sleep(RETRY_EVERY);
                 continue;
@@ -538,6 +558,13 @@ fn play_over_tcp(settings: &Settings) -> i32 {
             ),
             Err(error) => Err(error),
         };
+        restart_pause = None;
+        if let (Ok(Ending::Restart(pause)), Some(_)) = (&result, &token) {
+            eprintln!("{}: the server is restarting; coming back", settings.name);
+            sleep(jittered(*pause));
+            restart_pause = Some(pause.mul_f64(1.5).min(MAX_RESTART_PAUSE));
+            continue;
+        }
         let lost = match &result {
             Ok(Ending::Lost) => true,
             Err(error) => error.kind() != io::ErrorKind::InvalidData,

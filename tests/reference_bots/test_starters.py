@@ -217,3 +217,43 @@ async def test_the_starter_comes_back_after_a_lost_connection(starter_command: s
     assert mine and all(r["by"] == "bot" for r in mine)  # it answered everything itself
     assert bot.stderr is not None
     assert b"coming back" in await bot.stderr.receive_some(65536)
+
+
+def test_a_starter_comes_back_when_its_ladder_restarts(starter_command: str, tmp_path: Path):
+    """``bye`` ``server_restart``: the starter connects again, with growing pauses, and is
+    seated again on the new server, its process never ended (issue 30)."""
+    from tests.cli.test_bots_command import add
+    from tests.cli.test_ladder_restart import BACK_WITHIN, free_port, seated_all
+    from tests.serve_harness import Served
+
+    db = tmp_path / "ladder.db"
+    tokens = {name: add(db, name) for name in ("starter", "bea", "cid")}
+    token_file = tmp_path / "starter.token"
+    token_file.write_text(tokens["starter"])
+    port = free_port()
+    game = ("--game", "chochlik", "--hands", "1", "--db", str(db), "--port", str(port))
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        with Served(tmp_path, *game, "--quiet", verbose=True) as served:
+            bots.append(subprocess.Popen(
+                [*shlex.split(starter_command), "--port", str(port), "--name", "starter",
+                 "--token-file", str(token_file)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            for name in ("bea", "cid"):
+                bots.append(subprocess.Popen(
+                    [sys.executable, "-m", "reference_bots.random", "--port", str(port),
+                     "--name", name, "--token", tokens[name]],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            seated_all(served, {"starter"})
+            assert served.interrupt() == 0
+        assert bots[0].poll() is None, "the starter ended at the restart's bye"
+        with Served(tmp_path, *game, "--quiet", verbose=True) as again:
+            took = seated_all(again, {"starter"})
+            assert took < BACK_WITHIN
+            assert bots[0].poll() is None
+            assert again.interrupt() == 0
+    finally:
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+            bot.wait(timeout=SUBPROCESS_TIMEOUT)
