@@ -38,10 +38,10 @@ sandbox (:data:`GUARD`) kills it when a pipe only the runner holds ends, however
 ends, or when the guard itself is killed (:mod:`arena.launch.sandbox_run`).
 
 What it does not protect against: a kernel exploit; using up the machine's CPU within its
-CPU-seconds budget (use fewer concurrent tables, or cgroups, for strict shares); memory beyond
-its address space per process (a bot of many processes, or memory-backed files, holds more:
-its processes are capped, not their sum); under root where no ``pids`` cgroup can be made, its
-processes are not capped.
+CPU-seconds budget (use fewer concurrent tables, or cgroups, for strict shares); where no
+memory cgroup can be made (:mod:`arena.launch.memory_cgroup`: not root), memory beyond its
+address space per process (a bot of many processes, or memory-backed files, holds more); under
+root where no ``pids`` cgroup can be made, its processes are not capped.
 """
 
 from __future__ import annotations

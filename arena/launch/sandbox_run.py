@@ -6,7 +6,8 @@
 - A lifeline: a pipe whose write end only the runner holds (it is close-on-exec, and no bot is
   given it).  However the runner ends, ``kill -9`` included, the kernel closes it, every
   sandbox sees the pipe's end and stops its bot: no bot outlives the runner.
-- Under root, a ``pids`` cgroup per bot (:mod:`arena.launch.pids_cgroup`), removed at the end.
+- Under root, a ``pids`` cgroup per bot (:mod:`arena.launch.pids_cgroup`) and a memory cgroup
+  holding all its processes' memory (:mod:`arena.launch.memory_cgroup`), removed at the end.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.launch import pids_cgroup
+from arena.launch import memory_cgroup, pids_cgroup
 from arena.launch.sandbox import Sandbox
 from arena.launch.sandbox_paths import folders_of
 
@@ -38,16 +39,17 @@ class SandboxRun:
         """The command line running ``argv`` sandboxed, and what to give its ``Popen`` (its
         environment: what of ``env`` a sandboxed bot is given)."""
         limits = self.sandbox.limits()
-        cgroup = pids_cgroup.create(self.sandbox.max_processes)
-        join: Callable[[], None] | None = None
-        if cgroup is not None:
-            self.cgroups.append(cgroup)
-            join = cgroup.join()
+        joins: list[Callable[[], None]] = []
+        for cgroup in (pids_cgroup.create(self.sandbox.max_processes),
+                       memory_cgroup.create(self.sandbox.memory_mb * 1024 * 1024)):
+            if cgroup is not None:
+                self.cgroups.append(cgroup)
+                joins.append(cgroup.join())
 
         lifeline = self.read_end
 
         def before_exec() -> None:
-            if join is not None:
+            for join in joins:
                 join()
             limits()
             # the lifeline as descriptor 3, and no other descriptor but 0, 1 and 2 (the

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import shutil
 import socket
 import subprocess
@@ -17,11 +18,15 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import attrs
 import pytest
 from click.testing import CliRunner
 
 import reference_bots
 from arena.cli import main
+from arena.games import get_game
+from arena.launch import memory_cgroup
+from arena.launch.runner import BotLaunch, plan_bots, run_match
 from arena.launch.sandbox import Sandbox, SandboxUnavailable
 from arena.launch.sandbox_paths import visible_paths
 from arena.launch.sandbox_run import SandboxRun
@@ -257,3 +262,43 @@ def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+#: A bot that holds memory no address-space limit counts: memory-backed files (each under the
+#: file-size cap), 600 MiB in all.
+MEMFD_HOG = r'''
+import os, sys
+files = []
+chunk = b"\1" * (1 << 20)
+for held in range(1, 601):
+    if held % 50 == 1:
+        files.append(os.memfd_create("hog"))
+    os.write(files[-1], chunk)
+    if held % 100 == 0:
+        print("HELD", held, "MiB", file=sys.stderr, flush=True)
+print("HELD ALL", file=sys.stderr, flush=True)
+from reference_bots.random import main
+sys.exit(main([]))
+'''
+
+
+async def test_a_sandboxed_bot_is_capped_in_all_its_memory_where_a_cgroup_can_be_made(
+        tmp_path: Path):
+    """--sandbox-memory capped each process's address space only: a memory-backed file (or
+    many processes) held more (a review held 2.3 GB at 256 MB). With a memory cgroup the bot
+    is stopped at the cap, alone."""
+    _sandbox()
+    probe = memory_cgroup.create(1 << 30)
+    if probe is None:
+        pytest.skip("no memory cgroup can be made here (not root, or no memory controller)")
+    probe.remove()
+    sandbox = attrs.evolve(Sandbox(), memory_mb=256)
+    bots = plan_bots([f"hog={{python}} -c {shlex.quote(MEMFD_HOG)}", "random", "random"])
+    report = await run_match(get_game("chochlik"),
+                             get_game("chochlik").parse_options({"players": 3, "hands": 1}),
+                             bots, games=1, seed="m", move_timeout=5, connect_timeout=10,
+                             log_dir=tmp_path / "logs", launch=BotLaunch(sandbox=sandbox))
+    output = report.bots[0].output.read_text()
+    assert "HELD 100 MiB" in output, output  # it ran, and held what it may
+    assert "HELD ALL" not in output, output
+    assert [b.status for b in report.bots[1:]] == ["ok", "ok"], report.table()
