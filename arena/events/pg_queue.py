@@ -74,6 +74,11 @@ SELECT count(*) FROM (SELECT pg_notify('{CHANGED}', '') FROM stored) AS notified
 """
 
 
+#: The advisory lock the worker taking the event's final rating snapshot holds (a database
+#: holds one event: one key; not the migrations' lock, which the fit's process takes).
+FINAL_FIT_LOCK = 0x6172656E6166  # "arenaf"
+
+
 class Link:
     """A connection that comes back: :meth:`call` runs ``work(connection)`` and, when the
     connection breaks, reconnects and runs it again (for ``patience`` seconds at most; then the
@@ -237,6 +242,21 @@ class WorkQueue:
             return int(row[0]) if row else 0
 
         return self.work.call(newest)
+
+    def take_final_fit(self) -> bool:
+        """Whether this worker is the one to take the event's final rating snapshot: the
+        first to ask holds a lock (its connection's) until :meth:`give_final_fit_back`; the
+        others are told no at once (one fit, not one per worker).  A worker that dies lets it
+        go with its connection."""
+        def take(db: psycopg.Connection[Any]) -> bool:
+            row = db.execute("SELECT pg_try_advisory_lock(%s)", (FINAL_FIT_LOCK,)).fetchone()
+            return bool(row and row[0])
+
+        return self.work.call(take)
+
+    def give_final_fit_back(self) -> None:
+        self.work.call(lambda db: db.execute("SELECT pg_advisory_unlock(%s)",
+                                             (FINAL_FIT_LOCK,)))
 
     def finish(self, state: str) -> None:
         """Say how this worker ended (``done``, ``drained``, ``failed``)."""

@@ -22,7 +22,8 @@ before), and at each new batch a bot that left its connection while its process 
 misbehaved: the server closed it, or it gave up) is stopped and started again.
 
 The worker that finds every game stored takes the event's rating snapshot (the batch fit's,
-as ``arena tournament`` takes one at its end), unless another took it already.
+as ``arena tournament`` takes one at its end), unless another took it already or is taking it
+(one worker fits; the others end at once); its heartbeat goes on while it fits.
 
 A first Ctrl-C (or SIGTERM) drains: the running games finish and are stored, the batch's other
 tables are given back; a second stops at once (the running games are played again by whoever
@@ -156,13 +157,13 @@ class EventWorker:
         # its change (the last table's, say) wakes the wait, instead of its whole timeout
         await trio.to_thread.run_sync(self.queue.wait_for_change, 0.0)
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self.heartbeat)
+            nursery.start_soon(self.heartbeat)  # also while it fits: it is alive
             await self._play()
+            state = ("drained" if self.report.drained else
+                     "failed" if self.report.failures else "done")
+            if state == "done":  # every game is stored
+                await self._final_snapshot()
             nursery.cancel_scope.cancel()
-        state = ("drained" if self.report.drained else
-                 "failed" if self.report.failures else "done")
-        if state == "done":  # every game is stored
-            await self._final_snapshot()
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(self.queue.release)
             await trio.to_thread.run_sync(self.queue.finish, state)
@@ -245,8 +246,19 @@ class EventWorker:
 
     async def _final_snapshot(self) -> None:
         """The event's rating snapshot with the batch fit of every stored game (in the fit's
-        process of ``arena.launch.live_board``), unless one was taken at that count already
-        (another worker's); a failure is one line, the worker's work is done anyway."""
+        process of ``arena.launch.live_board``), by one worker: the one that takes the final
+        fit's lock first, unless a snapshot at that count was taken already; a failure is one
+        line, the worker's work is done anyway."""
+        if not await trio.to_thread.run_sync(self.queue.take_final_fit):
+            self.echo("arena worker: another worker takes the event's rating snapshot")
+            return
+        try:
+            await self._fit_once()
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self.queue.give_final_fit_back)
+
+    async def _fit_once(self) -> None:
         taken = await trio.to_thread.run_sync(self.queue.snapshot_games)
         if taken >= len(self.planned):
             return

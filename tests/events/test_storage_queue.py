@@ -93,3 +93,21 @@ def test_the_status_shows_each_workers_tables_and_stored_games(pg_url):
     assert by_name["two"].holds == (2, 3) and by_name["two"].state == "drained"
     text = format_status(status)
     assert "1/6 games stored, 2 worker(s)" in text and "tables 3, 4" in text
+
+
+def test_one_worker_takes_the_final_fit_and_a_dead_ones_lock_is_freed(pg_url):
+    """Every worker that found the event done ran the final rating fit (about 50 s each, with
+    no heartbeat: --status called them lost); now the first to ask holds a lock and the others
+    are told no at once."""
+    event(pg_url, 2)
+    first, second = queue(pg_url, "first"), queue(pg_url, "second")
+    assert first.take_final_fit()
+    assert not second.take_final_fit()
+    first.give_final_fit_back()
+    assert second.take_final_fit()
+    second.close()  # it died holding it: its connection's lock goes with it
+    third = queue(pg_url, "third")
+    assert third.take_final_fit()
+    third.give_final_fit_back()
+    for worker in (first, third):
+        worker.close()
