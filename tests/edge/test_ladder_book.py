@@ -41,11 +41,11 @@ class Flaky:
         self.inner, self.failing, self.path = inner, "database or disk is full", inner.path
         self.tell, self.tries = trio.open_memory_channel[str](math.inf)
 
-    def add_game(self, game: GameRecord) -> bool:
-        trio.from_thread.run_sync(self.tell.send_nowait, game.game_id)
+    def add_games(self, games: list[GameRecord]) -> int:
+        trio.from_thread.run_sync(self.tell.send_nowait, games[0].game_id)
         if self.failing:
             raise sqlite3.OperationalError(self.failing)
-        return self.inner.add_game(game)
+        return self.inner.add_games(games)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -98,6 +98,7 @@ async def test_a_seatings_duplicate_set_is_one_stored_set_and_entrants_stay_stab
     async with book.writing():
         book.game_over(record(0, tag=PlannedTable(-1, 7, 0, (), "x")))
         book.game_over(record(1, ("bob", "alice"), tag=PlannedTable(-1, 7, 1, (), "x")))
+        book.set_over(7)
         book.game_over(record(2))
     Registry(db).rename("alice", "Alicia")
     Registry(db).add("carol")
@@ -160,7 +161,7 @@ class Gated:
         return self.inner.games()
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("meta", "entrants", "write_event", "add_game", "close"):
+        if name in ("meta", "entrants", "write_event", "add_games", "close"):
             return getattr(self.inner, name)
         raise AttributeError(name)
 
