@@ -167,6 +167,10 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
     from arena.edge.signals import run_stoppable
     from arena.seating.interface import Seating
 
+    if book is not None and config.seed is not None:  # (see LadderBook.run)
+        from arena.games.chance import secret_seed
+
+        config = attrs.evolve(config, seed=secret_seed(config.seed, "ladder-run", book.run))
     spec, options, log_dir, host = config.spec, config.options, config.log_dir, config.host
     tally = Tally()
 

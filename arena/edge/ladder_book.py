@@ -146,6 +146,12 @@ class LadderBook:
         self._send: trio.MemorySendChannel[Ended] | None = None
         self.sync_entrants()
         self.renames.clear()  # the stored games were rated under the names they have now
+        #: This run's number, 1 for the first (kept in the ladder's settings): ``arena serve
+        #: --seed`` derives this run's deals from it too, so a run never deals again the cards
+        #: of a game an earlier run stored (which the pages and the export show).
+        self.run = int(stored.get("runs", 0)) + 1
+        self.meta["runs"] = self.run
+        self.storage.write_event(self.meta, self.entrants)
 
     @classmethod
     def open(cls, path: Path | str, meta: Mapping[str, Any]) -> LadderBook:
