@@ -146,11 +146,14 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         config = attrs.evolve(config, prepare_hello=view.prepare)
     if seating_kind == "ladder" and db_file is None:
         raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
+    book = open_ladder(db_file, spec, options)
+    if book is not None and seed is not None:
+        config = attrs.evolve(config, seed=book.run_seed(seed))
     host_games(config, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
                checker=view and view.check,
                web=None if web_port is None else ((web_host, web_port), db_file),
-               book=open_ladder(db_file, spec, options),
+               book=book,
                seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"))
 
 
@@ -167,10 +170,6 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
     from arena.edge.signals import run_stoppable
     from arena.seating.interface import Seating
 
-    if book is not None and config.seed is not None:  # (see LadderBook.run)
-        from arena.games.chance import secret_seed
-
-        config = attrs.evolve(config, seed=secret_seed(config.seed, "ladder-run", book.run))
     spec, options, log_dir, host = config.spec, config.options, config.log_dir, config.host
     tally = Tally()
 

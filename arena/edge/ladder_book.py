@@ -62,6 +62,7 @@ from arena.events.registry import Registry, identity
 from arena.events.snapshots import SnapshotPolicy
 from arena.events.storage import EventStorage, SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
+from arena.games.chance import secret_seed
 
 log = logging.getLogger("arena.server")
 
@@ -164,6 +165,10 @@ class LadderBook:
                        {**meta, "ladder": True})
         return cls(SqliteStorage(path), Registry(path, shared=True),
                    {**meta, "ladder": True})
+
+    def run_seed(self, seed: str) -> str:
+        """The seed of this run's deals under ``arena serve --seed`` (see :attr:`run`)."""
+        return secret_seed(seed, "ladder-run", self.run)
 
     @property
     def unstored(self) -> int:
