@@ -82,7 +82,8 @@ def make_seating(kind: str, players: int, registry: Any, checker: Any, book: Any
     from arena.seating.ladder import LadderSeating
 
     return LadderSeating(players, book.rating, checker=checker,
-                         seed=secret_seed(seed, "ladder") if seed else secrets.token_hex(16))
+                         seed=secret_seed(seed, "ladder") if seed else secrets.token_hex(16),
+                         set_over=book.set_over)
 
 
 @asynccontextmanager

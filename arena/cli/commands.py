@@ -151,11 +151,14 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         config = attrs.evolve(config, prepare_hello=view.prepare)
     if seating_kind == "ladder" and db_file is None:
         raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
+    book = open_ladder(db_file, spec, options)
+    if book is not None and seed is not None:
+        config = attrs.evolve(config, seed=book.run_seed(seed))
     host_games(config, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
                checker=view and view.check,
                web=None if web_port is None else ((web_host, web_port), db_file),
-               book=open_ladder(db_file, spec, options),
+               book=book,
                seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"),
                restarts=db_file is not None and not final)
 

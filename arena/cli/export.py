@@ -23,13 +23,14 @@ from arena.cli.worker import Database
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The file to write (default: standard output).")
 @click.option("--with-seeds", "seeds", is_flag=True,
-              help="Also the event's and each game's seed: they tell every deal, so give it "
-                   "only for a finished event (left out by default).")
+              help="Also the seeds of the deals played no more: a game's once every seating "
+                   "of its duplicate set is stored, the event's once every planned game is "
+                   "(the others are null: they tell deals still to be played).")
 def export(db: Path | str, fmt: str, output: Path | None, seeds: bool) -> None:
     """Write every stored game of an event (also while it runs) to one file, in schedule
     order, a game at a time: planned index, set, rotation, game id, the entrants and their
     names per seat, scores, ranks, winners, aborted, defaults, errors, rounds, seconds and log
-    path (and the seeds with --with-seeds)."""
+    path (and, with --with-seeds, the seeds of the deals played no more)."""
     from arena.events.export import export_event
     from arena.events.pg_open import NotAnEvent, open_existing
 

@@ -5,7 +5,17 @@ registry, so ``arena ratings --db FILE`` and ``arena export --db FILE`` read it 
 
 A ladder has no schedule: each game gets the next running index (after a restart, the stored
 maximum plus one), and its own duplicate set unless the seating played it in one (its ``tag``
-then says which set and rotation; the book gives each set a stored number of its own).  Every
+then says which set and rotation; the book gives each set a stored number of its own).
+
+**No deal is stored while it is being played.**  The games of a seating's duplicate set share
+one deal, so a stored game would show the cards of the set's games still to come to anyone
+reading the file (the pages, ``arena export``).  The book holds a set's games back until the
+seating says the set is over (:meth:`LadderBook.set_over`: played in full, or ended because a
+bot left or kept it waiting, with none of its tables running) and then stores them together,
+in one transaction: whatever reads the file sees a set whole or not at all, and every stored
+game's deal is played no more.  When the server stops, no table runs: the sets held are stored
+then.  (A server killed outright loses the games of its unfinished sets, as it loses the games
+it had not yet written.)  Every
 registered bot is an entrant, numbered in the order it joined; its entrant row keeps the
 registration's identity (a digest of its salt, never its token or hash), so a renamed bot
 keeps its number and history, a removed bot keeps its past games, and a bot registered while
@@ -52,13 +62,12 @@ from arena.events.registry import Registry, identity
 from arena.events.snapshots import SnapshotPolicy
 from arena.events.storage import EventStorage, SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
+from arena.games.chance import secret_seed
 
 log = logging.getLogger("arena.server")
 
 #: Seconds between tries to store games a failed write held back.
 RETRY_SECONDS = 5.0
-#: The seating's duplicate sets whose stored number is remembered (the newest).
-SETS_REMEMBERED = 10_000
 #: Games of this run rated again at a time (between checkpoints) after the stored ones.
 BACKLOG_CHUNK = 100
 #: The entrant command of a name that played without being registered (never under ``--db``
@@ -68,6 +77,17 @@ UNREGISTERED = "unregistered"
 
 class LadderError(ValueError):
     """The file holds something else (an event, another game's ladder)."""
+
+
+@attrs.frozen
+class SetOver:
+    """The seating's duplicate set ``number`` is over: no game of it runs or will run."""
+
+    number: int
+
+
+#: What the event loop hands the writer, in order: a game that ended, or a set that is over.
+Ended = GameRecord | SetOver
 
 
 class LadderBook:
@@ -109,22 +129,30 @@ class LadderBook:
         self.last_snapshot = (self.rating.seen, clock())
         self.snapshot_failure: str | None = None
         self.next_index = self.next_set = 0  # (after the stored ones: see _load)
-        self.sets: dict[int, int] = {}  # the seating's set number -> the stored one
+        #: The games of the seating's sets not over yet, by the seating's set number.
+        self.held: dict[int, list[GameRecord]] = {}
         self.entrants: list[tuple[str, str]] = storage.entrants()
         self.seen_version = -1
-        #: Games ended and not yet given their index (the event loop appends).
-        self.incoming: list[GameRecord] = []
-        #: Games placed and waiting to be stored (a failed write keeps them here, in order).
-        self.pending: list[GameRecord] = []
+        #: Games ended and sets over, not yet looked at by the writer (the event loop appends).
+        self.incoming: list[Ended] = []
+        #: Sets of games placed and waiting to be stored, each in one transaction (a failed
+        #: write keeps them here, in order).
+        self.pending: list[list[GameRecord]] = []
         self.rows: dict[str, tuple[str, bytes, bytes]] = {}
         #: Renames seen by the writer, for the event loop to apply to :attr:`rating`.
         self.renames: list[tuple[str, str]] = []
         self.failure: str | None = None
         self.handed = 0  # games given to game_over
         self.stored = 0
-        self._send: trio.MemorySendChannel[GameRecord] | None = None
+        self._send: trio.MemorySendChannel[Ended] | None = None
         self.sync_entrants()
         self.renames.clear()  # the stored games were rated under the names they have now
+        #: This run's number, 1 for the first (kept in the ladder's settings): ``arena serve
+        #: --seed`` derives this run's deals from it too, so a run never deals again the cards
+        #: of a game an earlier run stored (which the pages and the export show).
+        self.run = int(stored.get("runs", 0)) + 1
+        self.meta["runs"] = self.run
+        self.storage.write_event(self.meta, self.entrants)
 
     @classmethod
     def open(cls, path: Path | str, meta: Mapping[str, Any]) -> LadderBook:
@@ -137,6 +165,10 @@ class LadderBook:
                        {**meta, "ladder": True})
         return cls(SqliteStorage(path), Registry(path, shared=True),
                    {**meta, "ladder": True})
+
+    def run_seed(self, seed: str) -> str:
+        """The seed of this run's deals under ``arena serve --seed`` (see :attr:`run`)."""
+        return secret_seed(seed, "ladder-run", self.run)
 
     @property
     def unstored(self) -> int:
@@ -187,33 +219,45 @@ class LadderBook:
 
     # -- storing (writer thread) --
 
-    def placed(self, record: GameRecord) -> GameRecord:
-        """The record as the ladder stores it: its index, set, rotation and entrants."""
-        entrants = tuple(self.entrant_of(name) for name in record.names)
-        if record.tag is not None:  # the seating's duplicate set
-            if len(self.sets) >= SETS_REMEMBERED:  # a set's games end within minutes
-                del self.sets[next(iter(self.sets))]
-            set_index = self.sets.setdefault(record.tag.set_index, self.next_set)
-            rotation = record.tag.rotation
-        else:
-            set_index, rotation = self.next_set, 0
-        if set_index == self.next_set:
-            self.next_set += 1
-        table = PlannedTable(self.next_index, set_index, rotation, entrants, record.seed)
-        self.next_index += 1
-        return attrs.evolve(record, entrants=entrants, tag=table)
+    def placed(self, records: list[GameRecord]) -> list[GameRecord]:
+        """The games of one set (or a game of its own) as the ladder stores them: their
+        indices, the set's stored number, their rotations and entrants."""
+        entrants = [tuple(self.entrant_of(name) for name in record.names)
+                    for record in records]  # (first: it may fail, and nothing is numbered)
+        placed = [attrs.evolve(record, entrants=seats, tag=PlannedTable(
+            self.next_index + i, self.next_set, record.tag.rotation if record.tag else 0,
+            seats, record.seed))
+            for i, (record, seats) in enumerate(zip(records, entrants, strict=True))]
+        self.next_index += len(records)
+        self.next_set += 1
+        return placed
+
+    def _take(self, item: Ended) -> list[GameRecord]:
+        """What ``item`` lets the writer store now: a game of its own, a set that is over
+        (its games held), or nothing (a game of a set still played, now held)."""
+        if isinstance(item, SetOver):
+            return self.held.get(item.number, [])
+        if item.tag is None:
+            return [item]
+        self.held.setdefault(item.tag.set_index, []).append(item)
+        return []
 
     def store_pending(self) -> None:
-        """Store the games waiting, in order; stops at the first failure (said once)."""
+        """Store what may be stored, in order; stops at the first failure (said once)."""
         try:
             self.sync_entrants()
             while self.incoming:
-                self.pending.append(self.placed(self.incoming[0]))
+                item = self.incoming[0]
+                games = self._take(item)
+                if games:
+                    self.pending.append(self.placed(games))
+                if isinstance(item, SetOver):
+                    self.held.pop(item.number, None)
                 del self.incoming[0]
             while self.pending:
-                self.storage.add_game(self.pending[0])
+                self.storage.add_games(self.pending[0])
+                self.stored += len(self.pending[0])
                 del self.pending[0]
-                self.stored += 1
         except Exception as exc:
             problem = str(exc) or type(exc).__name__
             if problem != self.failure:
@@ -234,16 +278,24 @@ class LadderBook:
         self.rating.add(record)
         if self.backlog is not None:
             self.backlog.append(record)
+        self._hand(record)
+
+    def set_over(self, number: int) -> None:
+        """The seating's set ``number`` is over (in the event loop): its games may be
+        stored."""
+        self._hand(SetOver(number))
+
+    def _hand(self, item: Ended) -> None:
         if self._send is not None:
-            self._send.send_nowait(record)
+            self._send.send_nowait(item)
         else:
-            self.incoming.append(record)
+            self.incoming.append(item)
 
     @contextlib.asynccontextmanager
     async def writing(self) -> AsyncIterator[None]:
         """The writer runs while the body does; at the end every game queued is stored (or
         counted in :attr:`unstored`)."""
-        send, receive = trio.open_memory_channel[GameRecord](math.inf)
+        send, receive = trio.open_memory_channel[Ended](math.inf)
         self._send = send
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._write, receive)
@@ -272,13 +324,14 @@ class LadderBook:
         log.info("the ladder's %d stored games rated: the live rating is whole",
                  stored.state["seen"])
 
-    async def _write(self, receive: trio.MemoryReceiveChannel[GameRecord]) -> None:
+    async def _write(self, receive: trio.MemoryReceiveChannel[Ended]) -> None:
         with trio.CancelScope(shield=True):  # every game queued is stored, also when stopped
             if not self.loaded.is_set():
                 await self._load()
             open_ = True
             while open_ or self.unstored:
-                with trio.move_on_after(RETRY_SECONDS if self.unstored else math.inf):
+                with trio.move_on_after(RETRY_SECONDS if self.pending or self.incoming
+                                        else math.inf):
                     try:
                         self.incoming.append(await receive.receive())
                     except trio.EndOfChannel:
@@ -288,6 +341,9 @@ class LadderBook:
                             self.incoming.append(receive.receive_nowait())
                         except (trio.WouldBlock, trio.EndOfChannel):
                             break
+                if not open_:  # the server stopped: no table runs, every set held is over
+                    self.incoming += [SetOver(number) for number in self.held
+                                      if SetOver(number) not in self.incoming]
                 await trio.to_thread.run_sync(self.store_pending)
                 for before, after in self.renames:  # in the loop: the seating reads it here
                     self.rating.rename(before, after)

@@ -8,8 +8,11 @@ The games are written as the database gives them, a row at a time, in schedule o
 event is never held in memory.
 
 Seeds are left out unless asked for (``seeds=True``, ``--with-seeds``): the event's seed tells
-every deal of the event, and a game's seed the deal of the other seatings of its duplicate set,
-so an export taken while the event runs would show the cards of games still to be played.
+every deal of the event, and a game's seed the deal of the other seatings of its duplicate set.
+Even when asked for, no seed of a deal still to be played is written (``arena.events.deals``):
+a game's seed is null (an empty cell) until every seating of its set is stored, and the
+event's seed is left out of the header until every planned game is; counting the sets reads
+the games once more before they are written.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.events.deals import schedule_over, set_over
 from arena.events.pg_storage import PostgresStorage
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord
@@ -77,29 +82,43 @@ def game_fields(game: GameRecord) -> dict[str, Any]:
     }
 
 
+def seed_of(meta: dict[str, Any], stored: Counter[int], game: GameRecord) -> str | None:
+    """``game``'s seed, or None while its deal is still to be played."""
+    return game.seed if set_over(meta, stored[game.set_index], len(game.entrants)) else None
+
+
 def write_jsonl(meta: dict[str, Any], names: list[str], games: Iterable[GameRecord],
-                out: TextIO, *, seeds: bool = False) -> int:
-    """The header record, then a record per game; the number of games written."""
-    header = {key: value for key, value in meta.items() if seeds or key != "seed"}
+                out: TextIO, *, seeds: Counter[int] | None = None) -> int:
+    """The header record, then a record per game; the number of games written.
+    ``seeds``: each set's stored games, to write the seeds of the deals played no more."""
+    header = {key: value for key, value in meta.items() if key != "seed"}
+    if seeds is not None and schedule_over(meta, sum(seeds.values())):
+        header["seed"] = meta.get("seed")
     out.write(json.dumps({"type": "event", **header, "entrants": names}) + "\n")
     count = 0
     for game in games:
         fields = game_fields(game)
-        if not seeds:
+        if seeds is None:
             del fields["seed"]
+        else:
+            fields["seed"] = seed_of(meta, seeds, game)
         out.write(json.dumps({"type": "game", **fields}) + "\n")
         count += 1
     return count
 
 
-def write_csv(games: Iterable[GameRecord], out: TextIO, *, seeds: bool = False) -> int:
-    """The header row, then a row per game; the number of games written."""
-    columns = [name for name in COLUMNS if seeds or name != "seed"]
+def write_csv(meta: dict[str, Any], games: Iterable[GameRecord], out: TextIO, *,
+              seeds: Counter[int] | None = None) -> int:
+    """The header row, then a row per game; the number of games written.  ``seeds``: as
+    :func:`write_jsonl`'s."""
+    columns = [name for name in COLUMNS if seeds is not None or name != "seed"]
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
     count = 0
     for game in games:
         fields = game_fields(game)
+        if seeds is not None:
+            fields["seed"] = seed_of(meta, seeds, game)
         writer.writerow(json.dumps(fields[name], separators=(",", ":"))
                         if name in LIST_COLUMNS else fields[name] for name in columns)
         count += 1
@@ -110,11 +129,13 @@ def export_event(storage: SqliteStorage | PostgresStorage, fmt: str, out: TextIO
                  seeds: bool = False) -> int:
     """Write every stored game of ``storage``'s event to ``out`` in ``fmt`` (one of
     :data:`FORMATS`), a game at a time; the number of games written.  ``seeds``: the event's
-    and each game's seed too (they tell the deals: see the module's doc)."""
+    and each game's seed too, those of deals played no more (see the module's doc)."""
+    meta = storage.meta()
+    stored = Counter(game.set_index for game in storage.iter_games()) if seeds else None
     games = storage.iter_games()
     if fmt == "jsonl":
         names = [name for name, _ in storage.entrants()]
-        return write_jsonl(storage.meta(), names, games, out, seeds=seeds)
+        return write_jsonl(meta, names, games, out, seeds=stored)
     if fmt == "csv":
-        return write_csv(games, out, seeds=seeds)
+        return write_csv(meta, games, out, seeds=stored)
     raise ValueError(f"unknown export format {fmt!r}; the formats: {', '.join(FORMATS)}")

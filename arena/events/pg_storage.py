@@ -167,9 +167,12 @@ class PostgresStorage:
             return [(name, command) for name, command in rows]
 
     def add_game(self, game: GameRecord, worker: str | None = None) -> bool:
-        row = game_row(game)
+        return self.add_games([game], worker) == 1
+
+    def add_games(self, games: Sequence[GameRecord], worker: str | None = None) -> int:
+        rows = [(*game_row(game), worker) for game in games]
         with self.lock, self.db.transaction():
-            return self.db.execute(INSERT_GAME, (*row, worker)).rowcount == 1
+            return sum(self.db.execute(INSERT_GAME, row).rowcount for row in rows)
 
     def games(self) -> list[GameRecord]:
         return list(self.iter_games())

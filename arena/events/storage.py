@@ -98,6 +98,10 @@ class SnapshotStore(Protocol):
 class EventStorage(Storage, SnapshotStore, Protocol):
     """An event's (or a ladder's) database: either backend."""
 
+    def add_games(self, games: Sequence[GameRecord]) -> int:
+        """Store finished games in one transaction (a reader sees all of them or none: a
+        ladder stores a duplicate set so); how many were not stored already."""
+
 
 class SqliteStorage:
     """Its commits wait for the disk (``blocks``): a runner writes games from a worker thread,
@@ -130,11 +134,14 @@ class SqliteStorage:
                 self.db.execute("SELECT name, command FROM entrants ORDER BY entrant")]
 
     def add_game(self, game: GameRecord) -> bool:
-        row = game_row(game)
+        return self.add_games([game]) == 1
+
+    def add_games(self, games: Sequence[GameRecord]) -> int:
+        rows = [game_row(game) for game in games]
         with self.lock, self.db:
-            cursor = self.db.execute(
-                "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)
-            return cursor.rowcount == 1
+            return sum(self.db.execute(
+                "INSERT OR IGNORE INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                row).rowcount for row in rows)
 
     def games(self) -> list[GameRecord]:
         return list(self.iter_games())

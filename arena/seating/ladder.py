@@ -32,7 +32,10 @@ The rule, table by table (``players`` to a table):
   made, that table starts a set: its bots play one deal (one seed) in every seating (every
   order for 2 or 3 players, the cyclic rotations for more), as a tournament's sets do; they
   are seated together again as soon as all of them are ready.  A set whose bot leaves, or
-  that waits ``max_wait`` for one, ends there and its bots join the queue.
+  that waits ``max_wait`` for one, ends there and its bots join the queue.  When a set is
+  over (played in full, or ended and none of its tables running) the seating says so
+  (``set_over``, with the set's number): until then its deal is still being played, and its
+  games must not be shown (the ladder's book stores them when they may be).
 
 Ratings come from a :class:`~arena.seating.ratingview.RatingView` given at construction (the
 server feeds it results); the who-met-whom graph is the seating's own (the tables it seated).
@@ -116,10 +119,12 @@ class LadderSeating:
                  pool: int | None = None, patience: float = PATIENCE,
                  max_wait: float = MAX_WAIT, distant_every: int = DISTANT_EVERY,
                  provisional: float | None = None, duplicate: bool = True,
-                 settle: float = NEWCOMER_SETTLE) -> None:
+                 settle: float = NEWCOMER_SETTLE,
+                 set_over: Callable[[int], None] | None = None) -> None:
         """``seed``: secret, the duplicate sets' seeds are derived from it; ``pool``: bots
         waiting that make a table at once (default: four times ``players``); ``provisional``:
-        Elo points of uncertainty (default: :data:`PROVISIONAL_SHARE` of a newcomer's)."""
+        Elo points of uncertainty (default: :data:`PROVISIONAL_SHARE` of a newcomer's);
+        ``set_over``: called with a set's number once no game of it runs or will run."""
         self.players = players
         self.rating = rating
         self.seed = seed
@@ -137,6 +142,10 @@ class LadderSeating:
         self.newcomers: dict[Hashable, float] = {}
         self.known: set[Hashable] = set()
         self.sets: dict[int, _Set] = {}  # running or waiting for their bots, by number
+        #: The sets one of whose tables runs (a set ended by a bot that left is over only
+        #: when its running table is).
+        self.playing: set[int] = set()
+        self.set_over = set_over
         self.set_of: dict[Hashable, int] = {}
         self.formed = 0  # tables made from the queue
         self.started = 0
@@ -179,19 +188,27 @@ class LadderSeating:
 
     def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
         self.running -= 1
-        if table.tag is not None and table.tag.set_index in self.sets:
-            done = self.sets[table.tag.set_index]
-            if done.played < len(done.seatings) and done.due is None:
+        if table.tag is not None:
+            number = table.tag.set_index
+            self.playing.discard(number)
+            done = self.sets.get(number)
+            if done is None:  # ended while this table ran (a bot left)
+                self._over(number)
+            elif done.played < len(done.seatings) and done.due is None:
                 done.due = now + self.max_wait
             else:
-                self._end_set(table.tag.set_index, now)
+                self._end_set(number, now)
         return self._fill(now)  # fewer bots playing: the waiting may not wait for a pool
 
     def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
                   now: float) -> list[SeatedTable]:
         self.running -= 1
         if table.tag is not None:
-            self._end_set(table.tag.set_index, now)
+            self.playing.discard(table.tag.set_index)
+            if table.tag.set_index in self.sets:
+                self._end_set(table.tag.set_index, now)
+            else:
+                self._over(table.tag.set_index)
         first = min(self.waiting.values(), default=now)
         front = {s: min(first, now) for s in table.sessions
                  if s in survivors and s not in self.waiting}
@@ -234,19 +251,27 @@ class LadderSeating:
         seating = held.seatings[held.played]
         held.played += 1
         held.ready, held.due = {}, None
+        self.playing.add(number)
         return [self._table(seating, PlannedTable(-1, number, held.played - 1, (), held.seed),
                             held.seed)]
 
     def _end_set(self, number: int, now: float) -> None:
+        """The set plays no more games; it is over now, or when its running table is."""
         held = self.sets.pop(number, None)
         if held is None:
             return
+        if number not in self.playing:
+            self._over(number)
         for session in held.seatings[0]:
             if self.set_of.get(session) == number:
                 del self.set_of[session]
         for session, since in held.ready.items():  # they have waited since they were ready
             self.waiting.setdefault(session, since)
         self.waiting = dict(sorted(self.waiting.items(), key=lambda item: item[1]))
+
+    def _over(self, number: int) -> None:
+        if self.set_over is not None:
+            self.set_over(number)
 
     # -- making tables from the queue --
 
@@ -342,6 +367,7 @@ class LadderSeating:
         self.sets[number] = held
         for session in group:
             self.set_of[session] = number
+        self.playing.add(number)
         return self._table(held.seatings[0], PlannedTable(-1, number, 0, (), held.seed),
                            held.seed)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader
 
+from arena.events.deals import set_over
 from arena.events.groups import group_heading
-from arena.events.schedule import set_size
 from arena.gameplay.records import GameRecord
 from arena.web import svg
 from arena.web.data import RECENT_GAMES, GameRef, Standings, recent
@@ -86,6 +86,8 @@ def game_line(standings: Standings, game: GameRecord, entrant: int | None) -> di
     seats = [seat for seat, e in enumerate(game.table.entrants) if e == entrant]
     names = standings.names
     return {"planned": game.planned, "game_id": game.game_id, "aborted": game.aborted,
+            "shown": set_over(standings.meta, standings.set_games.get(game.set_index, 0),
+                              len(game.table.entrants)),
             "players": [names[e] if 0 <= e < len(names) else str(e)
                         for e in game.table.entrants],
             "entrants": list(game.table.entrants),
@@ -118,11 +120,8 @@ def versus_page(standings: Standings) -> str:
 def set_complete(standings: Standings, game: GameRef) -> bool:
     """Whether a finished game may be replayed: its cards are those of every game of its
     duplicate set, and even its public view shows most of them (the cards played), so only
-    once the whole set is stored (a game of an event without duplicates at once), as the
+    once no game of the set is unplayed or in play (:mod:`arena.events.deals`: a tournament's
+    or an SPRT run's set once all its seatings are stored, any game a ladder stored), as the
     spectators may not watch a table of a duplicate set."""
-    meta = standings.meta
-    if not meta.get("duplicate"):
-        return True
-    players = (meta.get("options") or {}).get("players") or len(game.entrants)
-    needed = set_size(int(players), True)
-    return standings.set_games.get(game.set_index, 0) >= needed
+    return set_over(standings.meta, standings.set_games.get(game.set_index, 0),
+                    len(game.entrants))

@@ -98,3 +98,21 @@ def test_spectators_under_db_are_the_registered_bots_with_their_tokens(tmp_path:
     code, out = run("serve", "--game", "vollewolle", "--port", "0", "--spectators",
                     "registered")
     assert code == 2 and "needs --tokens FILE or --db FILE" in out
+
+
+def test_a_ladder_served_again_with_the_same_seed_deals_anew(tmp_path: Path):
+    """A finished ladder game is shown (pages, export): a later run given the same --seed
+    must not deal its cards again."""
+    db = tmp_path / "ladder.db"
+    alice, bob = add(db, "alice"), add(db, "bob")
+    for _ in range(2):
+        with Served(tmp_path, "--game", "vollewolle", "--players", "2", "--db", str(db),
+                    "--seed", "7", "--games", "2") as served:
+            served.bot("--name", "alice", "--token", alice)
+            served.bot("--name", "bob", "--token", bob)
+            served.out.expect(r"2 games played: stopping")
+            assert served.process.wait(timeout=30) == 0
+    code, out = run("export", "--db", str(db), "--with-seeds")
+    assert code == 0, out
+    games = [json.loads(line) for line in out.splitlines()[1:]]
+    assert len(games) == 4 and len({g["seed"] for g in games}) == 4, games

@@ -40,12 +40,16 @@ class Flaky:
     def __init__(self, inner: SqliteStorage) -> None:
         self.inner, self.failing, self.path = inner, "database or disk is full", inner.path
         self.tell, self.tries = trio.open_memory_channel[str](math.inf)
+        #: The games of each write that succeeded, once it did.
+        self.wrote, self.written = trio.open_memory_channel[list[str]](math.inf)
 
-    def add_game(self, game: GameRecord) -> bool:
-        trio.from_thread.run_sync(self.tell.send_nowait, game.game_id)
+    def add_games(self, games: list[GameRecord]) -> int:
+        trio.from_thread.run_sync(self.tell.send_nowait, games[0].game_id)
         if self.failing:
             raise sqlite3.OperationalError(self.failing)
-        return self.inner.add_game(game)
+        added = self.inner.add_games(games)
+        trio.from_thread.run_sync(self.wrote.send_nowait, [game.game_id for game in games])
+        return added
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -98,6 +102,7 @@ async def test_a_seatings_duplicate_set_is_one_stored_set_and_entrants_stay_stab
     async with book.writing():
         book.game_over(record(0, tag=PlannedTable(-1, 7, 0, (), "x")))
         book.game_over(record(1, ("bob", "alice"), tag=PlannedTable(-1, 7, 1, (), "x")))
+        book.set_over(7)
         book.game_over(record(2))
     Registry(db).rename("alice", "Alicia")
     Registry(db).add("carol")
@@ -113,6 +118,30 @@ async def test_a_seatings_duplicate_set_is_one_stored_set_and_entrants_stay_stab
     assert book.rating.played == {"Alicia": 4, "bob": 4, "carol": 2}  # a rating goes with its
     assert book.rating.estimate("alice") == (1500.0, book.rating.newcomer_uncertainty)  # name
     assert book.rating.estimate("Alicia")[0] > 1500  # it won its games
+
+
+async def test_a_sets_games_are_stored_together_once_the_seating_says_it_is_over(
+        tmp_path: Path):
+    """A set's games share a deal: none is in the file while another is still to be played;
+    when the server stops, no table runs, and the sets held are stored."""
+    db = tmp_path / "ladder.db"
+    book, flaky = book_on(db, "alice", "bob")
+    flaky.failing = ""
+    async with book.writing():
+        book.game_over(record(0, tag=PlannedTable(-1, 4, 0, (), "x")))
+        book.game_over(record(1))  # a table of its own: stored at once
+        assert await flaky.written.receive() == ["g1"]
+        assert [g.game_id for g in SqliteStorage(db).games()] == ["g1"]
+        book.game_over(record(2, ("bob", "alice"), tag=PlannedTable(-1, 4, 1, (), "x")))
+        book.game_over(record(3, tag=PlannedTable(-1, 5, 0, (), "y")))
+        book.set_over(4)
+        assert await flaky.written.receive() == ["g0", "g2"]  # in one transaction
+        assert [g.game_id for g in SqliteStorage(db).games()] == ["g1", "g0", "g2"]  # (g3:
+        # its set is not over)
+    assert await flaky.written.receive() == ["g3"] and book.unstored == 0
+    games = SqliteStorage(db).games()
+    assert [(g.game_id, g.planned, g.set_index, g.rotation) for g in games] == [
+        ("g1", 0, 0, 0), ("g0", 1, 1, 0), ("g2", 2, 1, 1), ("g3", 3, 2, 0)]
 
 
 async def test_live_rating_snapshots_are_taken_as_the_policy_says_and_at_the_end(
@@ -160,7 +189,7 @@ class Gated:
         return self.inner.games()
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("meta", "entrants", "write_event", "add_game", "close"):
+        if name in ("meta", "entrants", "write_event", "add_games", "close"):
             return getattr(self.inner, name)
         raise AttributeError(name)
 

@@ -17,7 +17,9 @@ from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
 from tests.events.test_storage import NAMES, game
 
-META = {"game": "chochlik", "options": {"players": 3}, "seed": "x"}
+#: A finished event: its four planned tables stored (its seed may be exported).
+META = {"game": "chochlik", "options": {"players": 3}, "format": "round-robin",
+        "duplicate": False, "sets": 4, "seed": "x"}
 
 
 def stored(tmp_path):
@@ -145,3 +147,42 @@ def test_files_that_are_not_an_event_are_refused_and_left_as_they_were(tmp_path)
     assert other.read_bytes() == before
     with pytest.raises(NotAnEvent, match="holds no event"):
         open_event(SqliteStorage(tmp_path / "empty.db").path)  # tables, no event written
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("kind", [{"format": "round-robin"},
+                                  {"format": "duel", "sprt": [-10.0, 10.0, 0.05, 0.05]}])
+def test_with_seeds_no_deal_still_to_be_played_is_exported(tmp_path, fmt, kind):
+    """``--with-seeds`` while a tournament or an SPRT run plays: a game's seed only once every
+    seating of its duplicate set is stored, the event's only once every planned game is."""
+    db = tmp_path / "event.db"
+    storage = SqliteStorage(db)
+    meta = {"game": "chochlik", "options": {"players": 2}, "duplicate": True, "sets": 2,
+            "seed": "the-event-seed", **kind}
+    storage.write_event(meta, [(name, "random") for name in NAMES])
+
+    def dealt(planned: int, set_index: int) -> GameRecord:
+        record = game(planned, entrants=(0, 1) if planned % 2 == 0 else (1, 0), ranks=(1, 2),
+                      set_index=set_index)
+        seed = f"deal-of-set-{set_index}"
+        return attrs.evolve(record, seed=seed, tag=attrs.evolve(record.tag, seed=seed))
+
+    for record in (dealt(0, 0), dealt(1, 0), dealt(2, 1)):  # set 1's second seating: to come
+        storage.add_game(record)
+
+    def exported() -> tuple[str, list[str | None]]:
+        out = io.StringIO()
+        assert export_event(open_event(db), fmt, out, seeds=True) == len(storage.games())
+        if fmt == "csv":
+            return out.getvalue(), [row["seed"] or None
+                                    for row in csv.DictReader(io.StringIO(out.getvalue()))]
+        records = [json.loads(line) for line in out.getvalue().splitlines()]
+        return out.getvalue(), [record["seed"] for record in records[1:]]
+
+    text, seeds = exported()
+    assert seeds == ["deal-of-set-0", "deal-of-set-0", None]
+    assert "deal-of-set-1" not in text and "the-event-seed" not in text
+    storage.add_game(dealt(3, 1))
+    text, seeds = exported()
+    assert seeds == ["deal-of-set-0", "deal-of-set-0", "deal-of-set-1", "deal-of-set-1"]
+    assert ("the-event-seed" in text) is (fmt == "jsonl")  # (CSV has no header record)

@@ -148,6 +148,46 @@ def test_a_set_whose_bot_leaves_ends_and_its_others_wait_in_the_queue():
     assert first.sessions[0] in seating.waiting and seating.waiting[first.sessions[0]] == 1.0
 
 
+def test_a_set_is_over_only_once_none_of_its_games_runs_or_will_run():
+    """Its games share a deal: the book stores them (and the pages show them) only then."""
+    over: list[int] = []
+    seating = ladder(known(1000, 1010, 1500, 1510), pool=4, set_over=over.append)
+    first = queue(seating, ["b1000", "b1500", "b1010", "b1510"])[0]
+    assert first.tag is not None
+    seating.game_over(first, 1.0)
+    second = queue(seating, list(first.sessions), now=1.0)[0]
+    assert over == []  # its second game is still to be played, then in play
+    seating.game_over(second, 2.0)
+    assert over == [first.tag.set_index]  # played in full
+
+    left: list[int] = []  # a bot leaves while the set's first game runs
+    seating = ladder(known(1000, 1010, 1500, 1510), pool=4, set_over=left.append)
+    first = queue(seating, ["b1000", "b1500", "b1010", "b1510"])[0]
+    seating.gone(first.sessions[1], 0.5)
+    assert left == []  # ended, but its game still runs: the other bot plays that deal
+    seating.game_over(first, 1.0)
+    assert first.tag is not None and left == [first.tag.set_index]
+
+    waited: list[int] = []  # a bot keeps the set waiting past max_wait
+    seating = ladder(known(1000, 1010, 1500, 1510), pool=4, max_wait=30.0,
+                     set_over=waited.append)
+    first = queue(seating, ["b1000", "b1500", "b1010", "b1510"])[0]
+    seating.game_over(first, 1.0)
+    seating.ready(first.sessions[0], 1.0)
+    seating.expire(30.0)
+    assert waited == []
+    seating.expire(31.0)
+    assert first.tag is not None and waited == [first.tag.set_index]
+
+    unstarted: list[int] = []  # its next table does not start (a bot was gone)
+    seating = ladder(known(1000, 1010, 1500, 1510), pool=4, set_over=unstarted.append)
+    first = queue(seating, ["b1000", "b1500", "b1010", "b1510"])[0]
+    seating.game_over(first, 1.0)
+    second = queue(seating, list(first.sessions), now=1.0)[0]
+    seating.unstarted(second, [second.sessions[0]], 1.5)
+    assert first.tag is not None and unstarted == [first.tag.set_index]
+
+
 def duel(number: int, names: tuple[str, str]) -> GameRecord:
     return GameRecord(number=number, game_id=f"g{number}", entrants=(None, None), names=names,
                       seed="s", scores=(1, 0), ranks=(1, 2), winners=(0,), aborted=None,

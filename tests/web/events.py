@@ -36,9 +36,10 @@ def play(game: str, options: dict[str, Any], names: Sequence[str], seed: str, ga
 
 
 def make_event(folder: Path, names: Sequence[str], *, tables: int = 6, game: str = "chochlik",
-               options: dict[str, Any] | None = None, players: int = 3) -> Path:
-    """An event of ``tables`` games (each its own set) among ``names``: the database's path;
-    the logs are in ``folder / "logs"``."""
+               options: dict[str, Any] | None = None, players: int = 3,
+               per_set: int = 1) -> Path:
+    """An event of ``tables`` games (``per_set`` of them to a set, one deal each) among
+    ``names``: the database's path; the logs are in ``folder / "logs"``."""
     options = options if options is not None else {"hands": 1, "players": players}
     db = folder / "event.db"
     storage = SqliteStorage(db)
@@ -48,7 +49,7 @@ def make_event(folder: Path, names: Sequence[str], *, tables: int = 6, game: str
     seatings = itertools.cycle(itertools.combinations(range(len(names)), players))
     for index in range(tables):
         entrants = next(seatings)
-        seed = f"seed{index}"
+        seed = f"seed{index // per_set}"
         driver, path = play(game, options, [names[e] for e in entrants], seed, f"g{index}",
                             folder / "logs", rng)
         result = driver.result
@@ -59,7 +60,8 @@ def make_event(folder: Path, names: Sequence[str], *, tables: int = 6, game: str
             ranks=tuple(result.ranks), winners=tuple(result.winners), aborted=None,
             defaults=tuple(sum(s.defaults.values()) for s in driver.stats),
             errors=tuple(s.errors for s in driver.stats), rounds=result.rounds, log_path=path,
-            seconds=0.1, tag=PlannedTable(index, index, 0, tuple(entrants), seed)))
+            seconds=0.1, tag=PlannedTable(index, index // per_set, index % per_set,
+                                          tuple(entrants), seed)))
     storage.close()
     return db
 

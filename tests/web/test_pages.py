@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import trio
 
 from arena.events.export import open_event
@@ -102,6 +103,35 @@ async def test_a_game_of_an_unfinished_duplicate_set_is_not_shown(tmp_path):
         for view in ("public", "seat0", "full"):
             status, text = await get(f"{base}/game/0.json?view={view}")
             assert status == 404 and "duplicate set" in text
+        nursery.cancel_scope.cancel()
+    storage.close()
+
+
+@pytest.mark.parametrize("kind", [{"format": "round-robin"},
+                                  {"format": "duel", "sprt": [-10.0, 10.0, 0.05, 0.05]}])
+async def test_a_duplicate_set_is_shown_once_every_seating_of_it_is_stored(tmp_path, kind):
+    """A tournament's or an SPRT run's set of six seatings: set 0 stored whole, set 1 two of
+    six (its deal still to be played at four seatings)."""
+    from arena.events.storage import SqliteStorage
+
+    db = make_event(tmp_path, NAMES[:3], tables=8, per_set=6)
+    writer = SqliteStorage(db)
+    writer.write_event({"duplicate": True, "sets": 2, **kind},
+                       [(name, "builtin") for name in NAMES[:3]])
+    writer.close()
+    storage = open_event(db)
+    async with trio.open_nursery() as nursery:
+        base = await nursery.start(lambda task_status: serve_pages(storage, port=0,
+                                                                   task_status=task_status))
+        for planned in range(8):
+            for view in ("public", "seat0", "seat2", "full"):
+                status, text = await get(f"{base}/game/{planned}.json?view={view}")
+                assert (status, "seed" in text) == ((200, False) if planned < 6 else (404, False))
+            status, text = await get(f"{base}/game/{planned}")
+            assert status == (200 if planned < 6 else 404)
+            assert planned < 6 or "duplicate set" in text
+        status, page = await get(f"{base}/bot/0")  # its games listed, linked once shown
+        assert status == 200 and 'href="/game/5"' in page and 'href="/game/6"' not in page
         nursery.cancel_scope.cancel()
     storage.close()
 
