@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -48,7 +49,8 @@ def open_existing(db: str | Path) -> SqliteStorage | PostgresStorage:
             held = bool(row and row[0]) and bool(
                 check.execute("SELECT count(*) FROM entrants").fetchone()[0])  # type: ignore[index]
     except psycopg.OperationalError as exc:
-        raise Unreachable(f"cannot reach {redacted(db)}: {first_line(exc)}") from None
+        raise Unreachable(f"cannot reach {redacted(db)}: {first_line(exc)}",
+                          permanent=lasting(exc)) from None
     if not held:
         raise NotAnEvent(f"{redacted(db)}: holds no event (no entrants stored: is it an arena "
                          "tournament --db?)")
@@ -56,7 +58,30 @@ def open_existing(db: str | Path) -> SqliteStorage | PostgresStorage:
 
 
 class Unreachable(NotAnEvent):
-    """The PostgreSQL server named cannot be reached now (it may be restarting)."""
+    """The PostgreSQL server named cannot be reached now (it may be restarting), or, when
+    ``permanent``, will not be whatever the wait (a host that does not exist, a role, password
+    or database the server does not know)."""
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+#: SQLSTATE classes of a refusal no wait mends: the role or password (28), the database's
+#: name (3D).
+LASTING_STATES = ("28", "3D")
+#: What libpq says of a refusal no wait mends, where the failure carries no SQLSTATE (a failed
+#: connection's often does not): a host name that does not resolve, a role, password or
+#: database the server does not know, a client pg_hba.conf does not let in.
+LASTING = re.compile(r'could not translate host name|Name or service not known|'
+                     r'FATAL:\s+(role|database) ".*" does not exist|'
+                     r'password authentication failed|no pg_hba\.conf entry')
+
+
+def lasting(exc: psycopg.OperationalError) -> bool:
+    """Whether a failure to connect will stay (see :class:`Unreachable`)."""
+    state = getattr(exc, "sqlstate", None) or ""
+    return state[:2] in LASTING_STATES or LASTING.search(str(exc)) is not None
 
 
 def open_existing_waiting(db: str, patience: float, say: Callable[[str], None],
@@ -72,7 +97,7 @@ def open_existing_waiting(db: str, patience: float, say: Callable[[str], None],
         try:
             return open_existing(db)
         except Unreachable as exc:
-            if clock() >= deadline:
+            if exc.permanent or clock() >= deadline:
                 raise
             if not said:
                 say(f"arena worker: {exc}; waiting up to {patience:.0f} s for it")

@@ -62,3 +62,32 @@ def test_a_worker_waits_for_a_database_it_cannot_reach_yet_saying_so_once():
         open_existing_waiting(url, 3.0, said.append, pause=pauses.append,
                               clock=lambda: float(next(clock)))
     assert len(said) == 1 and "waiting up to 3 s" in said[0] and pauses == [1.0, 1.0]
+
+
+def test_a_worker_given_a_wrong_role_or_database_is_told_at_once_not_after_its_wait(pg_url):
+    """Issue 30: a wrong role waited the whole patience (60 s) and ended with "server closed
+    the connection unexpectedly"; a refusal no wait mends is now the answer at once, naming
+    the server and the reason."""
+    from arena.events.pg_open import Unreachable, open_existing_waiting
+
+    said: list[str] = []
+    pauses: list[float] = []
+    wrong_role = pg_url.replace("postgresql://arena@", "postgresql://nosuchrole@")
+    wrong_database = pg_url.rsplit("?", 1)[0] + "_nosuch?" + pg_url.rsplit("?", 1)[1]
+    for url, reason in ((wrong_role, 'role "nosuchrole" does not exist'),
+                        (wrong_database, "does not exist")):
+        with pytest.raises(Unreachable, match="cannot reach") as refused:
+            open_existing_waiting(url, 60.0, said.append, pause=pauses.append)
+        assert refused.value.permanent and reason in str(refused.value), str(refused.value)
+    assert said == [] and pauses == []  # no wait at all
+
+
+def test_an_unknown_host_is_a_lasting_refusal_and_a_refused_connection_is_not():
+    import psycopg
+
+    from arena.events.pg_open import lasting
+
+    assert lasting(psycopg.OperationalError(
+        'could not translate host name "db.example" to address: Name or service not known'))
+    assert not lasting(psycopg.OperationalError(
+        'connection to server at "127.0.0.1", port 5433 failed: Connection refused'))
