@@ -30,6 +30,11 @@ RECEIVE_CHUNK = 65536
 READS_BEFORE_YIELD = 8
 #: Bytes written to a socket in one call at most when lines are queued for it.
 WRITE_BURST_BYTES = 256 * 1024
+#: Hellos waiting for a slow check (``prepare_hello``: a bot registered before issue 29, a
+#: scrypt of some 100 ms each, one at a time) at most; more are refused at once with
+#: ``too_many_hellos``.  Without a bound a flood of wrong tokens for such a name piled up
+#: connections (each kept open until its check), filling the server's connection limit.
+MAX_SLOW_HELLOS_WAITING = 32
 
 
 class ConnectionLoops:
@@ -126,7 +131,8 @@ class ConnectionLoops:
                     return
             elif isinstance(event, Hello):
                 await self._until_bound(session, event)
-                await self._prepare(link, event)
+                if not await self._prepare(session, event):
+                    return
                 session = self.reception.hello(session, event)
                 if link.transcript is not None and session.admitted:
                     link.transcript.named(session.name)
@@ -182,22 +188,32 @@ class ConnectionLoops:
             with trio.move_on_after(self.config.hello_timeout):
                 await binding.until_bound(token)
 
-    async def _prepare(self, link: Link, hello: Hello) -> None:
+    async def _prepare(self, session: Session, hello: Hello) -> bool:
         """What ``prepare_hello`` calls slow is done in a worker thread, one at a time (the
-        hello deadline waits); every other hello is checked at once by the seating."""
+        hello deadline waits); every other hello is checked at once by the seating.  False:
+        too many wait already, and this connection was refused (``too_many_hellos``)."""
         preparer = self.config.prepare_hello
         if preparer is None or (hello.role == "spectator"
                                 and self.config.spectators.checker is None):
-            return
+            return True
         name = hello.name.strip()
         if not preparer.slow(name, hello.token):
-            return
+            return True
+        link = session.link
+        if len(self.checking) >= MAX_SLOW_HELLOS_WAITING:
+            await self._settle(session)
+            session.send(Error(code=ErrorCode.TOO_MANY_HELLOS.value, fatal=True, message=(
+                f"{MAX_SLOW_HELLOS_WAITING} hellos wait for their token's check already (bots "
+                "registered before issue 29): connect again in a moment")))
+            link.conn.close()
+            return False
         self.checking.add(link)
         try:
             await trio.to_thread.run_sync(preparer.prepare, name, hello.token,
                                           limiter=self.preparing)
         finally:
             self.checking.discard(link)
+        return True
 
     @staticmethod
     async def _settle(session: Session) -> None:
