@@ -262,9 +262,20 @@ class RegistryView:
         return row.name, row.digest_matches(token)
 
     def slow(self, name: str, token: str | None) -> bool:
-        """Whether the hello needs :meth:`prepare` first (a scrypt row's, with a token)."""
-        row = self._row(name)
-        return token is not None and row is not None and row.scheme is Scheme.SCRYPT
+        """Whether the hello needs :meth:`prepare` first (a scrypt row's, with a token).  Read
+        from the rows in memory (the registry is read once, the first time): :meth:`check`
+        reads the version right after, and one read per hello is enough (a PostgreSQL read
+        waits for the network, on the event loop).  A scrypt row is never made any more, so
+        the rows read before hold them all, but for a rename meanwhile: that bot is refused
+        once (``bad_token``), and its next hello is prepared."""
+        if token is None:
+            return False
+        with self.lock:
+            if self.seen < 0:  # the version first: a change in between is read again later
+                self.seen = self.registry.version()
+                self.rows = self.registry.rows()
+            row = self.rows.get(name.casefold())
+        return row is not None and row.scheme is Scheme.SCRYPT
 
     def prepare(self, name: str, token: str | None) -> None:
         """A scrypt row's check (thread-safe; some 100 ms): a matching token makes it a digest

@@ -10,6 +10,7 @@ import pytest
 
 from arena.events.registry import Registry, RegistryError, RegistryView, new_token
 from reference_bots.client import argument_parser
+from tests.events.scrypt_rows import add_scrypt_row
 
 URLSAFE = set(string.ascii_letters + string.digits + "-_")
 
@@ -105,3 +106,42 @@ def test_a_view_sees_bots_added_and_removed_later(tmp_path: Path):
         registry.remove("alice")
     assert view.check("alice", token) == (None, False)
     view.close()
+
+
+def test_a_hello_reads_the_registrys_version_once(tmp_path: Path, monkeypatch):
+    """slow() and check() run on the event loop for every hello; on PostgreSQL a read waits
+    for the network, so a hello costs one (check's), as before issue 29."""
+    view = RegistryView(tmp_path / "r.db")
+    with Registry(tmp_path / "r.db") as registry:
+        token = registry.add("alice")
+        add_scrypt_row(registry, "old", "old-token-from-before-29")
+    assert view.check("alice", token) == ("alice", True)
+    reads = []
+    real = view.registry.version
+    monkeypatch.setattr(view.registry, "version", lambda: reads.append(1) or real())
+    for name, token_said in (("alice", token), ("nobody", token), ("alice", "W" * 32)):
+        assert not view.slow(name, token_said)
+        view.check(name, token_said)
+    assert view.slow("old", "W" * 32)
+    assert len(reads) == 3
+
+
+def test_a_bot_from_before_issue_29_renamed_while_a_server_runs_gets_in_by_its_second_hello(
+        tmp_path: Path):
+    """slow() answers from the rows in memory: a scrypt row renamed since is found by its new
+    name only once check() read the rows again, so its first hello may be refused."""
+    view = RegistryView(tmp_path / "r.db")
+    old = "old-token-from-before-29"
+
+    def hello(name: str, token: str) -> tuple[str | None, bool]:  # as the server does
+        if view.slow(name, token):
+            view.prepare(name, token)
+        return view.check(name, token)
+
+    with Registry(tmp_path / "r.db") as registry:
+        add_scrypt_row(registry, "old", old)
+        assert view.slow("old", old)
+        registry.rename("old", "renamed")
+    assert hello("renamed", old)[0] == "renamed"
+    assert hello("renamed", old) == ("renamed", True)
+    assert not view.slow("renamed", old)  # its digest kept
