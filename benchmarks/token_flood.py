@@ -2,7 +2,7 @@
 time with and without it, and the reply time of a wrong token against an unknown name's.
 
     python benchmarks/token_flood.py [--compare REV_OR_DIR] [--rounds 2] [--window-seconds 10]
-                                     [--addresses 8] [--probe-every 0.1]
+                                     [--addresses 8] [--probe-every 0.1] [--eager]
 
 Each run starts a real server (``python -m arena serve --db FILE``, chochlik, 3 players, in a
 session of its own) on a fresh SQLite file where that same code registered two bots with
@@ -17,7 +17,11 @@ session of its own) on a fresh SQLite file where that same code registered two b
   one at a time, each timed to its refusal (``bad_token``, ``unknown_token``);
 - a flood window of the same length: ``--addresses`` loopback addresses (127.0.0.2 ...) loop
   ``connect, hello victim WRONG-TOKEN, close`` as fast as they can (a process of their own,
-  in a session of its own), while the honest bot measures as before.
+  in a session of its own), while the honest bot measures as before.  Each sends its hello
+  once ``welcome`` came, as the protocol has it (each hello is checked); ``--eager`` sends it
+  at once and closes without reading: thousands of connections a second, most of them never
+  welcomed (the per-address pace at the door), which measures connection churn more than
+  tokens.
 
 An admission still unanswered when its window ends counts with the time it had waited then
 (a lower bound; the count of such is printed).  With ``--compare REV_OR_DIR`` every round runs
@@ -137,9 +141,10 @@ async def probe(port: int, token: str, seconds: float, every: float,
             await trio.sleep(every)
 
 
-async def flood_from(port: int, address: str, counts: dict[str, int]) -> None:
-    """connect, hello victim WRONG, close, again and again (the hello after ``welcome``, as
-    the protocol has it: the server reads it then)."""
+async def flood_from(port: int, address: str, counts: dict[str, int], eager: bool) -> None:
+    """connect, hello victim WRONG, close, again and again: the hello after ``welcome``, as
+    the protocol has it, or (``eager``) at once, closing without reading (the server reads
+    it when the address's turn at the door comes, if ever)."""
     while True:
         try:
             stream = await connect(port, address)
@@ -149,6 +154,11 @@ async def flood_from(port: int, address: str, counts: dict[str, int]) -> None:
             continue
         try:
             async with stream:
+                if eager:
+                    await stream.send_all(json.dumps({"type": "hello", "name": "victim",
+                                                      "token": WRONG}).encode() + b"\n")
+                    counts["hellos"] = counts.get("hellos", 0) + 1
+                    continue
                 first = await Lines(stream).next()
                 if first is None or first["type"] != "welcome":
                     kind = "closed" if first is None else first.get("code", first["type"])
@@ -161,12 +171,12 @@ async def flood_from(port: int, address: str, counts: dict[str, int]) -> None:
             counts["reset"] = counts.get("reset", 0) + 1
 
 
-async def flood(port: int, addresses: int, seconds: float) -> None:
+async def flood(port: int, addresses: int, seconds: float, eager: bool) -> None:
     counts: dict[str, int] = {}
     with trio.move_on_after(seconds):
         async with trio.open_nursery() as nursery:
             for i in range(addresses):
-                nursery.start_soon(flood_from, port, f"127.0.0.{2 + i}", counts)
+                nursery.start_soon(flood_from, port, f"127.0.0.{2 + i}", counts, eager)
     print(json.dumps(counts))
 
 
@@ -238,7 +248,8 @@ async def measure(args: argparse.Namespace, server: Server) -> dict[str, list]:
         async def flooding() -> None:
             done = await trio.run_process(
                 [sys.executable, __file__, "--flood-for", str(server.port), "--addresses",
-                 str(args.addresses), "--window-seconds", str(args.window_seconds)],
+                 str(args.addresses), "--window-seconds", str(args.window_seconds),
+                 *(["--eager"] if args.eager else [])],
                 capture_stdout=True, start_new_session=True)
             found["flood_counts"].append(json.loads(done.stdout))
 
@@ -282,12 +293,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--window-seconds", type=float, default=10.0)
     parser.add_argument("--addresses", type=int, default=8)
     parser.add_argument("--probe-every", type=float, default=0.1)
+    parser.add_argument("--eager", action="store_true",
+                        help="The flood sends its hello at once and closes without reading "
+                             "(connection churn more than wrong tokens).")
     parser.add_argument("--flood-for", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not 1 <= args.addresses <= 200:
         parser.error("--addresses: 1 to 200 (127.0.0.2 ...)")
     if args.flood_for is not None:
-        trio.run(flood, args.flood_for, args.addresses, args.window_seconds)
+        trio.run(flood, args.flood_for, args.addresses, args.window_seconds, args.eager)
         return 0
     if not 2 <= args.window_seconds <= 60 or not 1 <= args.rounds <= 10:
         parser.error("--window-seconds 2 to 60, --rounds 1 to 10")
@@ -313,8 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{percentile(found['quiet'], 0.99) * 1000:.1f} ms, flood "
                       f"{percentile(found['flood'], 0.99) * 1000:.1f} ms "
                       f"({found['problems'].count('unanswered')} unanswered)", flush=True)
-    print(f"\n{args.rounds} round(s) alternating; windows of {args.window_seconds:g} s; flood "
-          f"from {args.addresses} addresses; {os.cpu_count()} cores, load average "
+    print(f"\n{args.rounds} round(s) alternating; windows of {args.window_seconds:g} s; "
+          f"{'eager ' if args.eager else ''}flood from {args.addresses} addresses; "
+          f"{os.cpu_count()} cores, load average "
           f"{min(loads):.1f} to {max(loads):.1f} (1 min)")
     print(f"{'ms':40} {'p50':>9} {'p99':>9} {'max':>9} {'count':>6}")
     summary: dict[str, dict[str, object]] = {}
