@@ -148,3 +148,47 @@ def test_a_row_from_before_issue_29_is_checked_with_scrypt_until_its_token_is_ac
     assert view.check("older", older) == ("Older", True) and not view.slow("older", older)
     assert view.check("older", wrong) == ("Older", False)
     assert opened().verify("older", older) is True  # stored by the view
+
+
+def test_a_sqlite_file_made_before_issue_29_keeps_its_bots(tmp_path, monkeypatch):
+    """The ``bots`` table as it was (no ``scheme`` column), with a scrypt row: opened, it gains
+    the column, the bot's token is accepted with scrypt once, then by its digest."""
+    import sqlite3
+
+    from tests.events.scrypt_rows import OLD_SCRYPT
+
+    db = tmp_path / "old.db"
+    token = "token-from-before-issue-29"
+    with sqlite3.connect(db) as old:
+        old.execute("CREATE TABLE bots (name TEXT NOT NULL, folded TEXT PRIMARY KEY, "
+                    "salt BLOB NOT NULL, hash BLOB NOT NULL)")
+        old.execute("INSERT INTO bots VALUES (?, ?, ?, ?)", (
+            "Veteran", "veteran", b"s" * 16,
+            hashlib.scrypt(token.encode(), salt=b"s" * 16, **OLD_SCRYPT)))
+        old.execute("PRAGMA user_version = 1")
+    old.close()
+    with Registry(db) as registry:
+        assert registry.names() == ["Veteran"] and registry.verify("veteran", "W" * 32) is False
+        assert registry.verify("veteran", token) is True
+    forbid_scrypt(monkeypatch)
+    with Registry(db) as registry:
+        assert registry.verify("VETERAN", token) is True
+        assert registry.verify("veteran", "W" * 32) is False
+
+
+def test_a_postgresql_database_made_before_issue_29_keeps_its_bots(pg_url, monkeypatch):
+    from arena.events import pg_storage
+
+    token = "token-from-before-issue-29"
+    with monkeypatch.context() as before:
+        before.setattr(pg_storage, "PG_MIGRATIONS", pg_storage.PG_MIGRATIONS[:4])
+        old = PgRegistry(pg_url)
+        add_scrypt_row(old, "Veteran", token)
+        old.close()
+    with PgRegistry(pg_url) as registry:  # migrated: the scheme column, 'scrypt' for the row
+        assert registry.names() == ["Veteran"] and registry.verify("veteran", "W" * 32) is False
+        assert registry.verify("veteran", token) is True
+    forbid_scrypt(monkeypatch)
+    with PgRegistry(pg_url) as registry:
+        assert registry.verify("VETERAN", token) is True
+        assert registry.verify("veteran", "W" * 32) is False
