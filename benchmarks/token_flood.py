@@ -3,6 +3,7 @@ time with and without it, and the reply time of a wrong token against an unknown
 
     python benchmarks/token_flood.py [--compare REV_OR_DIR] [--rounds 2] [--window-seconds 10]
                                      [--addresses 8] [--probe-every 0.1] [--eager]
+                                     [--old-victim]
 
 Each run starts a real server (``python -m arena serve --db FILE``, chochlik, 3 players, in a
 session of its own) on a fresh SQLite file where that same code registered two bots with
@@ -21,12 +22,16 @@ session of its own) on a fresh SQLite file where that same code registered two b
   once ``welcome`` came, as the protocol has it (each hello is checked); ``--eager`` sends it
   at once and closes without reading: thousands of connections a second, most of them never
   welcomed (the per-address pace at the door), which measures connection churn more than
-  tokens.
+  tokens.  ``--old-victim`` registers ``victim`` as a bot registered before issue 29 whose
+  token was never accepted since (a scrypt hash, written straight into the file): each wrong
+  token for it still costs the server a scrypt.
 
 An admission still unanswered when its window ends counts with the time it had waited then
-(a lower bound; the count of such is printed).  With ``--compare REV_OR_DIR`` every round runs
-this tree and the other code alternately (a folder, or a git revision extracted with ``git
-archive`` into a temporary folder), so both meet the same moods of the machine.  Prints p50,
+(a lower bound, in the connect-to-admitted rows; such are counted, with their longest wait: a
+probe under way when a window ends is one, after a few milliseconds).  With ``--compare
+REV_OR_DIR`` every round runs this tree and the other code alternately (a folder, or a git
+revision extracted with ``git archive`` into a temporary folder), so both meet the same moods
+of the machine.  Prints p50,
 p99 and max per code and condition, then one ``SUMMARY <json>`` line.  Only loopback
 addresses are used; a run takes about ``rounds x codes x (2 windows + 5 s)``.
 """
@@ -34,11 +39,14 @@ addresses are used; a run takes about ``rounds x codes x (2 windows + 5 s)``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -117,7 +125,8 @@ async def probe(port: int, token: str, seconds: float, every: float,
                 found: dict[str, list], condition: str) -> None:
     """The honest bot's admissions for ``seconds``, into ``found[condition]`` (hello to
     admitted) and ``found[condition + " total"]`` (connect to admitted); one still waiting at
-    the end counts with the time it had waited (a lower bound, counted as unanswered)."""
+    the end counts with the time it had waited (a lower bound), also in
+    ``found["unanswered"]``."""
     checks, totals, problems = found[condition], found[condition + " total"], found["problems"]
     with trio.move_on_after(seconds):
         while True:
@@ -127,7 +136,7 @@ async def probe(port: int, token: str, seconds: float, every: float,
                                                       b'{"type":"watch"}\n')
             except trio.Cancelled:
                 totals.append(time.perf_counter() - began)
-                problems.append("unanswered")
+                found["unanswered"].append(totals[-1])
                 raise
             except OSError as exc:
                 problems.append(f"connect: {exc.strerror}")
@@ -182,14 +191,32 @@ async def flood(port: int, addresses: int, seconds: float, eager: bool) -> None:
 
 # -- the server --
 
+def add_scrypt_row(db: Path, name: str) -> str:
+    """Registers ``name`` in ``db`` as the registry did before issue 29; its token."""
+    token = secrets.token_urlsafe(24)
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(token.encode(), salt=salt, n=2**14, r=8, p=1,
+                            maxmem=64 * 1024 * 1024, dklen=32)
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO bots (name, folded, salt, hash) VALUES (?, ?, ?, ?)",
+                     (name, name.casefold(), salt, digest))
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute(f"PRAGMA user_version = {version + 1}")
+    conn.close()
+    return token
+
+
 class Server:
     """``arena serve --db`` of the code at ``root`` on a fresh registry of two bots."""
 
-    def __init__(self, root: Path, folder: Path) -> None:
+    def __init__(self, root: Path, folder: Path, old_victim: bool) -> None:
+        """``old_victim``: ``victim`` is registered as before issue 29 (a scrypt hash)."""
         self.root, self.folder = root, folder
         self.env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=str(root))
         db = folder / "bots.db"
-        self.tokens = {name: self._add(name, db) for name in ("victim", "honest")}
+        self.tokens = {"honest": self._add("honest", db)}
+        self.tokens["victim"] = add_scrypt_row(db, "victim") if old_victim else self._add(
+            "victim", db)
         out = folder / "server.out"
         command = [sys.executable, "-m", "arena", "serve", "--game", "chochlik", "--players",
                    "3", "--port", "0", "--db", str(db), "--log-dir", str(folder / "logs"),
@@ -234,8 +261,8 @@ class Server:
 
 async def measure(args: argparse.Namespace, server: Server) -> dict[str, list]:
     found: dict[str, list] = {"quiet": [], "quiet total": [], "flood": [], "flood total": [],
-                              "problems": [], "bad_token": [], "unknown_token": [],
-                              "flood_counts": []}
+                              "problems": [], "unanswered": [], "bad_token": [],
+                              "unknown_token": [], "flood_counts": []}
     token = server.tokens["honest"]
     await probe(server.port, token, args.window_seconds, args.probe_every, found, "quiet")
     for i in range(2 * ORACLE_HELLOS):
@@ -296,6 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--eager", action="store_true",
                         help="The flood sends its hello at once and closes without reading "
                              "(connection churn more than wrong tokens).")
+    parser.add_argument("--old-victim", action="store_true",
+                        help="The flooded name is registered as before issue 29 (a scrypt "
+                             "hash, until its token is accepted once; it never is here).")
     parser.add_argument("--flood-for", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not 1 <= args.addresses <= 200:
@@ -314,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for round_ in range(args.rounds):
             for code, root in codes.items():
                 folder = Path(tempfile.mkdtemp(dir=temp))
-                server = Server(root, folder)
+                server = Server(root, folder, args.old_victim)
                 try:
                     found = trio.run(measure, args, server)
                 finally:
@@ -326,9 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"round {round_ + 1}, {code}: honest hello to admitted p99 quiet "
                       f"{percentile(found['quiet'], 0.99) * 1000:.1f} ms, flood "
                       f"{percentile(found['flood'], 0.99) * 1000:.1f} ms "
-                      f"({found['problems'].count('unanswered')} unanswered)", flush=True)
+                      f"({len(found['unanswered'])} unanswered)", flush=True)
     print(f"\n{args.rounds} round(s) alternating; windows of {args.window_seconds:g} s; "
-          f"{'eager ' if args.eager else ''}flood from {args.addresses} addresses; "
+          f"{'eager ' if args.eager else ''}flood from {args.addresses} addresses"
+          f"{' for a name registered before issue 29' if args.old_victim else ''}; "
           f"{os.cpu_count()} cores, load average "
           f"{min(loads):.1f} to {max(loads):.1f} (1 min)")
     print(f"{'ms':40} {'p50':>9} {'p99':>9} {'max':>9} {'count':>6}")
@@ -341,10 +372,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                            ("bad_token", "wrong token refused"),
                            ("unknown_token", "unknown name refused")):
             print(f"{code[:12]:12} {label:27} {row(found[key])}")
-        unanswered = found["problems"].count("unanswered")
-        others = sorted(set(found["problems"]) - {"unanswered"})
+        waits = found["unanswered"]
+        others = sorted(set(found["problems"]))
         floods = found["flood_counts"]
-        print(f"{'':12} admissions unanswered at a window's end: {unanswered}"
+        print(f"{'':12} admissions unanswered at a window's end: {len(waits)}"
+              + (f" (having waited up to {max(waits) * 1000:.0f} ms)" if waits else "")
               + (f"; other problems: {', '.join(others)}" if others else "")
               + f"; flood: {sum(c.get('hellos', 0) for c in floods)} hellos")
         summary[code] = {key: {"p50": percentile(found[key], 0.5),
@@ -352,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                "max": max(found[key], default=None), "count": len(found[key])}
                          for key in ("quiet", "flood", "quiet total", "flood total",
                                      "bad_token", "unknown_token")}
-        summary[code]["unanswered"] = unanswered
+        summary[code]["unanswered"] = waits
     print("SUMMARY " + json.dumps(summary))
     return 0
 
