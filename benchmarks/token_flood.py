@@ -31,9 +31,9 @@ An admission still unanswered when its window ends counts with the time it had w
 probe under way when a window ends is one, after a few milliseconds).  With ``--compare
 REV_OR_DIR`` every round runs this tree and the other code alternately (a folder, or a git
 revision extracted with ``git archive`` into a temporary folder), so both meet the same moods
-of the machine.  Prints p50,
-p99 and max per code and condition, then one ``SUMMARY <json>`` line.  Only loopback
-addresses are used; a run takes about ``rounds x codes x (2 windows + 5 s)``.
+of the machine.  Prints p50, p99 and max per code and condition, then one ``SUMMARY <json>``
+line.  Only loopback addresses are used; a run takes about ``rounds x codes x (2 windows +
+5 s)``.
 """
 
 from __future__ import annotations
