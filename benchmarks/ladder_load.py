@@ -3,13 +3,11 @@ ladder seating, every game stored; issue 20, section 4).
 
 The N bots are registered in a fresh SQLite file before the server starts, under the names
 the benchmark's bots say (``load00000``, ...) and tokens made from their numbers
-(:func:`token`: a benchmark's bots have no secrets).  Registering costs one scrypt per bot
-(about 50 ms of a core each: 1,000 bots take most of a minute), so the hashes are computed in
-a pool of processes, and ``--ladder-registry FILE`` keeps the registry of N bots in FILE to be
-copied by the next runs of that size (``load_scaling.py`` passes one per size).  The server
-then checks each bot's token once at its first hello (the scrypt again, in its worker
-threads): the benchmark's warm-up starts only once every bot had its first seat, so that
-work stays out of the measured window.
+(:func:`token`: a benchmark's bots have no secrets), each row as :meth:`Registry.add` writes it
+(a digest of the token: a microsecond).  ``--ladder-registry FILE`` keeps the registry of N
+bots in FILE to be copied by the next runs of that size (``load_scaling.py`` passes one per
+size; it saved most of a minute when each token cost a scrypt, before issue 29).  The
+benchmark's warm-up starts only once every bot had its first seat.
 
 At the end (after the server stopped) the games stored in the file are counted and compared
 with the games the server says it played (its last ``arena: N games played`` line): every
@@ -18,16 +16,15 @@ finished game, aborted ones included, must be stored.
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import shutil
 import sqlite3
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from arena.events.registry import SALT_BYTES, Registry, hash_token
+from arena.events.registry import Registry
+from arena.events.tokens import SALT_BYTES, Scheme, token_digest
 
 
 def name(index: int) -> str:
@@ -39,20 +36,20 @@ def token(index: int) -> str:
     return f"load-bench-token-{index:06d}"
 
 
-def _hashed(index: int) -> tuple[str, str, bytes, bytes]:
+def _row(index: int) -> tuple[str, str, bytes, bytes, str]:
     salt = secrets.token_bytes(SALT_BYTES)
-    return name(index), name(index).casefold(), salt, hash_token(token(index), salt)
+    return (name(index), name(index).casefold(), salt, token_digest(token(index), salt),
+            Scheme.DIGEST.value)
 
 
 def register(path: Path, bots: int) -> float:
     """Registers bots 0 .. ``bots`` - 1 in a new registry at ``path`` (the rows
-    :meth:`Registry.add` writes, the hashes made in parallel); the seconds it took."""
+    :meth:`Registry.add` writes, in one transaction); the seconds it took."""
     started = time.monotonic()
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        rows = list(pool.map(_hashed, range(bots), chunksize=16))
     with Registry(path) as registry, registry.db:
         registry.db.executemany(
-            "INSERT INTO bots (name, folded, salt, hash) VALUES (?, ?, ?, ?)", rows)
+            "INSERT INTO bots (name, folded, salt, hash, scheme) VALUES (?, ?, ?, ?, ?)",
+            map(_row, range(bots)))
         registry.db.execute(f"PRAGMA user_version = {registry.version() + 1}")
     return time.monotonic() - started
 
@@ -78,7 +75,7 @@ def prepare(folder: Path, bots: int, keep: str | None) -> tuple[Path, str]:
     if keep is not None:
         with sqlite3.connect(db) as source, sqlite3.connect(keep) as target:
             source.backup(target)
-    return db, f"{bots} bots registered in {seconds:.1f} s ({os.cpu_count()} processes)"
+    return db, f"{bots} bots registered in {seconds:.1f} s"
 
 
 def stored_games(db: Path) -> tuple[int, int]:

@@ -32,23 +32,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.events.registry import Registry, hash_token, identity  # noqa: E402
+from arena.events.registry import Registry, identity  # noqa: E402
 from arena.events.storage import SqliteStorage  # noqa: E402
+from arena.events.tokens import token_digest  # noqa: E402
 
 TOKEN = "benchmark-token-not-secret"
 
 
 def make_ladder(db: Path, bots: int, games: int, seed: int = 1) -> None:
     """The ladder: ``bots`` registered (the two that connect with :data:`TOKEN`, the others
-    with no usable token: a scrypt each would take seconds), games among them."""
+    with no usable token), games among them."""
     rng = random.Random(seed)
     names = [f"bot{i:03d}" for i in range(bots)]
     salts = [i.to_bytes(16, "big") for i in range(bots)]
     registry = Registry(db)
     with registry.db:
         for i, (name, salt) in enumerate(zip(names, salts)):
-            digest = hash_token(TOKEN, salt) if i < 2 else bytes(32)
-            registry.db.execute("INSERT INTO bots VALUES (?, ?, ?, ?)",
+            digest = token_digest(TOKEN, salt) if i < 2 else bytes(32)
+            registry.db.execute("INSERT INTO bots VALUES (?, ?, ?, ?, 'blake2b')",
                                 (name, name.casefold(), salt, digest))
         registry.db.execute("PRAGMA user_version = 1")
     registry.close()

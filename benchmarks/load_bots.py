@@ -767,7 +767,7 @@ async def drive(run: Run, server: Server) -> dict[str, Any]:
             with run.phase:  # cancelled by the monitor if the server dies
                 await admitted.wait()
                 marks["connect_seconds"] = trio.current_time() - started
-                if args.ladder:  # the server checks each token once (a scrypt): not measured
+                if args.ladder:  # every bot's first seat (a ladder seats by rating): not measured
                     with trio.move_on_after(args.connect_timeout):
                         await run.all_seated.wait()
                     marks["seated_seconds"] = trio.current_time() - started
@@ -1030,7 +1030,7 @@ def ladder_rows(run: Run, server: Server, marks: dict[str, Any], rows: list[tupl
     args = run.args
     rows.append(("bots seated once", f"{run.seated_once} / {args.bots} ("
                  f"{marks.get('seated_seconds', float('nan')):.1f} s after the first connect: "
-                 "each token's scrypt at its first hello; not measured)"))
+                 "not measured)"))
     if run.seated_once < args.bots - args.players + 1:
         failed.append("not every bot was seated (see errors received: hello_timeout?)")
     stored, aborted = ladder_load.stored_games(marks["ladder"][0])

@@ -36,3 +36,15 @@ def test_decision_path_runs_and_summarises() -> None:
     goal = by_name["decision path: arena / fan-out echo decisions/s"]
     assert goal["target"] == 0.8 and goal["unit"] == "ratio"
     assert 0 < goal["min"] <= goal["median"] <= goal["max"]
+
+
+def test_token_flood_runs_and_summarises(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "token_flood.py"), "--rounds", "1",
+         "--window-seconds", "2", "--addresses", "2", "--probe-every", "0.2"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = summary_rows(done.stdout)["this tree"]
+    assert found["quiet"]["count"] > 0 and found["flood"]["count"] > 0, done.stdout
+    assert found["bad_token"]["count"] == found["unknown_token"]["count"] == 20
+    assert "flood: 0 hellos" not in done.stdout

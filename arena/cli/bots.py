@@ -121,7 +121,7 @@ async def ladder_writing(book: Any) -> AsyncIterator[None]:
 @click.group()
 def bots() -> None:
     """Register bots for `arena serve --db FILE`: each gets a secret token, shown once; the
-    database keeps only a salted hash of it."""
+    database keeps only a digest of it."""
 
 
 @bots.command()
@@ -168,12 +168,18 @@ def rename(old: str, new: str, db_file: Path | str) -> None:
 @DB_OPTION
 @click.option("--tokens", "tokens_file", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A `name token` file (as `arena serve --tokens`): each token is hashed.")
+              help="A `name token` file (as `arena serve --tokens`; each token of 128 random "
+                   "bits at least): only each token's digest is kept.")
 def import_(db_file: Path | str, tokens_file: Path) -> None:
-    """Register every bot of a tokens file with its token."""
+    """Register every bot of a tokens file with its token (all or none of them)."""
     from arena.cli.events import load_tokens
+    from arena.events.tokens import weak_token_problem
 
     tokens = load_tokens(tokens_file) or {}
+    weak = [f"{name}: {problem}" for name, token in tokens.items()
+            if (problem := weak_token_problem(token)) is not None]
+    if weak:  # all or nothing
+        raise click.ClickException(f"{weak[0]}; nothing was imported")
     with registry(db_file) as opened:
         taken = {name.casefold() for name in opened.names()}
         clashes = [name for name in tokens if name.casefold() in taken]

@@ -148,7 +148,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         spectator_mode or ("registered" if registry is not None or view is not None
                            else "open"), max_spectators, registry, view and view.check))
     if view is not None:
-        config = attrs.evolve(config, prepare_hello=view.prepare)
+        config = attrs.evolve(config, prepare_hello=view)
     if seating_kind == "ladder" and db_file is None:
         raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
     book = open_ladder(db_file, spec, options)

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
 from arena.edge.session import SEND_QUEUE_BYTES
 from arena.edge.spectators import SpectatorRules
 from arena.games.base import GameSpec
+
+
+class HelloPreparer(Protocol):
+    """What must be done for a hello before its check, out of the event loop
+    (:class:`~arena.events.registry.RegistryView`)."""
+
+    def slow(self, name: str, token: str | None) -> bool:
+        """Whether this hello needs :meth:`prepare` (quick: called on the event loop)."""
+
+    def prepare(self, name: str, token: str | None) -> object:
+        """The slow part (called in a worker thread)."""
 
 
 @attrs.frozen
@@ -57,7 +67,7 @@ class ServerConfig:
     #: many at once; more wait for their turn before ``welcome`` (``arena.edge.admission``), or get
     #: ``too_many_hellos`` when it is too far off (None: no limit).
     max_hellos_per_second: float | None = None
-    #: Called in a worker thread with a player's hello name and token before the seating
-    #: admits it (``arena serve --db``: the token's scrypt, off the event loop).
-    prepare_hello: Callable[[str, str | None], object] | None = attrs.field(default=None,
-                                                                             eq=False)
+    #: ``arena serve --db``: a hello it calls :meth:`~HelloPreparer.slow` (a registration
+    #: still hashed with scrypt, from before issue 29) is :meth:`~HelloPreparer.prepare`-d in a
+    #: worker thread before the seating admits it; every other hello is checked at once.
+    prepare_hello: HelloPreparer | None = attrs.field(default=None, eq=False)

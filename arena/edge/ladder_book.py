@@ -58,7 +58,7 @@ import trio
 
 from arena.edge.stored_rating import THREAD_GAMES, load_stored
 from arena.events.live_rating import LiveRating
-from arena.events.registry import Registry, identity
+from arena.events.registry import Registered, Registry, identity
 from arena.events.snapshots import SnapshotPolicy
 from arena.events.storage import EventStorage, SqliteStorage
 from arena.gameplay.records import GameRecord, PlannedTable
@@ -138,7 +138,7 @@ class LadderBook:
         #: Sets of games placed and waiting to be stored, each in one transaction (a failed
         #: write keeps them here, in order).
         self.pending: list[list[GameRecord]] = []
-        self.rows: dict[str, tuple[str, bytes, bytes]] = {}
+        self.rows: dict[str, Registered] = {}
         #: Renames seen by the writer, for the event loop to apply to :attr:`rating`.
         self.renames: list[tuple[str, str]] = []
         self.failure: str | None = None
@@ -185,8 +185,8 @@ class LadderBook:
         self.rows = self.registry.rows()
         entrants = list(self.entrants)
         number = {command: i for i, (_, command) in enumerate(entrants)}
-        for _, (name, salt, _) in sorted(self.rows.items()):
-            key = identity(salt)
+        for _, row in sorted(self.rows.items()):
+            name, key = row.name, identity(row.salt)
             if key not in number:
                 number[key] = len(entrants)
                 entrants.append((name, key))
@@ -207,7 +207,7 @@ class LadderBook:
         folded = name.casefold()
         registered = self.rows.get(folded)
         if registered is not None:
-            key = identity(registered[1])
+            key = identity(registered.salt)
             for i, (_, command) in enumerate(self.entrants):
                 if command == key:
                     return i

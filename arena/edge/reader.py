@@ -30,6 +30,11 @@ RECEIVE_CHUNK = 65536
 READS_BEFORE_YIELD = 8
 #: Bytes written to a socket in one call at most when lines are queued for it.
 WRITE_BURST_BYTES = 256 * 1024
+#: Hellos waiting for a slow check (``prepare_hello``: a bot registered before issue 29, a
+#: scrypt of some 100 ms each, one at a time) at most; more are refused at once with
+#: ``too_many_hellos``.  Without a bound a flood of wrong tokens for such a name piled up
+#: connections (each kept open until its check), filling the server's connection limit.
+MAX_SLOW_HELLOS_WAITING = 32
 
 
 class ConnectionLoops:
@@ -37,11 +42,12 @@ class ConnectionLoops:
         self.reception = reception
         self.hall = hall
         self.stage = reception.stage
-        #: Hellos prepared at once in worker threads (``prepare_hello``: each scrypt takes
-        #: 16 MB and a core for some 80 ms).
-        self.preparing = trio.CapacityLimiter(2)
+        #: Hellos prepared at once in worker threads (``prepare_hello``: a registration from
+        #: before issue 29, its scrypt taking 16 MB and a core for some 100 ms): one, so a
+        #: flood of them leaves the other core to the games and every other hello.
+        self.preparing = trio.CapacityLimiter(1)
         #: Links whose hello is being prepared: said in time, so the hello deadline spares
-        #: them (1,000 bots connecting at once wait a minute for their scrypts).
+        #: them (the server's slowness, not theirs).
         self.checking: set[Link] = set()
         #: Where readers wait for data on their sockets (its task runs while the server
         #: serves); answers found there are played there.
@@ -125,15 +131,8 @@ class ConnectionLoops:
                     return
             elif isinstance(event, Hello):
                 await self._until_bound(session, event)
-                if self.config.prepare_hello is not None and (
-                        event.role != "spectator" or self.config.spectators.checker is not None):
-                    self.checking.add(link)
-                    try:
-                        await trio.to_thread.run_sync(self.config.prepare_hello,
-                                                      event.name.strip(), event.token,
-                                                      limiter=self.preparing)
-                    finally:
-                        self.checking.discard(link)
+                if not await self._prepare(session, event):
+                    return
                 session = self.reception.hello(session, event)
                 if link.transcript is not None and session.admitted:
                     link.transcript.named(session.name)
@@ -188,6 +187,33 @@ class ConnectionLoops:
         if binding is not None and token is not None and binding.pending(token):
             with trio.move_on_after(self.config.hello_timeout):
                 await binding.until_bound(token)
+
+    async def _prepare(self, session: Session, hello: Hello) -> bool:
+        """What ``prepare_hello`` calls slow is done in a worker thread, one at a time (the
+        hello deadline waits); every other hello is checked at once by the seating.  False:
+        too many wait already, and this connection was refused (``too_many_hellos``)."""
+        preparer = self.config.prepare_hello
+        if preparer is None or (hello.role == "spectator"
+                                and self.config.spectators.checker is None):
+            return True
+        name = hello.name.strip()
+        if not preparer.slow(name, hello.token):
+            return True
+        link = session.link
+        if len(self.checking) >= MAX_SLOW_HELLOS_WAITING:
+            await self._settle(session)
+            session.send(Error(code=ErrorCode.TOO_MANY_HELLOS.value, fatal=True, message=(
+                f"{MAX_SLOW_HELLOS_WAITING} hellos wait for their token's check already (bots "
+                "registered before issue 29): connect again in a moment")))
+            link.conn.close()
+            return False
+        self.checking.add(link)
+        try:
+            await trio.to_thread.run_sync(preparer.prepare, name, hello.token,
+                                          limiter=self.preparing)
+        finally:
+            self.checking.discard(link)
+        return True
 
     @staticmethod
     async def _settle(session: Session) -> None:

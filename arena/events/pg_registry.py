@@ -2,7 +2,8 @@
 :class:`~arena.events.registry.Registry` of an SQLite file, with its rows in a ``bots`` table
 and its version (moved by every change, so a server reads the rows again only then) in
 ``registry_version``; both made by the PostgreSQL schema's migrations
-(:mod:`arena.events.pg_storage`).  Names, tokens' hashes and checks are the SQLite registry's."""
+(:mod:`arena.events.pg_storage`).  Names, tokens' digests, checks and the upgrade of a scrypt
+row are the SQLite registry's."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import psycopg
 
 from arena.events.pg_storage import connect, migrate, redacted
-from arena.events.registry import Registry, RegistryError, check_name, identity
+from arena.events.registry import SELECT_BOTS, Registry, RegistryError
 
 
 class PgRegistry(Registry):
@@ -38,19 +39,13 @@ class PgRegistry(Registry):
             row = self.pg.execute("SELECT version FROM registry_version").fetchone()
         return int(row[0]) if row else 0
 
-    def rename(self, old: str, new: str) -> None:
-        """A ladder's entrant of that bot (``arena serve --db URL``) takes the new name too."""
-        check_name(new)
-        if old.casefold() != new.casefold() and self.lookup(new) is not None:
-            raise RegistryError(f"{new!r} is registered already")
-        row = self.lookup(old)
+    def reopened(self) -> PgRegistry:
+        return PgRegistry(self.url, shared=True)
+
+    def _entrants_table(self) -> bool:
         with self.lock:
             found = self.pg.execute("SELECT to_regclass('entrants') IS NOT NULL").fetchone()
-        ladder = bool(found and found[0])
-        also = (("UPDATE entrants SET name = ? WHERE command = ?", (new, identity(row[1])))
-                if row is not None and ladder else None)
-        self._change("UPDATE bots SET name = ?, folded = ? WHERE folded = ?",
-                     (new, new.casefold(), old.casefold()), f"{old!r} is not registered", also)
+        return bool(found and found[0])
 
     def _change(self, sql: str, args: tuple[object, ...], problem: str,
                 also: tuple[str, tuple[object, ...]] | None = None) -> None:
@@ -71,12 +66,10 @@ class PgRegistry(Registry):
             rows: list[Any] = self.pg.execute("SELECT name FROM bots ORDER BY folded").fetchall()
         return [name for (name,) in rows]
 
-    def rows(self) -> dict[str, tuple[str, bytes, bytes]]:
+    def _select(self) -> list[tuple[str, str, bytes, bytes, str]]:
         with self.lock:
-            rows: list[Any] = self.pg.execute(
-                "SELECT folded, name, salt, hash FROM bots").fetchall()
-        return {folded: (name, bytes(salt), bytes(digest))
-                for folded, name, salt, digest in rows}
+            rows: list[Any] = self.pg.execute(SELECT_BOTS).fetchall()
+        return rows
 
 
 def first_line(exc: BaseException) -> str:

@@ -69,6 +69,10 @@ PG_MIGRATIONS = (
         PRIMARY KEY (games, name));
     CREATE INDEX rating_snapshots_by_name ON rating_snapshots (name, games);
     """,
+    # issue 29: a token's digest instead of its scrypt hash; the rows before are scrypt's
+    """
+    ALTER TABLE bots ADD COLUMN scheme TEXT NOT NULL DEFAULT 'scrypt';
+    """,
 )
 
 #: A snapshot taken again at the same game count replaces the first (as SQLite's ``INSERT OR

@@ -1,12 +1,15 @@
-"""Registered bots in SQLite (``arena bots``, ``arena serve --db``): a name and a salted hash of
+"""Registered bots in SQLite (``arena bots``, ``arena serve --db``): a name and a digest of
 its token, never the token.
 
-Each token is hashed with ``hashlib.scrypt`` (n=2**14, r=8, p=1) and a random 16-byte salt of
-its own, and checked with ``hmac.compare_digest``.  Names are unique without case and follow the
-hello's rule (1 to ``MAX_NAME_CHARS`` printable characters, no spaces at either end, no space
-inside, so a tokens file's ``name token`` line can hold it).  Every change bumps the file's
-``PRAGMA user_version``, so a server can keep the rows in memory and read them again only
-when that number moved (:class:`RegistryView`)."""
+A token is random (``arena bots add`` makes 192 bits; a token given to the registry needs 128,
+:mod:`arena.events.tokens`); its row keeps a keyed BLAKE2b digest of it, checked in constant
+time in a microsecond, as long for a wrong token as for a name that is not registered.  A row
+made before issue 29 keeps a scrypt hash until its token is first accepted, then the digest
+(:meth:`Registry.verify`, :meth:`RegistryView.prepare`).  Names are unique without case and
+follow the hello's rule (1 to ``MAX_NAME_CHARS`` printable characters, no spaces at either end,
+no space inside, so a tokens file's ``name token`` line can hold it).  Every change bumps the
+file's ``PRAGMA user_version``, so a server can keep the rows in memory and read them again
+only when that number moved (:class:`RegistryView`)."""
 
 from __future__ import annotations
 
@@ -17,31 +20,61 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import attrs
+
+from arena.events.tokens import (
+    SALT_BYTES,
+    Scheme,
+    digest_matches,
+    new_token,
+    scrypt_hash,
+    token_digest,
+    weak_token_problem,
+)
 from protocol.limits import MAX_NAME_CHARS
 
-SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
-SALT_BYTES = 16
-#: Characters a token needs at least (as a tokens file's).
-MIN_TOKEN_CHARS = 16
+__all__ = ["Registered", "Registry", "RegistryError", "RegistryView", "check_name",
+           "identity", "new_token"]
 
+# a row without ``scheme`` is a scrypt row: the column was added by issue 29 with that default
 _SCHEMA = """CREATE TABLE IF NOT EXISTS bots (
     name TEXT NOT NULL,
     folded TEXT PRIMARY KEY,
     salt BLOB NOT NULL,
-    hash BLOB NOT NULL)"""
+    hash BLOB NOT NULL,
+    scheme TEXT NOT NULL DEFAULT 'scrypt')"""
+_ADD_SCHEME = "ALTER TABLE bots ADD COLUMN scheme TEXT NOT NULL DEFAULT 'scrypt'"
+_INSERT = "INSERT INTO bots (name, folded, salt, hash, scheme) VALUES (?, ?, ?, ?, ?)"
+#: A scrypt row whose token was accepted keeps its digest instead (unless it changed meanwhile).
+_UPGRADE = "UPDATE bots SET hash = ?, scheme = ? WHERE folded = ? AND salt = ? AND hash = ?"
+SELECT_BOTS = "SELECT folded, name, salt, hash, scheme FROM bots"
 
 
 class RegistryError(ValueError):
     """A bad name, a duplicate or unknown one, or a database that cannot be used."""
 
 
-def hash_token(token: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(token.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P,
-                          maxmem=64 * 1024 * 1024, dklen=32)
+@attrs.frozen
+class Registered:
+    """One registered bot's row."""
 
+    name: str
+    salt: bytes
+    #: The token's digest (:attr:`Scheme.DIGEST`) or scrypt hash (:attr:`Scheme.SCRYPT`).
+    hash: bytes
+    scheme: Scheme
 
-def token_matches(token: str, salt: bytes, digest: bytes) -> bool:
-    return hmac.compare_digest(hash_token(token, salt), digest)
+    def digest_matches(self, token: str) -> bool:
+        """The fast check (False for a scrypt row, whatever the token)."""
+        return digest_matches(token, self.salt, self.hash) and self.scheme is Scheme.DIGEST
+
+    def scrypt_matches(self, token: str) -> bool:
+        """A scrypt row's check (some 100 ms: not on the event loop)."""
+        return self.scheme is Scheme.SCRYPT and hmac.compare_digest(
+            scrypt_hash(token, self.salt), self.hash)
+
+    def upgraded(self, token: str) -> Registered:
+        return attrs.evolve(self, hash=token_digest(token, self.salt), scheme=Scheme.DIGEST)
 
 
 def check_name(name: str) -> str:
@@ -59,17 +92,9 @@ def identity(salt: bytes) -> str:
     return "registered:" + hashlib.sha256(b"arena-entrant\0" + salt).hexdigest()[:16]
 
 
-def new_token() -> str:
-    """32 URL-safe characters (24 random bytes), never a leading "-": a bot's command line
-    (``--token TOKEN``) would read such a token as an option."""
-    while True:
-        token = secrets.token_urlsafe(24)
-        if not token.startswith("-"):
-            return token
-
-
 class Registry:
-    """The ``bots`` table of a SQLite file (created when missing)."""
+    """The ``bots`` table of a SQLite file (created when missing; a file from before issue 29
+    gets its ``scheme`` column)."""
 
     def __init__(self, path: Path, *, shared: bool = False) -> None:
         """``shared``: used from several threads (one at a time: the caller locks)."""
@@ -79,9 +104,20 @@ class Registry:
             if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 self.db.execute("PRAGMA journal_mode = wal")  # readers never wait for a writer
             self.db.execute(_SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(bots)")}
+            if "scheme" not in columns:
+                try:
+                    self.db.execute(_ADD_SCHEME)
+                except sqlite3.OperationalError as exc:  # another connection added it first
+                    if "duplicate column" not in str(exc):
+                        raise
             self.db.commit()
         except sqlite3.Error as exc:
             raise RegistryError(f"{path}: {exc}") from None
+
+    def reopened(self) -> Registry:
+        """Another connection to the same registry (``shared``)."""
+        return Registry(self.path, shared=True)
 
     def close(self) -> None:
         self.db.close()
@@ -112,20 +148,25 @@ class Registry:
             raise RegistryError(f"{self.path}: {exc}") from None
 
     def add(self, name: str, token: str | None = None) -> str:
-        """Registers ``name`` (with ``token``, or a new one); returns the token."""
+        """Registers ``name`` (with ``token``, which needs 128 bits, or a new one); returns the
+        token."""
         check_name(name)
         token = new_token() if token is None else token
-        if len(token) < MIN_TOKEN_CHARS:
-            raise RegistryError(f"{name}: a token needs at least {MIN_TOKEN_CHARS} characters")
+        problem = weak_token_problem(token)
+        if problem is not None:
+            raise RegistryError(f"{name}: {problem}")
         salt = secrets.token_bytes(SALT_BYTES)
-        self._change("INSERT INTO bots (name, folded, salt, hash) VALUES (?, ?, ?, ?)",
-                     (name, name.casefold(), salt, hash_token(token, salt)),
-                     f"{name!r} is registered already")
+        self._change(_INSERT, (name, name.casefold(), salt, token_digest(token, salt),
+                               Scheme.DIGEST.value), f"{name!r} is registered already")
         return token
 
     def remove(self, name: str) -> None:
         self._change("DELETE FROM bots WHERE folded = ?", (name.casefold(),),
                      f"{name!r} is not registered")
+
+    def _entrants_table(self) -> bool:
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                               "name = 'entrants'").fetchone() is not None
 
     def rename(self, old: str, new: str) -> None:
         """A ladder's entrant of that bot (``arena serve --db``) takes the new name too."""
@@ -133,88 +174,123 @@ class Registry:
         if old.casefold() != new.casefold() and self.lookup(new) is not None:
             raise RegistryError(f"{new!r} is registered already")
         row = self.lookup(old)
-        ladder = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                                 "name = 'entrants'").fetchone()
-        also = (("UPDATE entrants SET name = ? WHERE command = ?", (new, identity(row[1])))
-                if row is not None and ladder else None)
+        also = (("UPDATE entrants SET name = ? WHERE command = ?", (new, identity(row.salt)))
+                if row is not None and self._entrants_table() else None)
         self._change("UPDATE bots SET name = ?, folded = ? WHERE folded = ?",
                      (new, new.casefold(), old.casefold()), f"{old!r} is not registered", also)
 
     def names(self) -> list[str]:
         return [name for (name,) in self.db.execute("SELECT name FROM bots ORDER BY folded")]
 
-    def rows(self) -> dict[str, tuple[str, bytes, bytes]]:
-        """Each registered bot by its folded name: (name, salt, hash)."""
-        return {folded: (name, salt, digest) for folded, name, salt, digest in self.db.execute(
-            "SELECT folded, name, salt, hash FROM bots")}
+    def _select(self) -> list[tuple[str, str, bytes, bytes, str]]:
+        return list(self.db.execute(SELECT_BOTS))
 
-    def lookup(self, name: str) -> tuple[str, bytes, bytes] | None:
+    def rows(self) -> dict[str, Registered]:
+        """Each registered bot by its folded name."""
+        return {folded: Registered(name, bytes(salt), bytes(digest), Scheme(scheme))
+                for folded, name, salt, digest, scheme in self._select()}
+
+    def lookup(self, name: str) -> Registered | None:
         return self.rows().get(name.casefold())
 
+    def upgrade(self, folded: str, row: Registered, token: str) -> bool:
+        """Keeps the digest of ``token`` instead of scrypt row ``row``'s hash (``token`` was
+        just accepted by it); False when the row changed meanwhile (removed, registered anew)."""
+        try:
+            self._change(_UPGRADE, (row.upgraded(token).hash, Scheme.DIGEST.value, folded,
+                                    row.salt, row.hash), "changed meanwhile")
+        except RegistryError:
+            return False
+        return True
+
     def verify(self, name: str, token: str) -> bool | None:
-        """Whether ``token`` is ``name``'s (None: the name is not registered)."""
+        """Whether ``token`` is ``name``'s (None: the name is not registered).  A scrypt row's
+        token is checked with scrypt, and the row then keeps the digest (if it matched)."""
         row = self.lookup(name)
-        return None if row is None else token_matches(token, row[1], row[2])
+        if row is None:
+            digest_matches(token, None, None)  # the same work as a registered name's
+            return None
+        if row.scheme is Scheme.DIGEST:
+            return row.digest_matches(token)
+        if not row.scrypt_matches(token):
+            return False
+        self.upgrade(name.casefold(), row, token)
+        return True
 
 
 class RegistryView:
-    """A server's view of a registry file: the rows in memory, read again when the file's
-    version moved (one small read per hello), and the tokens it has checked remembered (by
-    their SHA-256, never in clear) so a bot's next hello costs no scrypt.  :meth:`prepare`
-    does the slow part (the scrypt) and may run in a worker thread; :meth:`check` then finds
-    its verdict."""
-
-    #: Verdicts kept for :meth:`check` at most (forgotten all at once beyond).
-    VERDICTS_KEPT = 1024
+    """A server's view of a registry: the rows in memory, read again when the registry's
+    version moved (one small read per hello).  :meth:`check` answers a hello at once (a digest
+    and a comparison, the same work for a wrong token as for an unknown name), on the event
+    loop.  A row from before issue 29 still holding a scrypt hash is :meth:`slow`: the hello
+    is :meth:`prepare`-d first, in a worker thread, where a matching token turns the row into
+    a digest one (in memory at once, in the database through a connection of its own); an
+    unprepared or wrong token never matches such a row."""
 
     def __init__(self, path: Path, registry: Registry | None = None) -> None:
         """``registry``: another store's (PostgreSQL's) instead of the file ``path``'s."""
         self.registry = registry if registry is not None else Registry(path, shared=True)
         self.lock = threading.Lock()
         self.seen = -1
-        self.rows: dict[str, tuple[str, bytes, bytes]] = {}
-        self.checked: dict[str, bytes] = {}
-        self.verdicts: dict[bytes, bool] = {}
+        self.rows: dict[str, Registered] = {}
+        #: Where scrypt rows are upgraded (opened at the first; its own lock, so a slow write
+        #: never holds up :meth:`check` on the event loop).
+        self.writer: Registry | None = None
+        self.writing = threading.Lock()
 
-    def _row(self, name: str) -> tuple[str, bytes, bytes] | None:
+    def close(self) -> None:
+        with self.writing:
+            if self.writer is not None:
+                self.writer.close()
+        self.registry.close()
+
+    def _row(self, name: str) -> Registered | None:
         with self.lock:
             version = self.registry.version()
             if version != self.seen:
-                self.rows, self.seen, self.checked = self.registry.rows(), version, {}
-                self.verdicts = {}
+                self.rows, self.seen = self.registry.rows(), version
             return self.rows.get(name.casefold())
-
-    @staticmethod
-    def _key(row: tuple[str, bytes, bytes], token: str) -> bytes:
-        return hashlib.sha256(row[0].casefold().encode() + b"\0" + row[1] + token.encode()).digest()
-
-    def prepare(self, name: str, token: str | None) -> None:
-        """Checks ``token`` against ``name``'s hash ahead of :meth:`check` (thread-safe)."""
-        row = self._row(name)
-        if row is None or token is None:
-            return
-        key = self._key(row, token)
-        if self.checked.get(name.casefold()) == key:
-            return
-        matches = token_matches(token, row[1], row[2])
-        if len(self.verdicts) >= self.VERDICTS_KEPT:
-            self.verdicts = {}
-        self.verdicts[key] = matches
 
     def check(self, name: str, token: str | None) -> tuple[str | None, bool]:
         """(the registered name or None when unknown, whether ``token`` is its token)."""
         row = self._row(name)
-        if row is None:
-            return None, False
         if token is None:
-            return row[0], False
-        key = self._key(row, token)
-        known = self.checked.get(name.casefold())
-        if known is not None and hmac.compare_digest(known, key):
-            return row[0], True
-        matches = self.verdicts.pop(key, None)
-        if matches is None:  # not prepared: checked here
-            matches = token_matches(token, row[1], row[2])
-        if matches:
-            self.checked[name.casefold()] = key
-        return row[0], matches
+            return (None if row is None else row.name), False
+        if row is None:
+            digest_matches(token, None, None)  # the same work as a registered name's
+            return None, False
+        return row.name, row.digest_matches(token)
+
+    def slow(self, name: str, token: str | None) -> bool:
+        """Whether the hello needs :meth:`prepare` first (a scrypt row's, with a token).  Read
+        from the rows in memory (the registry is read once, the first time): :meth:`check`
+        reads the version right after, and one read per hello is enough (a PostgreSQL read
+        waits for the network, on the event loop).  A scrypt row is never made any more, so
+        the rows read before hold them all, but for a rename meanwhile: that bot is refused
+        once (``bad_token``), and its next hello is prepared."""
+        if token is None:
+            return False
+        with self.lock:
+            if self.seen < 0:  # the version first: a change in between is read again later
+                self.seen = self.registry.version()
+                self.rows = self.registry.rows()
+            row = self.rows.get(name.casefold())
+        return row is not None and row.scheme is Scheme.SCRYPT
+
+    def prepare(self, name: str, token: str | None) -> None:
+        """A scrypt row's check (thread-safe; some 100 ms): a matching token makes it a digest
+        row, so :meth:`check` accepts it; a wrong one changes nothing."""
+        row = self._row(name)
+        if token is None or row is None or not row.scrypt_matches(token):
+            return
+        folded = name.casefold()
+        with self.writing:  # stored (the version moves), else the next hello pays scrypt again
+            try:
+                if self.writer is None:
+                    self.writer = self.registry.reopened()
+                self.writer.upgrade(folded, row, token)
+            except RegistryError:
+                pass
+        with self.lock:  # this hello is accepted either way
+            if self.rows.get(folded) == row:
+                self.rows[folded] = row.upgraded(token)

@@ -50,7 +50,7 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path: Path):
 
 def test_import_hashes_each_token_of_a_tokens_file(tmp_path: Path):
     tokens = tmp_path / "tokens.txt"
-    tokens.write_text("alice s3cret-token-alice\nbob s3cret-token-bob-1\n")
+    tokens.write_text("alice s3cret-token-alice-0001\nbob s3cret-token-bob-000001\n")
     db = tmp_path / "bots.db"
     assert run("bots", "import", "--db", str(db), "--tokens", str(tokens)) == (
         0, "imported 2 bot(s)\n")
@@ -58,10 +58,22 @@ def test_import_hashes_each_token_of_a_tokens_file(tmp_path: Path):
     assert not any(b"s3cret-token" in file.read_bytes() for file in tmp_path.glob("bots.db*"))
     code, out = run("bots", "import", "--db", str(db), "--tokens", str(tokens))
     assert code == 1 and "registered already: alice, bob; nothing was imported" in out
-    tokens.write_text("carol s3cret-token-carol\nBOB s3cret-token-bob-2\n")  # one clash
+    tokens.write_text("carol s3cret-token-carol-0001\nBOB s3cret-token-bob-000002\n")  # a clash
     code, out = run("bots", "import", "--db", str(db), "--tokens", str(tokens))
     assert code == 1 and "registered already: BOB" in out
     assert run("bots", "list", "--db", str(db)) == (0, "alice\nbob\n")  # carol not added
+
+
+def test_import_refuses_a_file_with_a_weak_token_and_imports_none_of_it(tmp_path: Path):
+    """A token given to the registry needs 128 bits, as those it makes (issue 29: it is kept as
+    a fast digest, so it must be unguessable); a tokens file's are 16 characters at least."""
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("alice s3cret-token-alice-0001\nbob sixteen-chars-16\n")
+    db = tmp_path / "bots.db"
+    code, out = run("bots", "import", "--db", str(db), "--tokens", str(tokens))
+    assert code == 1 and out.count("\n") == 1, out
+    assert "bob: a token needs at least 128 random bits" in out and "nothing was imported" in out
+    assert run("bots", "list", "--db", str(db)) == (0, "")
 
 
 def test_serve_db_refuses_a_file_that_does_not_exist(tmp_path: Path):
