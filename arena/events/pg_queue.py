@@ -23,6 +23,7 @@ Every call waits for the network: an event loop makes them from a worker thread.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -79,6 +80,9 @@ SELECT count(*) FROM (SELECT pg_notify('{CHANGED}', '') FROM stored) AS notified
 FINAL_FIT_LOCK = 0x6172656E6166  # "arenaf"
 
 
+log = logging.getLogger("arena.worker")
+
+
 class Link:
     """A connection that comes back: :meth:`call` runs ``work(connection)`` and, when the
     connection breaks, reconnects and runs it again (for ``patience`` seconds at most; then the
@@ -98,11 +102,18 @@ class Link:
                 try:
                     if self.db is None or self.db.closed:
                         self.db = connect(self.url)
-                    return work(self.db)
-                except (psycopg.OperationalError, psycopg.InterfaceError):
+                    done = work(self.db)
+                    if attempt:
+                        log.warning("the database is back (after %d retries)", attempt)
+                    return done
+                except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                     if self.db is not None:
                         self.db.close()
                     self.db = None
+                    if not attempt:
+                        log.warning("the database cannot be reached (%s): retrying for up to "
+                                    "%.0f s", str(exc).strip().splitlines()[0] if str(exc)
+                                    else type(exc).__name__, self.patience)
                     if time.monotonic() >= deadline:
                         raise
                     time.sleep(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])

@@ -32,6 +32,7 @@ claims them after the lease expires).
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
@@ -52,6 +53,8 @@ from arena.games import get_game
 from arena.launch.live_board import fit_failure, run_fit
 from arena.launch.runner import BotLaunch, BotRun, BotSpec
 from arena.launch.tournament import Tournament
+
+log = logging.getLogger("arena.worker")
 
 Echo = Callable[..., None]
 
@@ -85,6 +88,8 @@ class QueueStorage:
         stored = self.queue.store(game)
         if not stored:
             self.refused.append(game.planned)
+            log.warning("game %d refused: this worker's lease on its table had expired "
+                        "(another worker plays it)", game.planned + 1)
         return stored
 
     def games(self) -> list[GameRecord]:

@@ -111,3 +111,50 @@ def test_one_worker_takes_the_final_fit_and_a_dead_ones_lock_is_freed(pg_url):
     third.give_final_fit_back()
     for worker in (first, third):
         worker.close()
+
+
+def test_a_link_says_when_the_database_is_down_and_when_it_is_back(monkeypatch, caplog):
+    """Issue 30: a worker said nothing while the database was down (-v or not)."""
+    import logging
+
+    import psycopg
+
+    from arena.events import pg_queue
+
+    class Connection:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(pg_queue, "connect", lambda url: Connection())
+    monkeypatch.setattr(pg_queue.time, "sleep", lambda seconds: None)
+    failures = iter([psycopg.OperationalError("server closed the connection unexpectedly")] * 3)
+
+    def work(db: object) -> str:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return "stored"
+
+    with caplog.at_level(logging.WARNING, logger="arena.worker"):
+        assert pg_queue.Link("postgresql://x@/y").call(work) == "stored"
+    said = [record.getMessage() for record in caplog.records]
+    assert len(said) == 2, said
+    assert said[0].startswith("the database cannot be reached (server closed the connection")
+    assert said[1] == "the database is back (after 3 retries)"
+
+
+def test_a_refused_result_is_said(caplog):
+    import logging
+
+    from arena.launch.worker import QueueStorage
+
+    class Late:
+        def store(self, game: object) -> bool:
+            return False
+
+    with caplog.at_level(logging.WARNING, logger="arena.worker"):
+        assert not QueueStorage(Late()).add_game(game(4))  # type: ignore[arg-type]
+    assert [r.getMessage() for r in caplog.records] == [
+        "game 5 refused: this worker's lease on its table had expired (another worker plays it)"]
