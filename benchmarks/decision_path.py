@@ -65,6 +65,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import os
 import re
 import shutil
@@ -328,7 +329,11 @@ def ratio_rows(bench: Bench) -> list[dict[str, Any]]:
         top = "Z" if name.startswith("arena before") else "A"
         if "Z" not in SERVERS and "Z" in (top, bottom):
             continue
-        low, mid, high = spread(per_round(bench.windows, top, bottom, measure))
+        ratios = [r for r in per_round(bench.windows, top, bottom, measure) if math.isfinite(r)]
+        if not ratios:
+            print(f"{name:<44} {'no round measured both servers':>22}")
+            continue
+        low, mid, high = spread(ratios)
         verdict = "" if target is None else (
             f"   P1: >= {target:g} {'met' if mid >= target else 'MISSED'}")
         print(f"{name:<44} {low:>6.2f} {mid:>7.2f} {high:>6.2f}{verdict}")
@@ -345,6 +350,8 @@ def by_rate(top: Window, bottom: Window) -> float:
 def by_cpu(top: Window, bottom: Window) -> float:
     """The rates' ratio if both servers had a core each: the inverse of their CPU per
     decision (steadier than the rates when other processes take the machine's cores)."""
+    if not top.cpu_us or not bottom.cpu_us:
+        return math.nan  # a short window on a loaded machine: no CPU tick was measured
     return bottom.cpu_us / top.cpu_us
 
 

@@ -168,15 +168,13 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
                web: tuple[tuple[str, int], Path | str | None] | None = None,
                book: Any = None, seating_kind: str = "arrival", restarts: bool = False) -> None:
     """Serve ``config``'s game with ``seating_kind`` (``games`` at most) until Ctrl-C: a line
-    per game unless ``quiet``, the running tallies, the summary; failures as one line.
-    ``book``: the ladder's results (``arena.edge.ladder_book``), every game stored there;
-    ``restarts``: a Ctrl-C tells the bots the server will be back (``server_restart``)."""
+    per game unless ``quiet``, the running tallies, the summary; failures as one line. ``book``:
+    the ladder's results (``arena.edge.ladder_book``); ``restarts``: see ``run_serve``."""
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import GameLimit, run_serve
     from arena.edge.server import ArenaServer, tune_garbage_collector
     from arena.edge.signals import run_stoppable
     from arena.seating.interface import Seating
-    from protocol.errors import ErrorCode
 
     spec, options, log_dir, host = config.spec, config.options, config.log_dir, config.host
     tally = Tally()
@@ -212,9 +210,7 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
         tune_garbage_collector()
         async with pages_beside(server, *(web or (None, None))), ladder_writing(book):
             await run_serve(server, games=games, tally=tally, tally_every=tally_every,
-                            banner=banner, signals=signals,
-                            stop_reason=ErrorCode.SERVER_RESTART if restarts
-                            else ErrorCode.SERVER_SHUTDOWN,
+                            banner=banner, signals=signals, restarts=restarts,
                             out=click.echo, err=lambda line: click.echo(line, err=True))
         if server.unwritten_logs:
             raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
@@ -291,8 +287,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         bots = plan_bots(list(bot_commands))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    unstartable = never_start(bots, os.environ.get("PATH"))
-    if unstartable:  # a series played by defaults for it would rate a phantom
+    if unstartable := never_start(bots, os.environ.get("PATH")):  # else a phantom is rated
         raise click.ClickException("\n".join(unstartable))
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu)
     if launch.sandbox is None:

@@ -75,17 +75,16 @@ class GameLimit:
 async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
                     tally_every: tuple[float, int] | None, banner: Callable[[int], str],
                     out: Callable[[str], None], err: Callable[[str], None],
-                    signals: trio.abc.ReceiveChannel[int],
-                    stop_reason: ErrorCode = ErrorCode.SERVER_SHUTDOWN) -> None:
+                    signals: trio.abc.ReceiveChannel[int], restarts: bool = False) -> None:
     """Serve until a signal comes in ``signals`` (Ctrl-C or SIGTERM: see
     :class:`arena.edge.signals.StopSignals`, open since before the server started), or until
     ``games`` games are over (the server's seating is then a :class:`GameLimit`); then stop
     cleanly (running games logged as aborted, ``bye`` to every bot) and print the tally.  Any
     further signal while stopping hurries the stop; a signal that came before the banner stops
     right after it.  ``tally_every``: (seconds, games) between running tallies (None: none);
-    ``banner(port)``: the first line; ``stop_reason``: what ``bye`` says when a signal stops
-    it (``server_restart``: a ladder's bots are told to come back); after ``games`` it is
-    always ``server_shutdown``."""
+    ``banner(port)``: the first line; ``restarts``: a signal tells the bots the server will be
+    back (``bye`` ``server_restart``: a ladder's); after ``games`` it is ``server_shutdown``."""
+    stop_reason = ErrorCode.SERVER_RESTART if restarts else ErrorCode.SERVER_SHUTDOWN
     notes = server.notes = Notes()
     lines: Callable[[Iterable[str]], None] = lambda lines: out("\n".join(lines))  # noqa: E731
     async with trio.open_nursery() as nursery:

@@ -19,6 +19,7 @@ The rules, each against a way a participant's files could widen the view (issue 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from collections.abc import Iterable, Sequence
@@ -89,15 +90,19 @@ def installation(argv: Sequence[str], cwd: Path) -> tuple[Path | None, Path | No
     return (real(venv) if (venv / "pyvenv.cfg").is_file() else None), target
 
 
-def own_packages() -> list[Path]:
-    """arena's own packages, which the reference bots import (``{python} -m reference_bots.X``):
-    public code, shown read-only wherever they are installed (a source checkout included)."""
-    import arena
-    import protocol
-    import reference_bots
+#: arena's own packages, which the reference bots import (``{python} -m reference_bots.X``).
+OWN_PACKAGES = ("arena", "protocol", "reference_bots")
 
-    return [real(Path(module.__file__).parent)
-            for module in (arena, protocol, reference_bots) if module.__file__ is not None]
+
+def own_packages() -> list[Path]:
+    """arena's own packages: public code, shown read-only wherever they are installed (a source
+    checkout included); found, not imported (the reference bots stand above this package)."""
+    found = []
+    for name in OWN_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            found += [real(folder) for folder in spec.submodule_search_locations]
+    return found
 
 
 def visible_paths(argv: Sequence[str], hidden: Iterable[Path | str],
