@@ -17,9 +17,12 @@ beside it).  The churn comes from ``--churn-addresses`` loopback addresses (127.
 ``--churn-loops`` loops each, each ghost waiting ``--churn-linger`` seconds (uniform between
 the two bounds) between its hello and its close: long enough to outlast the server's newcomer
 settling (50 ms), short enough to leave the table it is seated at before or just after its
-game starts.  The churners run in a process of their own at a lower priority than the honest
-bots (in their session, niced, so they take the time the bots leave: an attacker's own
-machine is not the server's).
+game starts.  The churners run in a process of their own that takes only the time no other
+process wants (``--churn-priority idle``: a session of its own at the lowest group priority),
+as an attacker's own machines would: on a shared machine they would otherwise take the
+server's time, which is not what is measured here; ``--churn-priority niced`` runs them at
+nice 10 in the honest bots' session instead.  The server's CPU seconds in each window are
+printed too.
 
 Counted from the server's own line per stored game (``table <run>-t<N>: name=score ...``):
 honest games (every seat an honest bot), junk games (a ghost sat in one), and tables that never
@@ -74,6 +77,7 @@ class Window:
     junk: int  # games stored with a ghost in a seat
     unstarted: int  # tables numbered and never played
     churn_cycles: int = 0
+    server_cpu: float = 0.0  # the server's CPU seconds (user and system)
 
 
 @attrs.frozen
@@ -86,6 +90,7 @@ class Span:
     low: int
     high: int
     churn_cycles: int
+    server_cpu: float
 
 
 async def honest_bot(counts: Counts, port: int, name: str, rng: random.Random) -> None:
@@ -172,10 +177,25 @@ def parse_linger(text: str) -> tuple[float, float]:
     return bounds
 
 
+def lower_priority(where: str) -> None:
+    """``idle``: a session of its own whose group has the lowest priority (the kernel shares
+    time between sessions, ``sched_autogroup``, so only the group's nice value ranks it against
+    the server's session); ``niced``: nice 10 in the honest bots' session."""
+    if where == "niced":
+        os.nice(10)
+        return
+    os.setsid()
+    try:
+        with open("/proc/self/autogroup", "w") as group:
+            group.write("19")
+    except OSError:  # no autogroups here: nice ranks processes across the machine
+        os.nice(19)
+
+
 def churn_process(args: argparse.Namespace) -> int:
     """``--churn-for PORT``: the churning clients alone, for ``--window-seconds``; prints
     their counts as JSON."""
-    os.nice(10)  # below the honest bots of its session: it takes only the time they leave
+    lower_priority(args.churn_priority)
     counts = Counts()
     linger = parse_linger(args.churn_linger)
     rng = random.Random(args.churn_for)
@@ -245,7 +265,14 @@ class GameLines:
         return max(self.games, default=0)
 
 
-async def drive(args: argparse.Namespace, port: int,
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU seconds so far, user and system (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def drive(args: argparse.Namespace, port: int, server: int,
                 lines: GameLines) -> tuple[list[Span], Counts]:
     counts = Counts()
     spans: list[Span] = []
@@ -256,12 +283,13 @@ async def drive(args: argparse.Namespace, port: int,
         low = lines.read()
         for window in range(args.windows):
             churning = window % 2 == 1
-            began, cycles = trio.current_time(), counts.churn_cycles
+            began, cycles, cpu = trio.current_time(), counts.churn_cycles, cpu_seconds(server)
             if churning:
                 done = await trio.run_process(
                     [sys.executable, __file__, "--churn-for", str(port), "--churn-addresses",
                      str(args.churn_addresses), "--churn-loops", str(args.churn_loops),
                      "--churn-linger", str(args.churn_linger),
+                     "--churn-priority", args.churn_priority,
                      "--window-seconds", str(args.window_seconds)],
                     capture_stdout=True)
                 found = json.loads(done.stdout)
@@ -271,7 +299,7 @@ async def drive(args: argparse.Namespace, port: int,
                 await trio.sleep(args.window_seconds)
             high = lines.read()
             spans.append(Span(churning, trio.current_time() - began, low, high,
-                              counts.churn_cycles - cycles))
+                              counts.churn_cycles - cycles, cpu_seconds(server) - cpu))
             low = high
             print(f"window {window + 1}: {'churn' if churning else 'quiet'} "
                   f"({spans[-1].seconds:.1f} s)", flush=True)
@@ -290,7 +318,8 @@ def windows_of(spans: list[Span], lines: GameLines) -> list[Window]:
         stored = [lines.games[n] for n in numbers if n in lines.games]
         result.append(Window(span.churning, span.seconds, honest=stored.count(True),
                              junk=stored.count(False), unstarted=len(numbers) - len(stored),
-                             churn_cycles=span.churn_cycles))
+                             churn_cycles=span.churn_cycles,
+                             server_cpu=round(span.server_cpu, 2)))
     return result
 
 
@@ -320,17 +349,19 @@ def report(args: argparse.Namespace, windows: list[Window], counts: Counts) -> N
     for i, w in enumerate(windows, start=1):
         print(f"window {i}: {'churn' if w.churning else 'quiet'}  honest games {w.honest:4d} "
               f"({w.honest / w.seconds:5.1f}/s), junk games {w.junk:4d}, tables never started "
-              f"{w.unstarted:4d}" + (f", churners' connections {w.churn_cycles}"
-                                     if w.churning else ""))
+              f"{w.unstarted:4d}, server CPU {w.server_cpu:.2f} s"
+              + (f", churners' connections {w.churn_cycles}" if w.churning else ""))
     quiet = [w for w in windows if not w.churning]
     churn = [w for w in windows if w.churning]
     ratios = paired_ratios(windows)
     print(f"\nserver code: {args.arena_path or 'this tree'}; {args.honest} honest bots; "
           f"{args.windows} windows of {args.window_seconds:g} s; churn from "
-          f"{args.churn_addresses} addresses x {args.churn_loops} loops")
+          f"{args.churn_addresses} addresses x {args.churn_loops} loops, lingering "
+          f"{args.churn_linger} s, {args.churn_priority}")
     print("per window, median (min to max):   without churn       with churn")
     for label, field in (("honest games stored", "honest"), ("junk games", "junk"),
-                         ("tables never started", "unstarted")):
+                         ("tables never started", "unstarted"),
+                         ("server CPU seconds", "server_cpu")):
         print(f"{label:<34} {spread([getattr(w, field) for w in quiet], '{:g}'):<19} "
               f"{spread([getattr(w, field) for w in churn], '{:g}')}")
     print(f"honest games with / without churn (paired windows): {spread(ratios, '{:.2f}')}")
@@ -357,6 +388,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--churn-linger", default="0.05:0.15", metavar="S[:S]",
                         help="a churner's wait between its hello and its close, in seconds "
                              "(LOW:HIGH: uniform between the two)")
+    parser.add_argument("--churn-priority", choices=["idle", "niced"], default="idle",
+                        help="idle: the churners take only time no other session wants; "
+                             "niced: nice 10 in the honest bots' session")
     parser.add_argument("--arena-path", metavar="DIR")
     parser.add_argument("--server-arg", action="append", default=None, metavar="ARG")
     parser.add_argument("--churn-for", type=int, metavar="PORT", help=argparse.SUPPRESS)
@@ -373,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     process, port = start_server(args, folder)
     lines = GameLines(folder / "server.out")
     try:
-        spans, counts = trio.run(drive, args, port, lines)
+        spans, counts = trio.run(drive, args, port, process.pid, lines)
     finally:
         process.send_signal(signal.SIGINT)  # the games still running are stored as aborted
         try:
