@@ -3,7 +3,8 @@
 
     python benchmarks/churn.py [--honest 12] [--windows 6] [--window-seconds 5]
                                [--churn-addresses 8] [--churn-loops 8]
-                               [--churn-linger 0.05:0.15] [--arena-path DIR]
+                               [--churn-linger 0.05:0.15] [--churn-priority idle]
+                               [--arena-path DIR] [--before DIR] [--repeats 1]
                                [--server-arg=--hands=1 ...]
 
 The server runs as a subprocess in a session of its own (``python -m arena serve``, chochlik,
@@ -29,8 +30,10 @@ honest games (every seat an honest bot), junk games (a ghost sat in one), and ta
 started (table numbers the server gave that no stored game carries: a seat's connection was
 gone before the game began).  Prints each window, then per condition the median (min to max)
 over its windows, the paired ratios of honest games, the churners' connections and how they
-ended, then one ``SUMMARY <json>`` line.  ``--arena-path DIR`` runs the server from another
-checkout (its code first on ``PYTHONPATH``), e.g. the code before a change.
+ended.  ``--arena-path DIR`` runs the server from another checkout (its code first on
+``PYTHONPATH``); ``--before DIR`` also measures that checkout (e.g. the code before a change:
+``git archive COMMIT | tar -x -C DIR``), ``--repeats`` runs of each, alternately, and prints
+both side by side over all their runs; then one ``SUMMARY <json>`` line.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -207,6 +210,7 @@ def churn_process(args: argparse.Namespace) -> int:
                     nursery.start_soon(churner, counts, args.churn_for, address,
                                        args.window_seconds, linger, rng)
 
+    print("ready", flush=True)  # the window begins now, not when the process was started
     trio.run(all_churners)
     print(json.dumps({"cycles": counts.churn_cycles, "ends": dict(counts.churn_ends)}))
     return 0
@@ -272,6 +276,34 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def start_churn(args: argparse.Namespace, port: int) -> trio.Process:
+    """The churners' process, once it says it is about to begin."""
+    churn = await trio.lowlevel.open_process(
+        [sys.executable, __file__, "--churn-for", str(port), "--churn-addresses",
+         str(args.churn_addresses), "--churn-loops", str(args.churn_loops),
+         "--churn-linger", str(args.churn_linger), "--churn-priority", args.churn_priority,
+         "--window-seconds", str(args.window_seconds)], stdout=subprocess.PIPE)
+    assert churn.stdout is not None
+    said = b""
+    while not said.endswith(b"ready\n"):
+        data = await churn.stdout.receive_some(64)
+        if not data:
+            raise SystemExit(f"the churners ended before they began ({await churn.wait()})")
+        said += data
+    return churn
+
+
+async def churn_counts(churn: trio.Process) -> bytes:
+    """What the churners print when they are done (their counts, JSON)."""
+    assert churn.stdout is not None
+    out = b""
+    while data := await churn.stdout.receive_some(65536):
+        out += data
+    if await churn.wait():
+        raise SystemExit(f"the churners failed ({churn.returncode})")
+    return out
+
+
 async def drive(args: argparse.Namespace, port: int, server: int,
                 lines: GameLines) -> tuple[list[Span], Counts]:
     counts = Counts()
@@ -280,27 +312,20 @@ async def drive(args: argparse.Namespace, port: int, server: int,
         for i in range(args.honest):
             nursery.start_soon(honest_bot, counts, port, f"{HONEST}{i:02d}", random.Random(i))
         await trio.sleep(args.warmup)
-        low = lines.read()
         for window in range(args.windows):
             churning = window % 2 == 1
+            churn = await start_churn(args, port) if churning else None
+            low = lines.read()  # the games stored before the window are not counted in it
             began, cycles, cpu = trio.current_time(), counts.churn_cycles, cpu_seconds(server)
-            if churning:
-                done = await trio.run_process(
-                    [sys.executable, __file__, "--churn-for", str(port), "--churn-addresses",
-                     str(args.churn_addresses), "--churn-loops", str(args.churn_loops),
-                     "--churn-linger", str(args.churn_linger),
-                     "--churn-priority", args.churn_priority,
-                     "--window-seconds", str(args.window_seconds)],
-                    capture_stdout=True)
-                found = json.loads(done.stdout)
+            if churn is not None:
+                found = json.loads(await churn_counts(churn))
                 counts.churn_cycles += found["cycles"]
                 counts.churn_ends.update(found["ends"])
             else:
                 await trio.sleep(args.window_seconds)
-            high = lines.read()
-            spans.append(Span(churning, trio.current_time() - began, low, high,
-                              counts.churn_cycles - cycles, cpu_seconds(server) - cpu))
-            low = high
+            seconds, cpu = trio.current_time() - began, cpu_seconds(server) - cpu
+            spans.append(Span(churning, seconds, low, lines.read(),
+                              counts.churn_cycles - cycles, cpu))
             print(f"window {window + 1}: {'churn' if churning else 'quiet'} "
                   f"({spans[-1].seconds:.1f} s)", flush=True)
         counts.stopping = True
@@ -345,36 +370,68 @@ def spread(values: Sequence[float], form: str = "{:.1f}") -> str:
             f"({form.format(min(values))} to {form.format(max(values))})")
 
 
-def report(args: argparse.Namespace, windows: list[Window], counts: Counts) -> None:
+def report(args: argparse.Namespace, code: str, windows: list[Window],
+           counts: Counts) -> None:
+    """One run: each window, then per condition the median (min to max) over its windows."""
+    print(f"\nserver code: {code}; {args.honest} honest bots; {args.windows} windows of "
+          f"{args.window_seconds:g} s; churn from {args.churn_addresses} addresses x "
+          f"{args.churn_loops} loops, lingering {args.churn_linger} s, {args.churn_priority}")
     for i, w in enumerate(windows, start=1):
         print(f"window {i}: {'churn' if w.churning else 'quiet'}  honest games {w.honest:4d} "
               f"({w.honest / w.seconds:5.1f}/s), junk games {w.junk:4d}, tables never started "
               f"{w.unstarted:4d}, server CPU {w.server_cpu:.2f} s"
               + (f", churners' connections {w.churn_cycles}" if w.churning else ""))
-    quiet = [w for w in windows if not w.churning]
-    churn = [w for w in windows if w.churning]
-    ratios = paired_ratios(windows)
-    print(f"\nserver code: {args.arena_path or 'this tree'}; {args.honest} honest bots; "
-          f"{args.windows} windows of {args.window_seconds:g} s; churn from "
-          f"{args.churn_addresses} addresses x {args.churn_loops} loops, lingering "
-          f"{args.churn_linger} s, {args.churn_priority}")
-    print("per window, median (min to max):   without churn       with churn")
-    for label, field in (("honest games stored", "honest"), ("junk games", "junk"),
-                         ("tables never started", "unstarted"),
-                         ("server CPU seconds", "server_cpu")):
-        print(f"{label:<34} {spread([getattr(w, field) for w in quiet], '{:g}'):<19} "
-              f"{spread([getattr(w, field) for w in churn], '{:g}')}")
-    print(f"honest games with / without churn (paired windows): {spread(ratios, '{:.2f}')}")
-    churn_seconds = sum(w.seconds for w in churn)
-    print(f"churners: {counts.churn_cycles} connections "
-          f"({counts.churn_cycles / churn_seconds:.0f}/s), "
-          + ", ".join(f"{k} x{v}" for k, v in counts.churn_ends.most_common()))
+    table([(code, [(windows, counts)])])
     print(f"honest bots: aborted games {counts.aborted}, errors "
           + (", ".join(f"{k} x{v}" for k, v in counts.honest_errors.most_common()) or "none"))
-    print("SUMMARY " + json.dumps({
-        "ratio": statistics.median(ratios) if ratios else None, "ratios": ratios,
-        "windows": [attrs.asdict(w) for w in windows], "churn_cycles": counts.churn_cycles,
-        "churn_addresses": args.churn_addresses, "arena_path": args.arena_path}))
+
+
+def table(runs: list[tuple[str, list[tuple[list[Window], Counts]]]]) -> None:
+    """Per server code (a column each, side by side), over all its runs' windows: the median
+    (min to max) of each figure, and the paired ratios of honest games."""
+    print(f"{'per window, median (min to max)':<42}"
+          + "".join(f"{code[-26:]:<28}" for code, _ in runs))
+
+    def row(label: str, cell: Callable[[list[tuple[list[Window], Counts]]], str]) -> None:
+        print(f"{label:<42}" + "".join(f"{cell(found):<28}" for _, found in runs))
+
+    def figure(field: str, churning: bool) -> Callable[[list[tuple[list[Window], Counts]]],
+                                                         str]:
+        return lambda found: spread([getattr(w, field) for windows, _ in found
+                                     for w in windows if w.churning == churning], "{:g}")
+
+    for churning in (False, True):
+        for label, field in (("honest games stored", "honest"), ("junk games", "junk"),
+                             ("tables never started", "unstarted"),
+                             ("server CPU seconds", "server_cpu")):
+            row(f"{label}, {'with' if churning else 'without'} churn", figure(field, churning))
+    row("honest games with / without (paired)", lambda found: spread(
+        [r for windows, _ in found for r in paired_ratios(windows)], "{:.2f}"))
+    row("  each run's median", lambda found: ", ".join(
+        f"{statistics.median(paired_ratios(windows)):.2f}" for windows, _ in found))
+    row("churners' connections a second", lambda found: spread(
+        [w.churn_cycles / w.seconds for windows, _ in found for w in windows if w.churning],
+        "{:.0f}"))
+
+
+def measure(args: argparse.Namespace, code: str | None) -> tuple[list[Window], Counts]:
+    """One run against a server of ``code`` (an arena checkout; None: this tree)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-churn-"))
+    process, port = start_server(argparse.Namespace(**{**vars(args), "arena_path": code}),
+                                 folder)
+    lines = GameLines(folder / "server.out")
+    try:
+        spans, counts = trio.run(drive, args, port, process.pid, lines)
+    finally:
+        process.send_signal(signal.SIGINT)  # the games still running are stored as aborted
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        lines.read()
+        shutil.rmtree(folder, ignore_errors=True)
+    return windows_of(spans, lines), counts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -392,6 +449,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="idle: the churners take only time no other session wants; "
                              "niced: nice 10 in the honest bots' session")
     parser.add_argument("--arena-path", metavar="DIR")
+    parser.add_argument("--before", metavar="DIR",
+                        help="also measure this checkout, alternately, side by side")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each server code")
     parser.add_argument("--server-arg", action="append", default=None, metavar="ARG")
     parser.add_argument("--churn-for", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -403,21 +463,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("need 2 or more windows, 300 s at most in all")
     churn_addresses(args.churn_addresses)
     parse_linger(args.churn_linger)
-    folder = Path(tempfile.mkdtemp(prefix="arena-churn-"))
-    process, port = start_server(args, folder)
-    lines = GameLines(folder / "server.out")
-    try:
-        spans, counts = trio.run(drive, args, port, process.pid, lines)
-    finally:
-        process.send_signal(signal.SIGINT)  # the games still running are stored as aborted
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        lines.read()
-        shutil.rmtree(folder, ignore_errors=True)
-    report(args, windows_of(spans, lines), counts)
+    codes = [args.arena_path] + ([args.before] if args.before else [])
+    runs: dict[str | None, list[tuple[list[Window], Counts]]] = {code: [] for code in codes}
+    for _ in range(args.repeats):
+        for code in codes:  # alternately, so both codes share the machine's moods
+            windows, counts = measure(args, code)
+            runs[code].append((windows, counts))
+            report(args, code or "this tree", windows, counts)
+    print(f"\nall runs ({args.repeats} of each, alternately):")
+    table([(code or "this tree", found) for code, found in runs.items()])
+    print("SUMMARY " + json.dumps([
+        {"arena_path": code, "ratios": [paired_ratios(windows) for windows, _ in found],
+         "windows": [[attrs.asdict(w) for w in windows] for windows, _ in found],
+         "churn_cycles": [counts.churn_cycles for _, counts in found]}
+        for code, found in runs.items()]))
     return 0
 
 
