@@ -3,7 +3,7 @@
 
     python benchmarks/churn.py [--honest 12] [--windows 6] [--window-seconds 5]
                                [--churn-addresses 8] [--churn-loops 8]
-                               [--churn-linger 0.05:0.15] [--churn-priority idle]
+                               [--churn-linger 0.05:0.15] [--churn-priority niced]
                                [--arena-path DIR] [--before DIR] [--repeats 1]
                                [--server-arg=--hands=1 ...]
 
@@ -18,12 +18,13 @@ beside it).  The churn comes from ``--churn-addresses`` loopback addresses (127.
 ``--churn-loops`` loops each, each ghost waiting ``--churn-linger`` seconds (uniform between
 the two bounds) between its hello and its close: long enough to outlast the server's newcomer
 settling (50 ms), short enough to leave the table it is seated at before or just after its
-game starts.  The churners run in a process of their own that takes only the time no other
-process wants (``--churn-priority idle``: a session of its own at the lowest group priority),
-as an attacker's own machines would: on a shared machine they would otherwise take the
-server's time, which is not what is measured here; ``--churn-priority niced`` runs them at
-nice 10 in the honest bots' session instead.  The server's CPU seconds in each window are
-printed too.
+game starts.  The churners run in a process of their own at nice 10 in the honest bots'
+session (``--churn-priority niced``: they take the time the bots leave, and the session's
+share of the machine against the server's); ``--churn-priority idle`` gives them a session of
+their own at the lowest group priority, as an attacker's own machines would take none of the
+server's time, but on a loaded machine that starves them (a weaker attack, varying from window
+to window: read the churners' connections a second).  The server's CPU seconds in each window
+are printed too.
 
 Counted from the server's own line per stored game (``table <run>-t<N>: name=score ...``):
 honest games (every seat an honest bot), junk games (a ghost sat in one), and tables that never
@@ -445,7 +446,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--churn-linger", default="0.05:0.15", metavar="S[:S]",
                         help="a churner's wait between its hello and its close, in seconds "
                              "(LOW:HIGH: uniform between the two)")
-    parser.add_argument("--churn-priority", choices=["idle", "niced"], default="idle",
+    parser.add_argument("--churn-priority", choices=["idle", "niced"], default="niced",
                         help="idle: the churners take only time no other session wants; "
                              "niced: nice 10 in the honest bots' session")
     parser.add_argument("--arena-path", metavar="DIR")
