@@ -157,9 +157,18 @@ async def test_ghosts_from_several_addresses_never_sit_with_the_bots_that_play_h
             games[i] += 1
             changed.set()
 
+    welcomed = 0
+    all_welcomed = trio.Event()
+
     async def ghost(address: str, started: list[dict]) -> None:
+        nonlocal welcomed
         client = await connect_tcp_from(port, address)
-        await client.hello("ghost")
+        await client.until("welcome")
+        welcomed += 1
+        if welcomed == 6:
+            all_welcomed.set()
+        await all_welcomed.wait()  # their hellos come together (their probation ends together)
+        await client.send({"type": "hello", "name": "ghost"})
         started.append(await client.until("game_start"))
         await client.stream.aclose()  # seated: gone (the game goes on without it)
 
