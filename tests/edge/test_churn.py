@@ -6,6 +6,7 @@ whatever addresses they come from."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable
 
@@ -14,6 +15,7 @@ import pytest
 import trio
 
 from arena.edge.server import ArenaServer
+from arena.seating.arrival import NEWCOMER_PROBATION
 from tests.helpers import LineClient, connect_in_memory, connect_tcp, make_server
 
 
@@ -197,4 +199,53 @@ async def test_ghosts_from_several_addresses_never_sit_with_the_bots_that_play_h
     assert len(ghost_starts) == 6
     assert all(n.startswith("ghost") for start in ghost_starts for n in start["names"])
     assert server.refusals == {}
+    await server.shutdown()
+
+
+async def test_a_regular_that_comes_back_with_its_token_is_not_on_probation(
+        nursery, tmp_path, autojump_clock):
+    """Four registered bots play game after game (one waits for each table).  The one waiting
+    loses its connection and comes back with its token: it is still a regular, seated at the
+    next table with the others, well within a newcomer's probation, while a newcomer that
+    arrived with it waits.  The clock is virtual."""
+    from arena.seating.policies import ArrivalSeating
+
+    registry = {f"p{i}": f"registered-token-{i:06d}" for i in range(5)}
+    base = make_server(tmp_path)
+    server = ArenaServer(base.config, seating=ArrivalSeating(3, registry))
+    await nursery.start(server.serve, False)
+    games = [0] * 4
+    clients: list[LineClient] = []
+
+    async def play(i: int, client: LineClient) -> None:
+        rng = random.Random(i)
+        with contextlib.suppress(AssertionError, trio.BrokenResourceError,
+                                 trio.ClosedResourceError):  # its connection is cut
+            while True:
+                await client.play_randomly(rng)
+                games[i] += 1
+
+    async with trio.open_nursery() as bots:
+        for i in range(4):
+            client = await connect_in_memory(nursery, server)
+            await client.hello(f"p{i}", token=registry[f"p{i}"])
+            clients.append(client)
+            bots.start_soon(play, i, client)
+        while min(games) < 2 or len(server.seating.waiting) != 1:
+            await server.wait_for_change()  # tables keep starting and ending
+        [waiting] = server.seating.waiting
+        i = int(waiting.name[1:])
+        await clients[i].stream.aclose()  # lost while waiting for a seat
+        while registry[f"p{i}"] not in server.away:
+            await server.wait_for_change()
+        back = await connect_in_memory(nursery, server)
+        await back.hello(f"p{i}", token=registry[f"p{i}"])
+        newcomer = await connect_in_memory(nursery, server)
+        await newcomer.hello("p4", token=registry["p4"])
+        came_back = trio.current_time()
+        start = await back.until("game_start")
+        assert trio.current_time() - came_back < NEWCOMER_PROBATION / 2
+        assert "p4" not in start["names"]
+        assert server.seating.regulars >= {s for s in server.sessions if s.name == f"p{i}"}
+        bots.cancel_scope.cancel()
     await server.shutdown()
