@@ -38,8 +38,9 @@ class ArrivalSeating:
     A session that has finished a game here is a *regular*; one that has not sits only with
     others that have not (newcomers' tables, formed first) until ``probation`` seconds after
     its hello, then with anyone: regulars never sit with a fresh newcomer, so clients that
-    leave tables unstarted, from as many addresses as they like, only cost each other; a lone
-    newcomer waits ``probation`` for its first table at most."""
+    leave tables unstarted, from as many addresses as they like, only cost each other; a
+    newcomer with no other newcomer to play with waits at most ``probation`` longer.  A bot
+    that comes back with its token is the same session, a regular still if it was one."""
 
     def __init__(self, players: int, registry: Mapping[str, str] | None = None, *,
                  settle: float = NEWCOMER_SETTLE, probation: float = NEWCOMER_PROBATION,
