@@ -162,8 +162,10 @@ class ArrivalSeating:
         picked: list[Hashable] = []
         names: set[str] = set()
         for waiting in self.waiting:
+            if not may_sit(waiting):
+                continue
             name = _name(waiting).casefold()
-            if name not in names and may_sit(waiting):
+            if name not in names:
                 picked.append(waiting)
                 names.add(name)
                 if len(picked) == self.players:
