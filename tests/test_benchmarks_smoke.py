@@ -48,3 +48,18 @@ def test_token_flood_runs_and_summarises(tmp_path: Path) -> None:
     assert found["quiet"]["count"] > 0 and found["flood"]["count"] > 0, done.stdout
     assert found["bad_token"]["count"] == found["unknown_token"]["count"] == 20
     assert "flood: 0 hellos" not in done.stdout
+
+
+def test_churn_runs_from_several_addresses_and_summarises() -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "churn.py"), "--honest", "3", "--windows", "2",
+         "--window-seconds", "1", "--warmup", "0.5", "--churn-addresses", "2",
+         "--churn-loops", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [run] = summary_rows(done.stdout)
+    assert run["arena_path"] is None
+    [(quiet, churn)] = run["windows"]
+    assert not quiet["churning"] and churn["churning"]
+    assert quiet["honest"] > 0 and quiet["junk"] == 0
+    assert churn["churn_cycles"] > 0 and run["churn_cycles"] == [churn["churn_cycles"]]
+    assert "honest games with / without (paired)" in done.stdout

@@ -15,6 +15,10 @@ from protocol.errors import ErrorCode
 
 #: Seconds a newcomer to arrival seating waits before it may be seated.
 NEWCOMER_SETTLE = 0.05
+#: Seconds after its hello that a session which has not yet finished a game here sits only
+#: with other such sessions (then it may sit with anyone): a client that says hello and leaves
+#: once seated never costs the bots that play here a table.
+NEWCOMER_PROBATION = 1.0
 
 
 class ArrivalSeating:
@@ -27,13 +31,19 @@ class ArrivalSeating:
     admit.  Seats rotate: table k's seat order is its arrival order rotated by k - 1, so the
     first to arrive does not deal first every game.
 
-    Churn (clients that say hello and close at once) costs others no game: a newcomer waits
-    ``settle`` seconds before it joins the queue (one that is gone by then is never seated), a
-    session already leaving (its ``leaving`` is true) is dropped instead of seated, and the
-    survivors of a table that did not start go back to the front of the queue."""
+    Churn (clients that say hello and close at once, or once seated) costs others no game: a
+    newcomer waits ``settle`` seconds before it joins the queue (one that is gone by then is
+    never seated), a session already leaving (its ``leaving`` is true) is dropped instead of
+    seated, and the survivors of a table that did not start go back to the front of the queue.
+    A session that has finished a game here is a *regular*; one that has not sits only with
+    others that have not (newcomers' tables, formed first) until ``probation`` seconds after
+    its hello, then with anyone: regulars never sit with a fresh newcomer, so clients that
+    leave tables unstarted, from as many addresses as they like, only cost each other; a
+    newcomer with no other newcomer to play with waits at most ``probation`` longer.  A bot
+    that comes back with its token is the same session, a regular still if it was one."""
 
     def __init__(self, players: int, registry: Mapping[str, str] | None = None, *,
-                 settle: float = NEWCOMER_SETTLE,
+                 settle: float = NEWCOMER_SETTLE, probation: float = NEWCOMER_PROBATION,
                  checker: Callable[[str, str | None], tuple[str | None, bool]] | None = None,
                  ) -> None:
         """``registry``: registered names (case-insensitive) and their secret tokens; with one,
@@ -51,6 +61,12 @@ class ArrivalSeating:
         #: Newcomers waiting to join the queue, in arrival order, with the time they may.
         self.newcomers: dict[Hashable, float] = {}
         self.known: set[Hashable] = set()  # joined the queue once (until gone)
+        self.probation = probation
+        #: Sessions that have not finished a game here, until their probation ends (in
+        #: order: hello time + ``probation``); they sit only with newcomers.
+        self.fresh: dict[Hashable, float] = {}
+        #: Sessions that have finished a game here (until gone).
+        self.regulars: set[Hashable] = set()
         self.started = 0
         self.running = 0
 
@@ -80,14 +96,17 @@ class ArrivalSeating:
 
     def ready(self, session: Hashable, now: float) -> list[SeatedTable]:
         if session not in self.known:
-            self.newcomers.setdefault(session, now + self.settle)
+            if session not in self.newcomers:
+                self.newcomers[session] = now + self.settle
+                self.fresh[session] = now + self.probation
             return self.expire(now)
         if session not in self.waiting:  # a bot that came back may be waiting still
             self.waiting.append(session)
         return self._fill()
 
     def expire(self, now: float) -> list[SeatedTable]:
-        """Newcomers whose settling time is over join the queue."""
+        """Newcomers whose settling time is over join the queue; those whose probation is
+        over may sit with anyone."""
         while self.newcomers:
             session, due = next(iter(self.newcomers.items()))
             if due > now:
@@ -96,10 +115,16 @@ class ArrivalSeating:
             self.known.add(session)
             if session not in self.waiting:
                 self.waiting.append(session)
+        while self.fresh:
+            session, due = next(iter(self.fresh.items()))
+            if due > now:
+                break
+            del self.fresh[session]
         return self._fill()
 
     def next_deadline(self) -> float | None:
-        return next(iter(self.newcomers.values()), None)
+        dues = [next(iter(queue.values())) for queue in (self.newcomers, self.fresh) if queue]
+        return min(dues, default=None)
 
     def unstarted(self, table: SeatedTable, survivors: Sequence[Hashable],
                   now: float) -> list[SeatedTable]:
@@ -112,20 +137,15 @@ class ArrivalSeating:
         return self._fill()
 
     def _fill(self) -> list[SeatedTable]:
+        """Newcomers' tables first (sessions that are not regulars), then tables of regulars
+        and newcomers past their probation, each in arrival order."""
         tables: list[SeatedTable] = []
         for leaving in [s for s in self.waiting if getattr(s, "leaving", False)]:
             self.waiting.remove(leaving)  # closed: never seated (its gone() is on the way)
         while True:
-            picked: list[Hashable] = []
-            names: set[str] = set()
-            for waiting in self.waiting:
-                name = _name(waiting).casefold()
-                if name not in names:
-                    picked.append(waiting)
-                    names.add(name)
-                    if len(picked) == self.players:
-                        break
-            if len(picked) < self.players:
+            picked = (self._pick(lambda s: s not in self.regulars)
+                      or self._pick(lambda s: s not in self.fresh))
+            if picked is None:
                 return tables
             for chosen in picked:
                 self.waiting.remove(chosen)
@@ -136,16 +156,39 @@ class ArrivalSeating:
             tables.append(SeatedTable(self.started, sessions, tuple(map(_name, sessions)),
                                       (None,) * self.players, needs_everyone=True))
 
+    def _pick(self, may_sit: Callable[[Hashable], bool]) -> list[Hashable] | None:
+        """The first ``players`` waiting sessions with different names that ``may_sit`` (None:
+        not so many)."""
+        picked: list[Hashable] = []
+        names: set[str] = set()
+        for waiting in self.waiting:
+            if not may_sit(waiting):
+                continue
+            name = _name(waiting).casefold()
+            if name not in names:
+                picked.append(waiting)
+                names.add(name)
+                if len(picked) == self.players:
+                    return picked
+        return None
+
     def gone(self, session: Hashable, now: float) -> list[SeatedTable]:
         self.names.release(session)
         self.newcomers.pop(session, None)
+        self.fresh.pop(session, None)
+        self.regulars.discard(session)
         self.known.discard(session)
         with contextlib.suppress(ValueError):  # it was not waiting
             self.waiting.remove(session)
         return []
 
     def game_over(self, table: SeatedTable, now: float) -> list[SeatedTable]:
+        """The sessions still here have finished a game: they are regulars from now on."""
         self.running -= 1
+        for session in table.sessions:
+            if session in self.known:
+                self.regulars.add(session)
+                self.fresh.pop(session, None)
         return []
 
     def withdraw(self, token: str, now: float) -> list[SeatedTable]:

@@ -9,7 +9,9 @@ policy chooses them.  The server never branches on which policy it runs:
 - :class:`ArrivalSeating` (``arena serve``): sessions wait in arrival order; whenever enough
   are waiting, the first ones make a table.  After a game a bot waits again at the back.  A
   newcomer waits :data:`NEWCOMER_SETTLE` seconds before it may be seated, so a client that
-  says hello and closes at once is dropped before it costs anyone a table.
+  says hello and closes at once is dropped before it costs anyone a table; until it has
+  finished a game it sits only with other newcomers for :data:`NEWCOMER_PROBATION` seconds,
+  so one that leaves once seated costs the bots that play here no table either.
 - :class:`RosterSeating` (``arena match``): a fixed list of bots, known by their tokens, plays a
   series of games one after another; seats rotate each game (in game g, bot i sits at seat
   (i + g) mod n) so every bot deals first in turn.  A bot that is not there when a game starts
@@ -26,11 +28,11 @@ The interface and its values are in :mod:`arena.seating.interface`, the policies
 this module lists them all, for the importers that want any.
 """
 
-from arena.seating.arrival import NEWCOMER_SETTLE, ArrivalSeating, load_registry
+from arena.seating.arrival import NEWCOMER_PROBATION, NEWCOMER_SETTLE, ArrivalSeating, load_registry
 from arena.seating.interface import Admission, SeatedTable, Seating, SeatingStatistics
 from arena.seating.roster import RosterEntry, RosterSeating, TokenBook
 from arena.seating.scheduled import Instance, ScheduledSeating
 
-__all__ = ["NEWCOMER_SETTLE", "Admission", "ArrivalSeating", "Instance", "RosterEntry",
-           "RosterSeating", "ScheduledSeating", "SeatedTable", "Seating", "SeatingStatistics",
-           "TokenBook", "load_registry"]
+__all__ = ["NEWCOMER_PROBATION", "NEWCOMER_SETTLE", "Admission", "ArrivalSeating", "Instance",
+           "RosterEntry", "RosterSeating", "ScheduledSeating", "SeatedTable", "Seating",
+           "SeatingStatistics", "TokenBook", "load_registry"]

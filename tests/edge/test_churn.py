@@ -1,16 +1,21 @@
-"""Churn (issue 17, item 4): a client looping ``connect, hello, close`` costs honest bots no
-games.  A newcomer settles before it is seated, survivors of a table that did not start keep
-their place, and an address that says hello too often is refused (``too_many_hellos``)."""
+"""Churn (issue 17, item 4; issue 29, item 4): clients looping ``connect, hello, close`` cost
+honest bots no games.  A newcomer settles before it is seated, survivors of a table that did
+not start keep their place, an address that says hello too often is refused
+(``too_many_hellos``), and newcomers on probation never sit with the bots that play here,
+whatever addresses they come from."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+from collections.abc import Callable
 
 import attrs
 import pytest
 import trio
 
 from arena.edge.server import ArenaServer
+from arena.seating.arrival import NEWCOMER_PROBATION
 from tests.helpers import LineClient, connect_in_memory, connect_tcp, make_server
 
 
@@ -113,4 +118,134 @@ async def test_an_address_that_says_hello_too_often_waits_its_turn_then_is_refus
     [latest] = [c for c in clients if c.seen and c.seen[0] is last]
     await latest.send({"type": "watch"})  # the last one in is served as any other
     assert (await latest.until("tables"))["tables"] == []
+    await server.shutdown()
+
+
+async def connect_tcp_from(port: int, address: str) -> LineClient:
+    """A connection to the server on 127.0.0.1 from ``address`` (another loopback address:
+    another host as the server sees it)."""
+    sock = trio.socket.socket(trio.socket.AF_INET, trio.socket.SOCK_STREAM)
+    await sock.bind((address, 0))
+    await sock.connect(("127.0.0.1", port))
+    return LineClient(trio.SocketStream(sock))
+
+
+async def test_ghosts_from_several_addresses_never_sit_with_the_bots_that_play_here(
+        nursery, tmp_path):
+    """Issue 29 §4: four honest bots play game after game (one always waits for the next
+    table); then six clients from six addresses say hello and close as soon as they are
+    seated.  No table (started or not) mixes them: the ghosts sit with each other, the honest
+    bots keep playing together.  Before the newcomers' probation, the ghosts joined the honest
+    bot waiting at the front of the queue."""
+    server = make_server(tmp_path)
+    port = await nursery.start(server.serve)
+    seated: list[tuple[str, ...]] = []
+    seat = server.hall.seat
+
+    def spy(tables: list) -> None:  # every table the seating policy makes, started or not
+        seated.extend(table.names for table in tables)
+        seat(tables)
+
+    server.hall.seat = spy  # type: ignore[method-assign]
+    games = [0] * 4
+    changed = trio.Event()
+
+    async def honest(i: int) -> None:
+        client = await connect_tcp(port)
+        await client.hello(f"honest{i}")
+        rng = random.Random(i)
+        while True:
+            await client.play_randomly(rng)
+            games[i] += 1
+            changed.set()
+
+    welcomed = 0
+    all_welcomed = trio.Event()
+
+    async def ghost(address: str, started: list[dict]) -> None:
+        nonlocal welcomed
+        client = await connect_tcp_from(port, address)
+        await client.until("welcome")
+        welcomed += 1
+        if welcomed == 6:
+            all_welcomed.set()
+        await all_welcomed.wait()  # their hellos come together (their probation ends together)
+        await client.send({"type": "hello", "name": "ghost"})
+        started.append(await client.until("game_start"))
+        await client.stream.aclose()  # seated: gone (the game goes on without it)
+
+    async def until(condition: Callable[[], bool]) -> None:
+        nonlocal changed
+        while not condition():
+            await changed.wait()
+            changed = trio.Event()
+
+    with trio.fail_after(60):  # a loaded machine is slow, never stuck
+        async with trio.open_nursery() as bots:
+            for i in range(4):
+                bots.start_soon(honest, i)
+            await until(lambda: min(games) >= 1)  # every honest bot has played here
+            before = list(games)
+            ghost_starts: list[dict] = []
+            async with trio.open_nursery() as ghosts:
+                for k in range(6):
+                    ghosts.start_soon(ghost, f"127.0.0.{2 + k}", ghost_starts)
+            await until(lambda: min(g - b for g, b in zip(games, before)) >= 3)
+            bots.cancel_scope.cancel()
+    mixed = [names for names in seated
+             if any(n.startswith("ghost") for n in names)
+             and any(n.startswith("honest") for n in names)]
+    assert mixed == []
+    assert len(ghost_starts) == 6
+    assert all(n.startswith("ghost") for start in ghost_starts for n in start["names"])
+    assert server.refusals == {}
+    await server.shutdown()
+
+
+async def test_a_regular_that_comes_back_with_its_token_is_not_on_probation(
+        nursery, tmp_path, autojump_clock):
+    """Four registered bots play game after game (one waits for each table).  The one waiting
+    loses its connection and comes back with its token: it is still a regular, seated at the
+    next table with the others, well within a newcomer's probation, while a newcomer that
+    arrived with it waits.  The clock is virtual."""
+    from arena.seating.policies import ArrivalSeating
+
+    registry = {f"p{i}": f"registered-token-{i:06d}" for i in range(5)}
+    base = make_server(tmp_path)
+    server = ArenaServer(base.config, seating=ArrivalSeating(3, registry))
+    await nursery.start(server.serve, False)
+    games = [0] * 4
+    clients: list[LineClient] = []
+
+    async def play(i: int, client: LineClient) -> None:
+        rng = random.Random(i)
+        with contextlib.suppress(AssertionError, trio.BrokenResourceError,
+                                 trio.ClosedResourceError):  # its connection is cut
+            while True:
+                await client.play_randomly(rng)
+                games[i] += 1
+
+    async with trio.open_nursery() as bots:
+        for i in range(4):
+            client = await connect_in_memory(nursery, server)
+            await client.hello(f"p{i}", token=registry[f"p{i}"])
+            clients.append(client)
+            bots.start_soon(play, i, client)
+        while min(games) < 2 or len(server.seating.waiting) != 1:
+            await server.wait_for_change()  # tables keep starting and ending
+        [waiting] = server.seating.waiting
+        i = int(waiting.name[1:])
+        await clients[i].stream.aclose()  # lost while waiting for a seat
+        while registry[f"p{i}"] not in server.away:
+            await server.wait_for_change()
+        back = await connect_in_memory(nursery, server)
+        await back.hello(f"p{i}", token=registry[f"p{i}"])
+        newcomer = await connect_in_memory(nursery, server)
+        await newcomer.hello("p4", token=registry["p4"])
+        came_back = trio.current_time()
+        start = await back.until("game_start")
+        assert trio.current_time() - came_back < NEWCOMER_PROBATION / 2
+        assert "p4" not in start["names"]
+        assert server.seating.regulars >= {s for s in server.sessions if s.name == f"p{i}"}
+        bots.cancel_scope.cancel()
     await server.shutdown()

@@ -12,7 +12,7 @@ from protocol.errors import ErrorCode
 
 
 def test_arrival_seats_the_first_comers_and_reseats_them_at_the_back():
-    seating = ArrivalSeating(3, settle=0)
+    seating = ArrivalSeating(3, settle=0, probation=0)  # arrival order alone
     assert seating.ready("a", 0) == [] and seating.ready("b", 0) == []
     seating.gone("b", 0)
     assert seating.ready("c", 0) == []
@@ -187,7 +187,7 @@ class Link:
 
 
 def test_a_newcomer_that_leaves_while_settling_is_never_seated():
-    seating = ArrivalSeating(3, settle=0.05)
+    seating = ArrivalSeating(3, settle=0.05, probation=0.5)
     assert seating.ready("a", 0.0) == [] and seating.ready("b", 0.0) == []
     assert seating.next_deadline() == 0.05
     assert seating.ready("churn", 0.01) == []  # would fill a table at once without settling
@@ -196,7 +196,7 @@ def test_a_newcomer_that_leaves_while_settling_is_never_seated():
     assert seating.ready("c", 0.1) == []
     (table,) = seating.expire(0.2)
     assert sorted(table.sessions) == ["a", "b", "c"]
-    assert seating.next_deadline() is None
+    assert seating.next_deadline() == 0.5  # no more settling; a's probation ends
     # after a game, a known bot is ready again at once (no second settling)
     seating.game_over(table, 1.0)
     assert seating.ready("a", 1.0) + seating.ready("b", 1.0) == []
@@ -237,3 +237,65 @@ def test_survivors_come_back_in_their_arrival_order_whatever_the_seat_rotation()
     (third,) = seating.unstarted(second, ["f", "d"], 1.05)
     assert third.sessions == ("g", "d", "f")  # arrival d f g, rotated by two
     assert list(seating.waiting) == ["h"]
+
+
+def played_once(seating: ArrivalSeating, names: str, now: float) -> None:
+    """``names`` arrive together, play a game and are regulars, none of them waiting."""
+    (table,) = [t for name in names for t in seating.ready(name, now)] + seating.expire(
+        now + seating.settle)
+    assert seating.game_over(table, now + seating.settle) == []
+
+
+def test_a_fresh_newcomer_never_sits_with_regulars():
+    """Regulars (they finished a game here) wait for each other; sessions on probation sit
+    together; without the probation, g1 would fill a table with a and b."""
+    seating = ArrivalSeating(3, settle=0, probation=1.0)
+    played_once(seating, "abc", 0.0)
+    assert seating.ready("a", 0.5) + seating.ready("b", 0.5) == []
+    assert seating.ready("g1", 0.5) + seating.ready("g2", 0.6) == []
+    (ghosts,) = seating.ready("g3", 0.7)
+    assert sorted(ghosts.sessions) == ["g1", "g2", "g3"]
+    assert seating.ready("g4", 0.7) == []
+    (regulars,) = seating.ready("c", 0.8)  # at once: a regular is never held back
+    assert sorted(regulars.sessions) == ["a", "b", "c"]
+    assert list(seating.waiting) == ["g4"]
+
+
+def test_survivors_of_an_unstarted_newcomers_table_are_still_on_probation():
+    seating = ArrivalSeating(3, settle=0, probation=1.0)
+    played_once(seating, "abc", 0.0)
+    (newcomers,) = [t for name in ["n", "g1", "g2"] for t in seating.ready(name, 0.1)]
+    seating.gone("g1", 0.12)  # left before the table started
+    assert seating.unstarted(newcomers, ["n", "g2"], 0.15) == []
+    assert seating.ready("a", 0.2) == [] and seating.ready("b", 0.2) == []
+    assert list(seating.waiting) == ["n", "g2", "a", "b"]  # n is not seated with a and b
+    (regulars,) = seating.ready("c", 0.2)
+    assert sorted(regulars.sessions) == ["a", "b", "c"]
+
+
+def test_a_lone_newcomer_sits_with_regulars_when_its_probation_ends():
+    seating = ArrivalSeating(3, settle=0.05, probation=1.0)
+    played_once(seating, "abc", 0.0)
+    seating.gone("c", 1.0)
+    assert seating.next_deadline() is None
+    assert seating.ready("a", 2.0) + seating.ready("b", 2.0) + seating.ready("new", 2.0) == []
+    assert seating.next_deadline() == 2.05  # settling
+    assert seating.expire(2.05) == []
+    assert seating.next_deadline() == 3.0  # its probation
+    assert seating.expire(2.99) == []
+    (table,) = seating.expire(3.0)
+    assert sorted(table.sessions) == ["a", "b", "new"]
+    assert seating.next_deadline() is None
+    assert seating.game_over(table, 3.5) == []  # now all regulars: no wait at all
+    (again,) = [t for name in ["new", "a", "b"] for t in seating.ready(name, 3.5)]
+    assert sorted(again.sessions) == ["a", "b", "new"]
+
+
+def test_a_regular_that_left_is_forgotten_and_comes_back_a_newcomer():
+    seating = ArrivalSeating(2, settle=0, probation=1.0)
+    played_once(seating, "ab", 0.0)
+    seating.gone("a", 0.1)
+    assert seating.regulars == {"b"}
+    assert seating.ready("b", 0.2) + seating.ready("a", 0.2) == []  # a new connection
+    (table,) = seating.expire(1.2)
+    assert sorted(table.sessions) == ["a", "b"]
