@@ -273,3 +273,17 @@ def test_a_game_says_whether_it_has_reaction_windows_truly(game: str) -> None:
     met = any(first_reaction(spec, options, f"windows:{n}", seat) is not None
               for n in range(10) for seat in range(options.players))
     assert met is spec.reaction_windows
+
+
+def test_an_answer_in_time_to_a_simultaneous_request_is_an_answer_in_time():
+    """Issue 30: in a game whose decisions are all simultaneous (a game author's, issue 31)
+    'answers in time' was SKIP every time: only plain requests counted for it."""
+    from arena.kit.check_findings import Findings
+    from arena.kit.check_judge import AnswerJudge, RequestNote
+
+    judge = AnswerJudge.__new__(AnswerJudge)  # credit() reads only the findings
+    judge.findings = Findings()
+    judge.credit(RequestNote(id=3, legal=["a", "b"], time_left_ms=500, decision="bid",
+                             simultaneous=True, reaction=False))
+    assert judge.findings.result(Check.IN_TIME).line().startswith("PASS")
+    assert judge.findings.result(Check.SIMULTANEOUS).line().startswith("PASS")
