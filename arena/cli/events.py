@@ -296,10 +296,10 @@ def ratings(db: Path | str, fmt: str, resamples: int, los: bool, versus: bool,
 
     import attrs
 
-    from arena.events.headtohead import as_json_rows, format_head_to_head, head_to_head
-    from arena.events.leaderboard import format_los, format_table, leaderboard
+    from arena.events.headtohead import as_json_rows, format_head_to_head, tables_head_to_head
+    from arena.events.leaderboard import format_los, format_table, results_leaderboard
     from arena.events.pg_open import NotAnEvent, open_existing
-    from arena.events.storage import names_and_games
+    from arena.events.storage import names_and_results
 
     try:  # a file that is not an event is said so and left untouched (never made one)
         storage = open_existing(db)
@@ -313,22 +313,22 @@ def ratings(db: Path | str, fmt: str, resamples: int, los: bool, versus: bool,
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         return
-    names, games = names_and_games(storage)  # one consistent read, while it runs too
+    names, results = names_and_results(storage)  # one consistent read, while it runs too
     if anchor is not None and anchor not in names:
         raise click.UsageError(f"no bot named {anchor!r}; the bots: {', '.join(names)}")
-    rows = leaderboard(names, games, resamples=resamples,
-                       seed=storage.meta().get("seed", 0),
-                       anchor=names.index(anchor) if anchor is not None else None)
+    rows = results_leaderboard(names, results, resamples=resamples,
+                               seed=storage.meta().get("seed", 0),
+                               anchor=names.index(anchor) if anchor is not None else None)
     if fmt == "table":
         click.echo(format_table(rows))
         if los:
             click.echo()
-            click.echo(format_los(names, games))
+            click.echo(format_los(names, results.tables()))
         if versus:
             click.echo()
-            click.echo(format_head_to_head(head_to_head(names, games)))
+            click.echo(format_head_to_head(tables_head_to_head(names, results.tables())))
     elif fmt == "json":
-        entries = head_to_head(names, games)
+        entries = tables_head_to_head(names, results.tables())
         click.echo(json.dumps(as_json_rows(rows, entries), indent=2))
     else:
         out = io.StringIO()

@@ -252,29 +252,42 @@ class SetWins:
 
     @classmethod
     def of(cls, sets: Sequence[Iterable[TableResult]], entrants: int) -> SetWins:
-        by_size: dict[int, tuple[list[int], list[int], list[int]]] = {}
+        owner: list[int] = []
+        sizes: list[int] = []
+        seats: list[int] = []
+        ranks: list[int] = []
         for index, results in enumerate(sets):
             for result in results:
-                owner, seats, ranks = by_size.setdefault(len(result.entrants), ([], [], []))
                 owner.append(index)
+                sizes.append(len(result.entrants))
                 seats.extend(result.entrants)
                 ranks.extend(result.ranks)
+        return cls.of_columns(len(sets), *(np.array(column, dtype=np.int64) for column in
+                                           (owner, sizes, seats, ranks)), entrants=entrants)
+
+    @classmethod
+    def of_columns(cls, sets: int, owner: np.ndarray, sizes: np.ndarray, seats: np.ndarray,
+                   ranks: np.ndarray, *, entrants: int) -> SetWins:
+        """The same from columns: per table its set (``owner``, below ``sets``) and its size,
+        per seat (table after table) its entrant and its rank."""
+        starts = np.cumsum(sizes) - sizes
         keys, values = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
-        for size, (owner, seats, ranks) in by_size.items():
+        for size in np.unique(sizes).tolist():
+            tables = sizes == size
+            where = starts[tables][:, None] + np.arange(size)
+            who, rank = seats[where], ranks[where]
             first, second = np.triu_indices(size, 1)
-            who = np.array(seats, dtype=np.int64).reshape(-1, size)
-            rank = np.array(ranks).reshape(-1, size)
             i, j = who[:, first], who[:, second]
             score = np.where(rank[:, first] < rank[:, second], 1.0,
                              np.where(rank[:, first] > rank[:, second], 0.0, 0.5))
-            base = np.array(owner, dtype=np.int64)[:, None] * entrants * entrants
+            base = owner[tables][:, None] * entrants * entrants
             compare = i != j
             keys += [(base + i * entrants + j)[compare], (base + j * entrants + i)[compare]]
             values += [score[compare], 1.0 - score[compare]]
         key, where = np.unique(np.concatenate(keys), return_inverse=True)
         wins = np.bincount(where, weights=np.concatenate(values), minlength=key.size)
         owner_of, cells = np.divmod(key, entrants * entrants)
-        return cls(entrants, len(sets), owner_of, cells, wins)
+        return cls(entrants, sets, owner_of, cells, wins)
 
     def summed(self, counts: np.ndarray) -> np.ndarray:
         """The pairwise-win matrix of the sets taken ``counts[s]`` times each (exact: every
