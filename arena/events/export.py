@@ -19,11 +19,13 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from arena.events.pg_storage import PostgresStorage
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord
+
+if TYPE_CHECKING:  # psycopg is not imported to open an SQLite file
+    from arena.events.pg_storage import PostgresStorage
 
 FORMATS = ("jsonl", "csv")
 
