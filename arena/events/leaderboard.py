@@ -40,6 +40,7 @@ from arena.events.ratings import (
     Matrix,
     SetWins,
     TableResult,
+    distinct,
     fit_strengths,
     likelihood_of_superiority,
     pairwise_wins,
@@ -191,12 +192,12 @@ def _bot_statistics(mine: Results, seat_of: np.ndarray, sets: SetWins) -> _Stati
     n = sets.entrants
     sums = [np.bincount(seat_of, weights=column, minlength=n)
             for column in (mine.scores, mine.ranks, mine.defaults)]
-    sat = np.unique(mine.game_of_seat() * n + seat_of) % n
+    sat = distinct(mine.game_of_seat() * n + seat_of) % n
     return _Statistics(
         seats=np.bincount(seat_of, minlength=n).tolist(), scores=sums[0].tolist(),
         ranks=sums[1].astype(np.int64).tolist(), defaults=sums[2].astype(np.int64).tolist(),
         games=np.bincount(sat, minlength=n).tolist(),
-        opponents=np.bincount(np.unique(sets.cells) // n, minlength=n).tolist())
+        opponents=np.bincount(distinct(sets.cells) // n, minlength=n).tolist())
 
 
 def caveat() -> str:

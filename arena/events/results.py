@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 import attrs
 import numpy as np
 
-from arena.events.ratings import TableResult
+from arena.events.ratings import TableResult, distinct
 from arena.gameplay.records import GameRecord
 
 
@@ -79,11 +79,12 @@ class Results:
                        self.ranks[seats], self.scores[seats], self.defaults[seats])
 
     def meetings(self) -> list[tuple[int, int]]:
-        """Each distinct (first entrant of a game, another entrant of it): enough to tell who
-        is connected to whom (``arena.events.groups``)."""
+        """Each distinct pair (lower, higher) of a game's first entrant and another entrant of
+        it: enough to tell who is connected to whom (``arena.events.groups``)."""
         first = np.repeat(self.entrants[self.starts], self.sizes)
+        low, high = np.minimum(first, self.entrants), np.maximum(first, self.entrants)
         width = int(self.entrants.max(initial=0)) + 1
-        pairs = np.unique(first * width + self.entrants)
+        pairs = distinct((low * width + high)[low != high])
         return list(zip(*(part.tolist() for part in np.divmod(pairs, width))))
 
     def tables(self) -> Iterator[TableResult]:
