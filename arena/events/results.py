@@ -46,22 +46,25 @@ class Results:
                    _ints(ranks), np.array(scores, dtype=float), _ints(defaults))
 
     @classmethod
-    def parse(cls, games: int, set_index: str, sizes: str, entrants: str, ranks: str,
-              scores: str, defaults: str) -> Results | None:
-        """``games`` finished games from their columns, each the comma-separated values of
-        every game in turn (a per-seat column: each game's list without its brackets, as
-        the storage's JSON lists give them); None when a text does not hold as many whole
-        numbers as it should (a row written otherwise: the caller reads the records)."""
-        per_game = [_numbers(text, games, np.int64) for text in (set_index, sizes)]
-        if per_game[0] is None or per_game[1] is None or (per_game[1] < 1).any():
+    def parse(cls, games: int, set_index: str, entrants: str, ranks: str, scores: str,
+              defaults: str) -> Results | None:
+        """``games`` finished games from their columns, each the values of every game in
+        turn, comma-separated: the set indices, then the per-seat JSON lists (``[3, 1,
+        2],[0, 4, 1]``); None when a text does not hold as many whole numbers as it should
+        (a row written otherwise: the caller reads the records)."""
+        sets, sizes = _numbers(set_index, games, np.int64), _list_sizes(entrants, games)
+        if sets is None or sizes is None:
             return None
-        seats = int(per_game[1].sum())
-        per_seat = [_numbers(text, seats, dtype) for text, dtype in
-                    ((entrants, np.int64), (ranks, np.int64), (scores, np.float64),
-                     (defaults, np.int64))]
-        if any(column is None for column in per_seat):
+        seats = int(sizes.sum())
+        seated, ranked, defaulted = (_numbers(_unbracketed(text), seats, np.int64)
+                                     for text in (entrants, ranks, defaults))
+        points = _unbracketed(scores)  # whole numbers, read as such (5 times faster)
+        whole = _numbers(points, seats, np.int64)
+        scored = (whole.astype(np.float64) if whole is not None
+                  else _numbers(points, seats, np.float64))
+        if seated is None or ranked is None or defaulted is None or scored is None:
             return None
-        return cls(per_game[0], per_game[1], *per_seat)  # type: ignore[arg-type]
+        return cls(sets, sizes, seated, ranked, scored, defaulted)
 
     @property
     def starts(self) -> np.ndarray:
@@ -97,6 +100,22 @@ class Results:
 
 def _ints(values: Iterable[int]) -> np.ndarray:
     return np.array(list(values), dtype=np.int64)
+
+
+def _unbracketed(lists: str) -> str:
+    return lists.replace("[", "").replace("]", "")
+
+
+def _list_sizes(lists: str, count: int) -> np.ndarray | None:
+    """The lengths of the ``count`` JSON lists of numbers in ``lists`` (one more than the
+    commas between each ``[`` and its ``]``), or None if there are not that many or one is
+    empty."""
+    text = np.frombuffer(lists.encode(), dtype=np.uint8)
+    opens, closes = np.flatnonzero(text == ord("[")), np.flatnonzero(text == ord("]"))
+    if opens.size != count or closes.size != count or (closes <= opens + 1).any():
+        return None
+    commas = np.concatenate([[0], np.cumsum(text == ord(","))])
+    return commas[closes] - commas[opens] + 1
 
 
 def _numbers(text: str, count: int, dtype: type[np.generic]) -> np.ndarray | None:

@@ -92,10 +92,13 @@ def test_a_row_written_otherwise_is_read_through_its_record(storage_at):
 
 
 @pytest.mark.parametrize("texts", [
-    ("2", "0,1", "3", "0,1,2", "1,2,3", "0,0,0", "0,0,0"),  # a game's size missing
-    ("2", "0,1", "3,2", "0,1,2,3", "1,2,3,1,2", "0,0,0,0,0", "0,0,0,0,0"),  # a seat missing
-    ("2", "0,1", "3,2", "0,1,2,3,4", "1,2,x,1,2", "0,0,0,0,0", "0,0,0,0,0"),  # not a number
-    ("1", "0", "3", "0,1,2", "1,2.5,3", "0,0,0", "0,0,0"),  # a rank that is not whole
+    ("2", "0", "[0, 1, 2]", "[1, 2, 3]", "[0, 0, 0]", "[0, 0, 0]"),  # a set index missing
+    ("2", "0,1", "[0, 1, 2]", "[1, 2, 3]", "[0, 0, 0]", "[0, 0, 0]"),  # a game missing
+    ("2", "0,1", "[0, 1, 2],[3, 4]", "[1, 2, 3],[1]", "[0, 0, 0],[0, 0]",
+     "[0, 0, 0],[0, 0]"),  # a rank missing
+    ("2", "0,1", "[0, 1, 2],[]", "[1, 2, 3],[]", "[0, 0, 0],[]", "[0, 0, 0],[]"),  # no seats
+    ("1", "0", "[0, 1, 2]", "[1, 2, x]", "[0, 0, 0]", "[0, 0, 0]"),  # not a number
+    ("1", "0", "[0, 1, 2]", "[1, 2.5, 3]", "[0, 0, 0]", "[0, 0, 0]"),  # a rank not whole
 ])
 def test_columns_that_do_not_add_up_are_refused(texts):
     games, *rest = texts
@@ -103,11 +106,13 @@ def test_columns_that_do_not_add_up_are_refused(texts):
 
 
 def test_columns_that_add_up_are_read():
-    results = Results.parse(2, "0,1", "3,2", "4, 5, 6,4, 5", "1, 2, 2,2, 1", "3, -1.5, 0,2, 7",
-                            "0, 0, 1,0, 0")
+    results = Results.parse(2, "0,1", "[4, 5, 6],[4, 5]", "[1, 2, 2],[2, 1]",
+                            "[3, -1.5, 0],[2, 7]", "[0, 0, 1],[0, 0]")
     assert results is not None
+    assert results.sizes.tolist() == [3, 2]
     assert results.entrants.tolist() == [4, 5, 6, 4, 5]
     assert results.scores.tolist() == [3.0, -1.5, 0.0, 2.0, 7.0]
+    assert results.defaults.tolist() == [0, 0, 1, 0, 0]
     assert results.starts.tolist() == [0, 3]
     assert [(t.entrants, t.ranks) for t in results.tables()] == [((4, 5, 6), (1, 2, 2)),
                                                                   ((4, 5), (2, 1))]
