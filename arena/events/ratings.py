@@ -14,8 +14,10 @@ entrant of strength 1, so a bot that never lost still gets a finite rating.
 
 **The bootstrap** (``bootstrap``) keeps each duplicate set's wins sparse (``SetWins``: the few
 pairs a set has, not an n x n matrix per set), draws the same resample indices as
-``random.Random(str(seed)).choice`` did, and fits a stack of resamples at once with numpy:
-200 bots x 10,000 sets with 200 resamples in about a second (``benchmarks/ratings_speed.py``).
+``random.Random(str(seed)).choice`` did, and fits stacks of resamples at once with numpy
+(``arena.events.newton``), each from a start predicted from the full fit: 200 bots x 10,000
+sets of 3 with 200 resamples in about half a second of CPU (``arena ratings`` end to end:
+``benchmarks/ratings_speed.py``).
 
 **The scale.** Elo = 400 log10 p, shifted so the pool average is 1500 (or so a named entrant
 is fixed at 1500): a 400-point gap means 10:1 odds.
