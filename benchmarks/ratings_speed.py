@@ -11,11 +11,11 @@ event database as the storage writes it (the rows of ``arena.events.storage.game
 one transaction) and kept in the temporary folder for the next run; ``--db`` times an
 existing event instead.
 
-Each run is the command as a user types it, in a fresh process (``python -m arena.cli
-ratings --db FILE``, 200 bootstrap resamples, the table printed to a file), with the checkout
-measured first on ``PYTHONPATH``; bytecode caches are written and used (one run of each
-checkout first, untimed).  The script prints, for each checkout, the median (min-max) over
-``--repeats`` runs of
+Each run is the command as a user types it, in a fresh process (``arena ratings --db FILE``,
+the console script beside this Python, else ``python -m arena.cli``; 200 bootstrap resamples,
+the table printed to a file), with the checkout measured first on ``PYTHONPATH``; bytecode
+caches are written and used (one run of each checkout first, untimed).  The script prints,
+for each checkout, the median (min-max) over ``--repeats`` runs of
 
 - wall: seconds from start to exit;
 - cpu: the process's user plus system CPU seconds (on a loaded machine the wall figure
@@ -46,6 +46,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RESAMPLES = 200
 GOAL_S = 2.0
+#: The command: the console script installed beside this Python (it imports ``arena.cli``
+#: from the checkout first on ``PYTHONPATH``), else ``python -m arena.cli``.
+SCRIPT = Path(sys.executable).with_name("arena")
+ARENA = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "arena.cli"]
 #: Bumped when the generated event changes, so that a cached database is not reused.
 EVENT_VERSION = 1
 
@@ -102,8 +106,8 @@ def run(arena: Path, db: Path, out: Path) -> dict[str, float]:
     with out.open("w") as stdout, errors.open("w") as stderr:
         start = time.perf_counter()
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "ratings", "--db", str(db), "--resamples",
-             str(RESAMPLES)], stdout=stdout, stderr=stderr, env=env,
+            [*ARENA, "ratings", "--db", str(db), "--resamples", str(RESAMPLES)],
+            stdout=stdout, stderr=stderr, env=env,
             cwd=out.parent)  # not a checkout: -m puts the working folder first on sys.path
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
@@ -117,14 +121,15 @@ def run(arena: Path, db: Path, out: Path) -> dict[str, float]:
 def parts(db: Path) -> dict[str, float]:
     """The command's phases in this process (this tree), in CPU seconds."""
     clock = time.process_time()
-    from arena.cli.commands import main  # noqa: F401 - what the command imports first
+    from arena.cli.entry import main  # noqa: F401 - what the command imports first
+    from arena.cli.events import opened_to_read
+    from arena.events.headtohead import as_json_rows  # noqa: F401 - as the command does
     from arena.events.leaderboard import format_table, results_leaderboard
-    from arena.events.pg_open import open_existing
     from arena.events.storage import names_and_results
 
     phases = {"imports": time.process_time() - clock}
     clock = time.process_time()
-    storage = open_existing(db)
+    storage = opened_to_read(db)
     names, results = names_and_results(storage)
     phases["read"] = time.process_time() - clock
     clock = time.process_time()
