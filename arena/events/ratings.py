@@ -246,17 +246,12 @@ class SetWins:
         starts = np.cumsum(sizes) - sizes
         keys, values = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
         for size in distinct(sizes).tolist():
-            tables = sizes == size
-            where = starts[tables][:, None] + np.arange(size)
-            who, rank = seats[where], ranks[where]
-            first, second = np.triu_indices(size, 1)
-            i, j = who[:, first], who[:, second]
-            score = np.where(rank[:, first] < rank[:, second], 1.0,
-                             np.where(rank[:, first] > rank[:, second], 0.0, 0.5))
-            base = owner[tables][:, None] * entrants * entrants
-            compare = i != j
-            keys += [(base + i * entrants + j)[compare], (base + j * entrants + i)[compare]]
-            values += [score[compare], 1.0 - score[compare]]
+            tables = np.flatnonzero(sizes == size)
+            for chunk in range(0, tables.size, SETWINS_CHUNK):  # to bound the temporaries
+                part = tables[chunk:chunk + SETWINS_CHUNK]
+                key, wins = _pair_wins(owner[part], starts[part], size, seats, ranks, entrants)
+                keys.append(key)
+                values.append(wins)
         key, where = np.unique(np.concatenate(keys), return_inverse=True)
         wins = np.bincount(where, weights=np.concatenate(values), minlength=key.size)
         owner_of, cells = np.divmod(key, entrants * entrants)
@@ -277,6 +272,29 @@ class SetWins:
     def total(self) -> Matrix:
         """Every set once: the event's pairwise-win matrix."""
         return [list(row) for row in self.summed(np.ones(self.sets)).tolist()]
+
+
+#: Tables whose pairs :meth:`SetWins.of_columns` expands at once.
+SETWINS_CHUNK = 2**14
+
+
+def _pair_wins(owner: np.ndarray, starts: np.ndarray, size: int, seats: np.ndarray,
+               ranks: np.ndarray, entrants: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys (set, i, j) of tables of ``size`` seats (each table's set and first
+    seat) and the wins of i over j there."""
+    where = starts[:, None] + np.arange(size)
+    who, rank = seats[where], ranks[where]
+    first, second = np.triu_indices(size, 1)
+    i, j = who[:, first], who[:, second]
+    score = np.where(rank[:, first] < rank[:, second], 1.0,
+                     np.where(rank[:, first] > rank[:, second], 0.0, 0.5))
+    base = owner[:, None] * entrants * entrants
+    compare = i != j
+    keys = np.concatenate([(base + i * entrants + j)[compare],
+                           (base + j * entrants + i)[compare]])
+    key, inverse = np.unique(keys, return_inverse=True)
+    scores = np.concatenate([score[compare], 1.0 - score[compare]])
+    return key, np.bincount(inverse, weights=scores, minlength=key.size)
 
 
 def resample_indices(seed: object, sets: int, resamples: int) -> np.ndarray:

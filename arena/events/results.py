@@ -114,8 +114,8 @@ def _list_sizes(lists: str, count: int) -> np.ndarray | None:
     opens, closes = np.flatnonzero(text == ord("[")), np.flatnonzero(text == ord("]"))
     if opens.size != count or closes.size != count or (closes <= opens + 1).any():
         return None
-    commas = np.concatenate([[0], np.cumsum(text == ord(","))])
-    return commas[closes] - commas[opens] + 1
+    commas = np.flatnonzero(text == ord(","))
+    return np.searchsorted(commas, closes) - np.searchsorted(commas, opens) + 1
 
 
 def _numbers(text: str, count: int, dtype: type[np.generic]) -> np.ndarray | None:
