@@ -14,7 +14,9 @@ scores, ranks, aborted reason, defaults, errors, rounds, game id, log path and s
 Reading it back rebuilds the rest: the game's ``number`` is its planned index (the schedule's
 seating numbers its games so), the ``names`` are the entrants' (as :meth:`Storage.write_event`
 recorded them; empty when it did not), the ``winners`` are the seats ranked 1, and
-``timeouts`` and ``decisions`` are not kept (empty, their defaults).
+``timeouts`` and ``decisions`` are not kept (empty, their defaults).  The leaderboard reads
+the finished games as columns instead (:meth:`ResultsStore.results`): one query that
+concatenates each column of every row, which numpy reads at once, with no record per game.
 
 Schema migrations: a ``schema_version`` table holds the version the database is at; opening it
 applies the :data:`MIGRATIONS` after that one, in order (a database made before the table

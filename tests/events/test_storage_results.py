@@ -117,3 +117,17 @@ def test_columns_that_add_up_are_read():
     assert [(t.entrants, t.ranks) for t in results.tables()] == [((4, 5, 6), (1, 2, 2)),
                                                                   ((4, 5), (2, 1))]
     assert np.array_equal(results.game_of_seat(), [0, 0, 0, 1, 1])
+
+
+def test_a_database_written_before_records_reads_as_columns(tmp_path, monkeypatch):
+    """A database as 6aa8bd6 wrote it (tests/events/test_storage.py) is read as columns, no
+    record read: the columns need no change of schema."""
+    from arena.events.storage import SqliteStorage
+    from tests.events.test_storage import OLD_GAMES, old_database
+
+    old_database(tmp_path / "old.db", [("p0", "x 0"), ("p1", "x 1"), ("p2", "x 2")], OLD_GAMES)
+    storage = SqliteStorage(tmp_path / "old.db")
+    expected = columns(Results.of_games(storage.games()))
+    monkeypatch.setattr(storage, "iter_games", lambda: pytest.fail("read a record per game"))
+    assert columns(storage.results()) == expected
+    assert len(expected["sizes"]) == len(OLD_GAMES)
