@@ -1,5 +1,5 @@
-"""``python -m arena.cli``: the arena command."""
+"""``python -m arena.cli``: the arena command, as the console script starts it."""
 
-from arena.cli.commands import main
+from arena.cli import main
 
 main()

@@ -7,7 +7,6 @@ crashed or missing bot), 2 usage (click's own), 130 a match stopped by Ctrl-C.
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import sys
 from pathlib import Path
@@ -18,8 +17,8 @@ import click
 import outcome
 import trio
 
-from arena import __version__
-from arena.cli.errors import SuggestingGroup, listen_failure
+from arena.cli.entry import main
+from arena.cli.errors import listen_failure
 from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, pages_beside
 from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
@@ -37,15 +36,6 @@ from arena.launch.options import (
     transcripts_option,
 )
 from arena.launch.runner import BUILTIN_BOTS
-
-
-@click.group(cls=SuggestingGroup)
-@click.version_option(__version__, prog_name="arena", message="%(prog)s %(version)s")
-@click.option("--verbose", "-v", is_flag=True, help="Log connections and tables to stderr.")
-def main(verbose: bool) -> None:
-    """arena: a game host for bot-programming competitions."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(asctime)s %(name)s: %(message)s")
 
 
 @main.command()

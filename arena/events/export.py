@@ -23,12 +23,14 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.events.deals import schedule_over, set_over
-from arena.events.pg_storage import PostgresStorage
 from arena.events.storage import SqliteStorage
 from arena.gameplay.records import GameRecord
+
+if TYPE_CHECKING:  # psycopg is not imported to open an SQLite file
+    from arena.events.pg_storage import PostgresStorage
 
 FORMATS = ("jsonl", "csv")
 

@@ -4,7 +4,7 @@ Pure: games in, counts out."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import attrs
@@ -32,15 +32,19 @@ class HeadToHead:
 
 def head_to_head(names: Sequence[str], games: Sequence[GameRecord]) -> list[HeadToHead]:
     """One entry per pair of bots that met, in the order of ``names``."""
+    return tables_head_to_head(names, (TableResult(game.table.entrants, game.ranks)
+                                       for game in games if game.aborted is None))
+
+
+def tables_head_to_head(names: Sequence[str], tables: Iterable[TableResult]) -> list[HeadToHead]:
+    """:func:`head_to_head` of the finished tables."""
     n = len(names)
     counts = [[[0, 0, 0, 0] for _ in range(n)] for _ in range(n)]  # wins, ties, losses, games
-    for game in games:
-        if game.aborted is not None:
-            continue
-        for i, j, score in comparisons(TableResult(game.table.entrants, game.ranks)):
+    for table in tables:
+        for i, j, score in comparisons(table):
             a, b, score = (i, j, score) if i < j else (j, i, 1.0 - score)
             counts[a][b][0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
-        present = sorted(set(game.table.entrants))
+        present = sorted(set(table.entrants))
         for k, a in enumerate(present):
             for b in present[k + 1:]:
                 counts[a][b][3] += 1

@@ -25,7 +25,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from arena.events.ratings import SetWins
+from arena.events.ratings import SetWins, distinct
 
 #: Degrees of freedom above which the t quantile is taken from its Cornish-Fisher series.
 SERIES_DF = 60
@@ -34,7 +34,7 @@ SERIES_DF = 60
 def sets_per_entrant(sets: SetWins) -> np.ndarray:
     """How many sets each entrant played in (the clusters of its rating)."""
     owner, first = sets.owner, sets.cells // sets.entrants
-    pairs = np.unique(owner * sets.entrants + first)
+    pairs = distinct(owner * sets.entrants + first)
     return np.bincount(pairs % sets.entrants, minlength=sets.entrants)
 
 

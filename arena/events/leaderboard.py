@@ -29,9 +29,10 @@ says so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
+import numpy as np
 
 from arena.events.groups import connected_groups, group_heading
 from arena.events.intervals import sets_per_entrant, t_intervals
@@ -39,6 +40,7 @@ from arena.events.ratings import (
     Matrix,
     SetWins,
     TableResult,
+    distinct,
     fit_strengths,
     likelihood_of_superiority,
     pairwise_wins,
@@ -46,6 +48,7 @@ from arena.events.ratings import (
     resampled_elo,
     to_elo,
 )
+from arena.events.results import Results
 from arena.gameplay.records import GameRecord
 
 DEFAULT_RESAMPLES = 200
@@ -111,46 +114,42 @@ def leaderboard(names: Sequence[str], games: Sequence[GameRecord], *,
                 anchor: int | None = None) -> list[Row]:
     """Rows group by group (the largest first), best first within a group.  With
     ``resamples`` 0 or thin data (see the module's doc) there are no intervals."""
-    finished = [g for g in games if g.aborted is None]
-    groups = connected_groups(len(names), (g.table.entrants for g in finished))
+    return results_leaderboard(names, Results.of_games(games), resamples=resamples, seed=seed,
+                               anchor=anchor)
+
+
+def results_leaderboard(names: Sequence[str], results: Results, *,
+                        resamples: int = DEFAULT_RESAMPLES, seed: object = 0,
+                        anchor: int | None = None) -> list[Row]:
+    """:func:`leaderboard` of the finished games as columns (as the storage reads them)."""
+    groups = connected_groups(len(names), results.meetings())
     rows: list[Row] = []
     for number, members in enumerate(groups, start=1):
-        rows += _group_rows(number, members, names, finished, resamples=resamples, seed=seed,
+        rows += _group_rows(number, members, names, results, resamples=resamples, seed=seed,
                             anchor=anchor)
     return rows
 
 
-def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
-                finished: Sequence[GameRecord], *, resamples: int, seed: object,
-                anchor: int | None) -> list[Row]:
+def _group_rows(number: int, members: Sequence[int], names: Sequence[str], results: Results,
+                *, resamples: int, seed: object, anchor: int | None) -> list[Row]:
     """One group fitted on its own: ``members`` are its entrants; local index k is
     ``members[k]``."""
-    local = {entrant: k for k, entrant in enumerate(members)}
-    mine = [g for g in finished if g.table.entrants[0] in local]
-    by_set: dict[int, list[TableResult]] = {}
-    seats_of: list[list[tuple[GameRecord, int]]] = [[] for _ in members]
-    opponents_of: list[set[int]] = [set() for _ in members]
-    games_of = [0] * len(members)
-    for game in mine:  # one pass: the sets, and every bot's seats, games and opponents
-        entrants = game.table.entrants
-        by_set.setdefault(game.set_index, []).append(
-            TableResult(tuple(local[e] for e in entrants), game.ranks))
-        for seat, entrant in enumerate(entrants):
-            seats_of[local[entrant]].append((game, seat))
-        for entrant in set(entrants):
-            games_of[local[entrant]] += 1
-            opponents_of[local[entrant]].update(e for e in entrants if e != entrant)
     n = len(members)
-    sets = SetWins.of([results for _, results in sorted(by_set.items())], n)
+    local = np.full(len(names), -1, dtype=np.int64)
+    local[list(members)] = np.arange(n)
+    mine = results.only(local[results.entrants[results.starts]] >= 0)
+    seat_of = local[mine.entrants]  # every seat's entrant, as its local index
+    set_keys, owner = np.unique(mine.set_index, return_inverse=True)
+    sets = SetWins.of_columns(len(set_keys), owner.reshape(-1), mine.sizes, seat_of,
+                              mine.ranks, entrants=n)
     strengths = fit_strengths(sets.total())
-    local_anchor = local.get(anchor) if anchor is not None else None
+    local_anchor = int(local[anchor]) if anchor is not None and local[anchor] >= 0 else None
     elo = to_elo(strengths, local_anchor)
     places = _places(elo)
-    stats = list(zip(games_of, (len(o) for o in opponents_of)))
+    stats = _bot_statistics(mine, seat_of, sets)
     clusters = sets_per_entrant(sets).tolist()
-    thin = [sets.sets < MIN_SETS or games < MIN_GAMES or clusters[k] < 2
-            or opponents < min(MIN_OPPONENTS, n - 1)
-            for k, (games, opponents) in enumerate(stats)]
+    thin = [sets.sets < MIN_SETS or stats.games[k] < MIN_GAMES or clusters[k] < 2
+            or stats.opponents[k] < min(MIN_OPPONENTS, n - 1) for k in range(n)]
     low_of = high_of = confidence_of = None
     if resamples and sets.sets >= MIN_SETS and not all(thin):
         resampled = resampled_elo(sets, strengths, resamples=resamples, seed=seed,
@@ -159,7 +158,7 @@ def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
         confidence_of = rank_confidence(resampled, strengths, local_anchor)
     rows = []
     for k, entrant in enumerate(members):
-        seats = seats_of[k]
+        seats = stats.seats[k]
         low = high = confidence = None
         if low_of is not None and high_of is not None and not thin[k]:
             low, high = low_of[k], high_of[k]
@@ -167,12 +166,38 @@ def _group_rows(number: int, members: Sequence[int], names: Sequence[str],
             confidence = confidence_of[k]
         rows.append(Row(
             place=places[k], entrant=entrant, name=names[entrant], elo=elo[k], low=low,
-            high=high, rank_confidence=confidence, games=len(seats),
-            average_score=sum(g.scores[s] for g, s in seats) / len(seats) if seats else 0.0,
-            average_rank=sum(g.ranks[s] for g, s in seats) / len(seats) if seats else 0.0,
-            defaults=sum(g.defaults[s] for g, s in seats), group=number,
-            opponents=stats[k][1], thin=thin[k]))
+            high=high, rank_confidence=confidence, games=seats,
+            average_score=stats.scores[k] / seats if seats else 0.0,
+            average_rank=stats.ranks[k] / seats if seats else 0.0,
+            defaults=stats.defaults[k], group=number, opponents=stats.opponents[k],
+            thin=thin[k]))
     return sorted(rows, key=lambda row: row.place)
+
+
+@attrs.frozen
+class _Statistics:
+    """Per bot of a group: seats held (a bot seated twice at a table holds two), the sums of
+    its scores, ranks and defaults over them, the games it sat in and the bots it met."""
+
+    seats: list[int]
+    scores: list[float]
+    ranks: list[int]
+    defaults: list[int]
+    games: list[int]
+    opponents: list[int]
+
+
+def _bot_statistics(mine: Results, seat_of: np.ndarray, sets: SetWins) -> _Statistics:
+    """Every sum is exact (whole numbers, or floats added in the order of the seats)."""
+    n = sets.entrants
+    sums = [np.bincount(seat_of, weights=column, minlength=n)
+            for column in (mine.scores, mine.ranks, mine.defaults)]
+    sat = distinct(mine.game_of_seat() * n + seat_of) % n
+    return _Statistics(
+        seats=np.bincount(seat_of, minlength=n).tolist(), scores=sums[0].tolist(),
+        ranks=sums[1].astype(np.int64).tolist(), defaults=sums[2].astype(np.int64).tolist(),
+        games=np.bincount(sat, minlength=n).tolist(),
+        opponents=np.bincount(distinct(sets.cells) // n, minlength=n).tolist())
 
 
 def caveat() -> str:
@@ -214,11 +239,10 @@ def _format_rows(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
-def format_los(names: Sequence[str], games: Sequence[GameRecord]) -> str:
+def format_los(names: Sequence[str], tables: Iterable[TableResult]) -> str:
     """The likelihood-of-superiority matrix: the row bot is stronger than the column bot with
-    this probability (from their decisive pairwise results)."""
-    decisive = pairwise_wins((TableResult(g.table.entrants, g.ranks) for g in games
-                              if g.aborted is None), len(names), tie=0.0)
+    this probability (from their decisive pairwise results at the finished ``tables``)."""
+    decisive = pairwise_wins(tables, len(names), tie=0.0)
     los = likelihood_of_superiority(decisive)
     width = max(len(name) for name in names)
     short = [name[:8] for name in names]

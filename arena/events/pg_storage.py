@@ -22,14 +22,23 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 
 from arena.events.live_rating import LiveRow
 from arena.events.snapshots import SELECT, Fitted, Snapshot, grouped, snapshot_rows
-from arena.events.storage import GAME_COLUMNS, game_row, stored_record
+from arena.events.storage import (
+    GAME_COLUMNS,
+    game_row,
+    parsed_results,
+    results_query,
+    stored_record,
+)
 from arena.gameplay.records import GameRecord
+
+if TYPE_CHECKING:
+    from arena.events.results import Results
 
 #: PG_MIGRATIONS[v - 1] takes a database from version v - 1 to v.
 PG_MIGRATIONS = (
@@ -189,6 +198,13 @@ class PostgresStorage:
             rows = self.db.execute(
                 f"SELECT {', '.join(GAME_COLUMNS[:-1])} FROM games ORDER BY planned").fetchall()
         return (stored_record(row, names) for row in rows)
+
+    def results(self) -> Results:
+        query = results_query(
+            lambda column: f"coalesce(string_agg(({column})::text, ',' ORDER BY planned), '')")
+        with self.lock:
+            row = self.db.execute(query).fetchone()
+        return parsed_results(row, self.iter_games)
 
     def add_snapshot(self, taken_at: float, games: int, live: Sequence[LiveRow],
                      fitted: Mapping[str, Fitted] | None = None) -> None:

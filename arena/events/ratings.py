@@ -14,8 +14,10 @@ entrant of strength 1, so a bot that never lost still gets a finite rating.
 
 **The bootstrap** (``bootstrap``) keeps each duplicate set's wins sparse (``SetWins``: the few
 pairs a set has, not an n x n matrix per set), draws the same resample indices as
-``random.Random(str(seed)).choice`` did, and fits a stack of resamples at once with numpy:
-200 bots x 10,000 sets with 200 resamples in about a second (``benchmarks/ratings_speed.py``).
+``random.Random(str(seed)).choice`` did, and fits stacks of resamples at once with numpy
+(``arena.events.newton``), each from a start predicted from the full fit: 200 bots x 10,000
+sets of 3 with 200 resamples in about half a second of CPU (``arena ratings`` end to end:
+``benchmarks/ratings_speed.py``).
 
 **The scale.** Elo = 400 log10 p, shifted so the pool average is 1500 (or so a named entrant
 is fixed at 1500): a 400-point gap means 10:1 odds.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -32,12 +35,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import attrs
 import numpy as np
 
+from arena.events.newton import WarmStart, newton
+
 #: Elo of the pool's average (or of the anchor entrant).
 ANCHOR_ELO = 1500.0
 ELO_PER_LOG10 = 400.0
 #: Virtual draws each entrant is credited against a strength-1 opponent (the prior).
 PRIOR_DRAWS = 1.0
-MAX_ITERATIONS = 200
 TOLERANCE = 1e-10
 
 
@@ -97,53 +101,11 @@ def fit_strengths(wins: Matrix, prior_draws: float = PRIOR_DRAWS,
         return []
     theta = np.log(np.asarray(start, dtype=float)) if start is not None else np.zeros(n)
     with _one_blas_thread():
-        theta = _newton(np.asarray(wins, dtype=float).reshape(1, n, n), theta.reshape(1, n),
+        theta = newton(np.asarray(wins, dtype=float).reshape(1, n, n), theta.reshape(1, n),
                         prior_draws, tolerance)[0]
     if not prior_draws:
         theta -= theta.mean()
     return [math.exp(t) for t in theta]
-
-
-def _newton(wins: np.ndarray, theta: np.ndarray, prior_draws: float,
-            tolerance: float) -> np.ndarray:
-    """The log-strengths of a stack of fits at once (``wins`` shaped fits x n x n, ``theta``
-    the starts, fits x n): each fit iterates until its own largest step is below
-    ``tolerance``, exactly as one fit alone would.  A step larger than 5 is scaled down to 5
-    (far from the optimum); an entrant with no games and no prior stays put."""
-    count, n = theta.shape
-    diagonal = np.arange(n)
-    total_wins = wins.sum(axis=2) + prior_draws / 2
-    games = wins + wins.transpose(0, 2, 1)
-    games[:, diagonal, diagonal] = 0.0  # an entrant does not play itself
-    theta = theta.copy()
-    active = np.arange(count)
-    for _ in range(MAX_ITERATIONS):
-        if not active.size:
-            break
-        t, g = theta[active], games[active]
-        with np.errstate(over="ignore"):
-            s = 1.0 / (1.0 + np.exp(t[:, None, :] - t[:, :, None]))  # P(i beats j)
-        gradient = total_wins[active] - (g * s).sum(axis=2)
-        hessian = g * s * (1 - s)
-        hessian[:, diagonal, diagonal] = -hessian.sum(axis=2)
-        if prior_draws:  # against the virtual strength-1 bot
-            with np.errstate(over="ignore"):
-                virtual = 1.0 / (1.0 + np.exp(-t))
-            gradient -= prior_draws * virtual
-            hessian[:, diagonal, diagonal] -= prior_draws * virtual * (1 - virtual)
-        else:  # fix the free scale: theta_0 stays put
-            hessian[:, 0, :] = 0.0
-            hessian[:, 0, 0] = 1.0
-            gradient[:, 0] = 0.0
-            fit, idle = (hessian[:, diagonal, diagonal] == 0.0).nonzero()
-            hessian[fit, idle, idle] = 1.0  # no games, no prior: leave it where it is
-            gradient[fit, idle] = 0.0
-        step = np.linalg.solve(hessian, -gradient[..., None])[..., 0]
-        largest = np.abs(step).max(axis=1)
-        step *= np.where(largest > 5.0, 5.0 / np.maximum(largest, 5.0), 1.0)[:, None]
-        theta[active] = t + step
-        active = active[largest >= tolerance]
-    return theta
 
 
 def to_elo(strengths: Sequence[float], anchor: int | None = None) -> list[float]:
@@ -217,9 +179,11 @@ def _one_blas_thread() -> Iterator[None]:
             yield
 
 
+@functools.cache
 def _openblas_thread_setters() -> list[tuple[Callable[[], int], Callable[[int], None]]]:
     """(get, set) of the number of threads of each OpenBLAS loaded here (Linux), by the names
-    of plain OpenBLAS and of the copy numpy's wheels ship."""
+    of plain OpenBLAS and of the copy numpy's wheels ship; looked up once (numpy, imported
+    above, has loaded its OpenBLAS)."""
     try:
         with open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
@@ -238,6 +202,15 @@ def _openblas_thread_setters() -> list[tuple[Callable[[], int], Callable[[int], 
     return setters
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The sorted distinct values: ``np.unique(values)``, which numpy 2 answers with a hash
+    table 30 times slower than a sort here (55 ms against 1.5 for 180,000 integers)."""
+    ordered = np.sort(values)
+    if not ordered.size:
+        return ordered
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+
+
 @attrs.frozen(eq=False)
 class SetWins:
     """The pairwise wins of each duplicate set, sparse: a set touches few entrants, so only the
@@ -252,29 +225,37 @@ class SetWins:
 
     @classmethod
     def of(cls, sets: Sequence[Iterable[TableResult]], entrants: int) -> SetWins:
-        by_size: dict[int, tuple[list[int], list[int], list[int]]] = {}
+        owner: list[int] = []
+        sizes: list[int] = []
+        seats: list[int] = []
+        ranks: list[int] = []
         for index, results in enumerate(sets):
             for result in results:
-                owner, seats, ranks = by_size.setdefault(len(result.entrants), ([], [], []))
                 owner.append(index)
+                sizes.append(len(result.entrants))
                 seats.extend(result.entrants)
                 ranks.extend(result.ranks)
+        return cls.of_columns(len(sets), *(np.array(column, dtype=np.int64) for column in
+                                           (owner, sizes, seats, ranks)), entrants=entrants)
+
+    @classmethod
+    def of_columns(cls, sets: int, owner: np.ndarray, sizes: np.ndarray, seats: np.ndarray,
+                   ranks: np.ndarray, *, entrants: int) -> SetWins:
+        """The same from columns: per table its set (``owner``, below ``sets``) and its size,
+        per seat (table after table) its entrant and its rank."""
+        starts = np.cumsum(sizes) - sizes
         keys, values = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
-        for size, (owner, seats, ranks) in by_size.items():
-            first, second = np.triu_indices(size, 1)
-            who = np.array(seats, dtype=np.int64).reshape(-1, size)
-            rank = np.array(ranks).reshape(-1, size)
-            i, j = who[:, first], who[:, second]
-            score = np.where(rank[:, first] < rank[:, second], 1.0,
-                             np.where(rank[:, first] > rank[:, second], 0.0, 0.5))
-            base = np.array(owner, dtype=np.int64)[:, None] * entrants * entrants
-            compare = i != j
-            keys += [(base + i * entrants + j)[compare], (base + j * entrants + i)[compare]]
-            values += [score[compare], 1.0 - score[compare]]
+        for size in distinct(sizes).tolist():
+            tables = np.flatnonzero(sizes == size)
+            for chunk in range(0, tables.size, SETWINS_CHUNK):  # to bound the temporaries
+                part = tables[chunk:chunk + SETWINS_CHUNK]
+                key, wins = _pair_wins(owner[part], starts[part], size, seats, ranks, entrants)
+                keys.append(key)
+                values.append(wins)
         key, where = np.unique(np.concatenate(keys), return_inverse=True)
         wins = np.bincount(where, weights=np.concatenate(values), minlength=key.size)
         owner_of, cells = np.divmod(key, entrants * entrants)
-        return cls(entrants, len(sets), owner_of, cells, wins)
+        return cls(entrants, sets, owner_of, cells, wins)
 
     def summed(self, counts: np.ndarray) -> np.ndarray:
         """The pairwise-win matrix of the sets taken ``counts[s]`` times each (exact: every
@@ -283,9 +264,37 @@ class SetWins:
                             minlength=self.entrants * self.entrants)
         return total.reshape(self.entrants, self.entrants)
 
+    def warm_start(self, strengths: Sequence[float]) -> WarmStart:
+        """What predicts a resample's fit from the fit of every set once (``strengths``)."""
+        return WarmStart.of(self.owner, self.cells, self.wins,
+                            np.log(np.asarray(strengths, dtype=float)), PRIOR_DRAWS)
+
     def total(self) -> Matrix:
         """Every set once: the event's pairwise-win matrix."""
         return [list(row) for row in self.summed(np.ones(self.sets)).tolist()]
+
+
+#: Tables whose pairs :meth:`SetWins.of_columns` expands at once.
+SETWINS_CHUNK = 2**14
+
+
+def _pair_wins(owner: np.ndarray, starts: np.ndarray, size: int, seats: np.ndarray,
+               ranks: np.ndarray, entrants: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys (set, i, j) of tables of ``size`` seats (each table's set and first
+    seat) and the wins of i over j there."""
+    where = starts[:, None] + np.arange(size)
+    who, rank = seats[where], ranks[where]
+    first, second = np.triu_indices(size, 1)
+    i, j = who[:, first], who[:, second]
+    score = np.where(rank[:, first] < rank[:, second], 1.0,
+                     np.where(rank[:, first] > rank[:, second], 0.0, 0.5))
+    base = owner[:, None] * entrants * entrants
+    compare = i != j
+    keys = np.concatenate([(base + i * entrants + j)[compare],
+                           (base + j * entrants + i)[compare]])
+    key, inverse = np.unique(keys, return_inverse=True)
+    scores = np.concatenate([score[compare], 1.0 - score[compare]])
+    return key, np.bincount(inverse, weights=scores, minlength=key.size)
 
 
 def resample_indices(seed: object, sets: int, resamples: int) -> np.ndarray:
@@ -350,24 +359,34 @@ def bootstrap(sets: SetWins, strengths: Sequence[float], *, resamples: int, seed
 def resampled_elo(sets: SetWins, strengths: Sequence[float], *, resamples: int, seed: object,
                   anchor: int | None = None, tolerance: float = 1e-6) -> np.ndarray:
     """Resample whole sets (as many as were played, with replacement, the draws of
-    ``resample_indices``), refit each resample from ``strengths`` to ``tolerance``: the Elo
-    of every entrant in every resample (resamples x entrants).  The fits run in stacks of at
-    most about a million matrix cells or draws, to bound memory."""
-    stack = max(1, 2**20 // max(1, sets.entrants**2, sets.sets))
+    ``resample_indices``), refit each resample from a start predicted from ``strengths``
+    (``arena.events.newton.WarmStart``) to ``tolerance``: the Elo of every entrant in every
+    resample (resamples x entrants).  The fits run in stacks of at most about a quarter of a
+    million matrix cells or draws, to bound memory."""
+    stack = max(1, STACK_CELLS // max(1, sets.entrants**2, sets.sets))
+    with _one_blas_thread():
+        warm = sets.warm_start(strengths)
     return np.concatenate([np.zeros((0, sets.entrants))] + [
         refit_elo(sets, strengths, np.stack([np.bincount(row, minlength=sets.sets)
-                                             for row in rows]), anchor, tolerance)
+                                             for row in rows]), anchor, tolerance, warm)
         for rows in resample_blocks(seed, sets.sets, resamples, stack)])
 
 
+#: Matrix cells (or draws) of the fits made at once: 6 fits of 200 entrants, about 2 MB an
+#: array (measured no slower than 26 fits at once, with a quarter of the memory).
+STACK_CELLS = 2**18
+
+
 def refit_elo(sets: SetWins, strengths: Sequence[float], counts: np.ndarray,
-              anchor: int | None = None, tolerance: float = 1e-6) -> np.ndarray:
-    """The Elo of every entrant (rows x entrants) fitted, from ``strengths``, on the sets
-    taken ``counts[r, s]`` times each, row by row."""
+              anchor: int | None = None, tolerance: float = 1e-6,
+              warm: WarmStart | None = None) -> np.ndarray:
+    """The Elo of every entrant (rows x entrants) fitted on the sets taken ``counts[r, s]``
+    times each, row by row, from ``strengths`` (or from the starts ``warm`` predicts)."""
     start = np.log(np.asarray(strengths, dtype=float))
     with _one_blas_thread():
         wins = np.stack([sets.summed(row.astype(float)) for row in counts])
-        theta = _newton(wins, np.tile(start, (len(counts), 1)), PRIOR_DRAWS, tolerance)
+        starts = warm.starts(counts) if warm is not None else np.tile(start, (len(counts), 1))
+        theta = newton(wins, starts, PRIOR_DRAWS, tolerance)
     logs = ELO_PER_LOG10 * theta / math.log(10)
     shift = logs[:, anchor] if anchor is not None else logs.mean(axis=1)
     return ANCHOR_ELO + logs - shift[:, None]

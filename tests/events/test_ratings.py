@@ -281,3 +281,11 @@ def test_the_fit_runs_on_one_blas_thread_and_gives_the_threads_back():
     with _one_blas_thread():
         assert [get() for get, _ in setters] == [1] * len(setters)
     assert [get() for get, _ in setters] == before
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_is_np_unique(seed):
+    from arena.events.ratings import distinct
+
+    values = np.random.default_rng(seed).integers(-50, 50, seed * 40)
+    assert distinct(values).tolist() == np.unique(values).tolist()

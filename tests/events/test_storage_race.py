@@ -52,7 +52,7 @@ def test_names_and_games_name_every_entrant_of_every_game(storage_at):
 def test_arena_ratings_while_a_bot_and_its_game_are_added(storage_at, monkeypatch, tmp_path):
     storage = ladder(storage_at)
     (tmp_path / "named.db").touch()  # what the option checks; the storage is the one above
-    monkeypatch.setattr("arena.events.pg_open.open_existing",
+    monkeypatch.setattr("arena.cli.events.opened_to_read",
                         lambda db: AddsABotAfterEntrants(storage))
     result = CliRunner().invoke(main, ["ratings", "--db", str(tmp_path / "named.db"),
                                        "--head-to-head"])
