@@ -9,6 +9,7 @@ import socket
 
 import click
 
+from arena.events.schema_version import SchemaTooNew
 from arena.launch.errors import only
 
 
@@ -83,3 +84,5 @@ class SuggestingGroup(click.Group):
             return super().invoke(ctx)
         except click.NoSuchOption as error:
             raise suggest_option(error) from None
+        except SchemaTooNew as error:  # any command, any database: one line
+            raise click.ClickException(str(error)) from None

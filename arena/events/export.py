@@ -68,7 +68,7 @@ def open_event(path: Path) -> SqliteStorage:
     if not held:
         raise NotAnEvent(f"{path}: holds no event (no entrants stored: is it an arena "
                          "tournament or sprt --db?)")
-    return SqliteStorage(path)
+    return SqliteStorage(path, read_only=True)
 
 
 def game_fields(game: GameRecord) -> dict[str, Any]:

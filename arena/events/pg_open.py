@@ -38,11 +38,16 @@ def open_storage(db: str | Path) -> SqliteStorage | PostgresStorage:
     return SqliteStorage(db)
 
 
-def open_existing(db: str | Path) -> SqliteStorage | PostgresStorage:
-    """An event stored already, opened for reading (``arena ratings``, ``arena export``);
-    :class:`NotAnEvent` saying why not.  A database that holds no event is left untouched."""
+def open_existing(db: str | Path, *, write: bool = False) -> SqliteStorage | PostgresStorage:
+    """An event stored already, opened for reading (``arena ratings``, ``arena export``: never
+    migrated), or with ``write`` for writing (migrated, saying so); :class:`NotAnEvent`
+    saying why not.  A database that holds no event is left untouched."""
     if not (isinstance(db, str) and is_url(db)):
-        return open_event(Path(db))
+        event = open_event(Path(db))
+        if not write:
+            return event
+        event.close()
+        return SqliteStorage(db)
     try:
         with connect(db) as check:
             row = check.execute("SELECT to_regclass('entrants') IS NOT NULL").fetchone()
@@ -54,7 +59,7 @@ def open_existing(db: str | Path) -> SqliteStorage | PostgresStorage:
     if not held:
         raise NotAnEvent(f"{redacted(db)}: holds no event (no entrants stored: is it an arena "
                          "tournament --db?)")
-    return PostgresStorage(db)
+    return PostgresStorage(db, read_only=not write)
 
 
 class Unreachable(NotAnEvent):
@@ -95,7 +100,7 @@ def open_existing_waiting(db: str, patience: float, say: Callable[[str], None],
     said = False
     while True:
         try:
-            return open_existing(db)
+            return open_existing(db, write=True)  # the worker stores games
         except Unreachable as exc:
             if exc.permanent or clock() >= deadline:
                 raise

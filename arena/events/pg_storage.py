@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
+from arena.events import schema_version as versions
 from arena.events.live_rating import LiveRow
 from arena.events.snapshots import SELECT, Fitted, Snapshot, grouped, snapshot_rows
 from arena.events.storage import (
@@ -131,11 +132,15 @@ def connect(url: str) -> psycopg.Connection[Any]:
     return psycopg.connect(conninfo, autocommit=True)
 
 
-def migrate(db: psycopg.Connection[Any]) -> None:
+def migrate(db: psycopg.Connection[Any], where: str = "the database") -> None:
+    """Bring the database to the newest schema, saying so for a database made before; one
+    made by a newer arena is refused (:class:`~arena.events.schema_version.SchemaTooNew`)."""
     with db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         current = schema_version(db)
+        versions.check(current, len(PG_MIGRATIONS), where)
+        versions.announce(current, len(PG_MIGRATIONS), where)
         for version, script in enumerate(PG_MIGRATIONS[current:], current + 1):
             db.execute(script)
             db.execute("INSERT INTO schema_version VALUES (%s)", (version,))
@@ -152,12 +157,19 @@ class PostgresStorage:
 
     blocks = True
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
+        """``read_only``: for a command that only reads: never migrated (one made by a newer
+        arena is refused all the same)."""
         self.url = url
         self.path = redacted(url)  # what messages call it
         self.db = connect(url)
         self.lock = threading.Lock()
-        migrate(self.db)
+        if not read_only:
+            migrate(self.db, self.path)
+            return
+        exists = self.db.execute("SELECT to_regclass('schema_version')").fetchone()
+        if exists and exists[0] is not None:
+            versions.check(schema_version(self.db), len(PG_MIGRATIONS), self.path)
 
     def write_event(self, meta: Mapping[str, Any], entrants: Sequence[tuple[str, str]]) -> None:
         with self.lock, self.db.transaction(), self.db.cursor() as cursor:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from arena.events import schema_version
 from arena.events.live_rating import LiveRow
 from arena.events.snapshots import Fitted, Snapshot, snapshot_rows, sqlite_add, sqlite_history
 from arena.gameplay.records import GameRecord, PlannedTable
@@ -124,13 +125,20 @@ class SqliteStorage:
 
     blocks = True
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        """``read_only``: for a command that only reads (``arena ratings``, ``export``, the
+        pages): the database is never migrated nor changed (one made by a newer arena is
+        refused all the same: :class:`~arena.events.schema_version.SchemaTooNew`)."""
         self.path = Path(path)
+        self.lock = threading.Lock()
+        if read_only:
+            self.db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            schema_version.check(stored_version(self.db), len(MIGRATIONS), str(self.path))
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")  # readers (arena ratings) never block it
-        self.lock = threading.Lock()
-        migrate(self.db)
+        migrate(self.db, str(self.path))
 
     def write_event(self, meta: Mapping[str, Any], entrants: Sequence[tuple[str, str]]) -> None:
         with self.lock, self.db:
@@ -196,8 +204,20 @@ def version_of(db: sqlite3.Connection) -> int:
     return int(row[0] or 0)
 
 
-def migrate(db: sqlite3.Connection) -> None:
-    """Bring the database to the newest schema (see the module's docstring)."""
+def stored_version(db: sqlite3.Connection) -> int:
+    """The schema version, read without changing anything (0: no ``schema_version`` yet)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
+                  "'schema_version'").fetchone() is None:
+        return 0
+    return version_of(db)
+
+
+def migrate(db: sqlite3.Connection, where: str = "the database") -> None:
+    """Bring the database to the newest schema (see the module's docstring), saying so for a
+    database made before; one made by a newer arena is refused."""
+    found = stored_version(db)
+    schema_version.check(found, len(MIGRATIONS), where)
+    schema_version.announce(found, len(MIGRATIONS), where)
     with db:
         db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
     for version, script in enumerate(MIGRATIONS[version_of(db):], version_of(db) + 1):
