@@ -264,7 +264,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
     """Play a series of GAMES games between bot programs and print a result table.
 
     Bots run as your user unless --sandbox is given: use it for bots you do not trust."""
-    from arena.edge.signals import run_stoppable
+    from arena.edge.signals import run_stoppable, stopped_status
     from arena.launch.bots import never_start
     from arena.launch.runner import Interrupt, plan_bots, run_match
 
@@ -315,7 +315,7 @@ def match(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
                    f"{row['decisions']} decisions "
                    "(stuck, stopped, or too slow for --move-timeout); its output is in "
                    f"{bot_run.output}", err=True)
-    sys.exit(INTERRUPTED if report.interrupted else 0 if report.ok else 1)
+    sys.exit(stopped_status() if report.interrupted else 0 if report.ok else 1)
 
 
 def match_line(record: Any, games: int, round_name: str) -> str:

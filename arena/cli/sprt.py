@@ -53,11 +53,12 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
     (A, B and the field at every table, every seating of one seed); stop as soon as the
     evidence allows.  Exit status 0 H1 accepted, 3 H0 accepted, 4 undecided at --max-sets,
-    1 a failure, 2 usage, 130 stopped by Ctrl-C or SIGTERM (which drain first).  The same
+    1 a failure, 2 usage, 130 stopped by Ctrl-C, 143 by SIGTERM (both drain first).  The same
     command run again with the same --db continues a stopped test where it stopped."""
+    from arena.edge.signals import stopped_status
     from arena.events.settings import EventSettings
     from arena.events.sprt import SprtWatch
-    from arena.launch.event_run import play_sprt, sprt_verdict
+    from arena.launch.event_run import SPRT_INTERRUPTED, play_sprt, sprt_verdict
     from arena.launch.runner import plan_bots
     from arena.launch.tournament import Tournament
 
@@ -100,7 +101,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
             watch, click.echo)
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
-    sys.exit(status)
+    sys.exit(stopped_status() if status == SPRT_INTERRUPTED else status)
 
 
 def stored_sprt(storage: Any, settings: Any, bots: list[Any],

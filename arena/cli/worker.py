@@ -62,7 +62,7 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     first Ctrl-C finishes the running games and stops; a second stops at once."""
     import functools
 
-    from arena.edge.signals import run_stoppable
+    from arena.edge.signals import run_stoppable, stopped_status
     from arena.events.pg_open import NotAnEvent, StorageUnavailable, open_existing_waiting
     from arena.events.pg_queue import WorkQueue
     from arena.events.settings import EventSettings
@@ -96,13 +96,13 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
                f"{concurrency} table(s) at a time")
     report = run_stoppable(functools.partial(run_worker, event))  # no Ctrl-C lost or re-raised
     if report is None:
-        sys.exit(130)
+        sys.exit(stopped_status())
     click.echo(f"arena worker {name}: {report.played} game(s) stored"
                + (f", {len(report.refused)} late result(s) refused" if report.refused else "")
                + (" (drained)" if report.drained else ""))
     for failure in report.failures:
         click.echo(f"arena worker: {failure}", err=True)
-    sys.exit(1 if report.failures else 130 if report.drained else 0)
+    sys.exit(1 if report.failures else stopped_status() if report.drained else 0)
 
 
 def open_event_storage(db: Path | str) -> Any:

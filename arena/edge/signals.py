@@ -24,6 +24,15 @@ import trio
 T = TypeVar("T")
 STOPPING = (signal.SIGINT, signal.SIGTERM)
 
+#: The first stopping signal the last :func:`run_stoppable` took (0: none).
+_first_stop = [0]
+
+
+def stopped_status() -> int:
+    """The exit status of a command a signal stopped, as a shell would give it: 128 plus the
+    signal's number (130 for Ctrl-C, 143 for SIGTERM); 130 when no signal is known."""
+    return 128 + (_first_stop[0] or signal.SIGINT)
+
 
 class StopSignals:
     """While entered, SIGINT and SIGTERM go to :meth:`attach`'s channel, each one an item.
@@ -50,6 +59,8 @@ class StopSignals:
         self._token = None
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if not _first_stop[0]:
+            _first_stop[0] = signum
         token = self._token
         if token is None:  # before the loop runs: it takes them at attach
             self._early.append(signum)
@@ -77,6 +88,7 @@ def run_stoppable(async_fn: Callable[[trio.MemoryReceiveChannel[int]], Awaitable
     """``trio.run(async_fn, signals)`` with :class:`StopSignals` around it: ``signals``
     yields every SIGINT and SIGTERM from before the loop started."""
     stops = StopSignals()
+    _first_stop[0] = 0
 
     async def attached() -> T:
         return await async_fn(stops.attach())

@@ -20,7 +20,8 @@ from tests.helpers import stand_in_tournament
 
 
 def scripted_tournament(winner: Any, *, failures: tuple[str, ...] = (),
-                        signal_after: int | None = None) -> type:
+                        signal_after: int | None = None,
+                        signum: int = signal.SIGTERM) -> type:
     """A Tournament stand-in: table by table, ``winner(set_index, rotation)`` (0 A, 1 B) ranks
     first, the field second, the other third; it starts no table once drained."""
 
@@ -48,7 +49,7 @@ def scripted_tournament(winner: Any, *, failures: tuple[str, ...] = (),
                     tag=table))
                 played += 1
                 if played == signal_after:
-                    os.kill(os.getpid(), signal.SIGTERM)
+                    os.kill(os.getpid(), signum)
                     with trio.fail_after(5):
                         await self.drained.wait()
                 await trio.lowlevel.checkpoint()
@@ -103,10 +104,12 @@ def test_a_failure_exits_1_whatever_the_verdict(monkeypatch, tmp_path):
     assert "H1 accepted" in result.output
 
 
-def test_sigterm_drains_and_exits_130(monkeypatch, tmp_path):
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_drains_and_exits_as_a_shell_expects(monkeypatch, tmp_path, signum, status):
+    """128 + the signal's number (issue 30: SIGTERM gave 130, Ctrl-C's status)."""
     result = run_sprt(monkeypatch, tmp_path, scripted_tournament(
-        lambda s, r: s % 2, signal_after=8))
-    assert result.exit_code == 130, result.output
+        lambda s, r: s % 2, signal_after=8, signum=signum))
+    assert result.exit_code == status, result.output
     assert "finishing the running games, then stopping" in result.output
     assert "interrupted after 1 set(s), undecided" in result.output
 
