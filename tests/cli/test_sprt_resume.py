@@ -111,11 +111,11 @@ def test_a_stopped_test_continues_to_the_uninterrupted_verdict(monkeypatch, db_a
 
     db = db_at("stopped.db")
     first = sprt(monkeypatch, db, storing_tournament(signal_after=40))  # no --seed: stored
-    assert first.exit_code == 130, first.output
+    assert first.exit_code == 143, first.output
     assert "interrupted after 6 set(s), undecided" in first.output
     assert "the same command continues the test" in first.output
     second = sprt(monkeypatch, db, storing_tournament(signal_after=50))  # stopped again
-    assert second.exit_code == 130, second.output
+    assert second.exit_code == 143, second.output
     assert "continuing the SPRT stored in" in second.output
     assert "40 games stored, 6 set(s) read" in second.output
     third = sprt(monkeypatch, db, storing_tournament())
@@ -130,7 +130,7 @@ def test_a_stopped_test_continues_to_the_uninterrupted_verdict(monkeypatch, db_a
     for run in (third, again, resumed):
         assert run.exit_code == 0, run.output
         assert verdict(run.output) == verdict(whole.output), run.output
-    assert seeded.exit_code == 130
+    assert seeded.exit_code == 143
     stored = [open_storage(name) for name in (db_at("whole.db"), db, db_at("seeded.db"))]
     played = [[game.planned for game in storage.games()] for storage in stored]
     assert played[0] and played[1] == played[2] == played[0]  # in --db, whichever backend
@@ -140,7 +140,7 @@ def test_a_stopped_test_continues_to_the_uninterrupted_verdict(monkeypatch, db_a
 
 def test_another_command_on_a_stored_test_is_refused(monkeypatch, db_at):
     db = db_at("s.db")
-    assert sprt(monkeypatch, db, storing_tournament(signal_after=10)).exit_code == 130
+    assert sprt(monkeypatch, db, storing_tournament(signal_after=10)).exit_code == 143
     other = sprt(monkeypatch, db, storing_tournament(), "--elo1", "30", "--max-sets", "50")
     assert other.exit_code == 2
     assert (f"{db} holds another SPRT run (its thresholds, sets differ): give the same options "
@@ -163,7 +163,7 @@ def test_sigterm_then_the_same_command_continues_through_the_command_line(tmp_pa
         lines.expect(r"^sets 1: ")
         first.send_signal(signal.SIGTERM)
         rest = lines.rest()
-        assert first.wait(timeout=60) == 130, lines.seen + rest
+        assert first.wait(timeout=60) == 143, lines.seen + rest
     stored = re.escape(db)
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert again.returncode in (0, 3, 4), again.stdout + again.stderr
