@@ -3,7 +3,15 @@
 Passing: the three lowest cards go away (the lowest under the Imp, the next two to the
 neighbours): low cards are what leave a player holding the bottle at the end.
 
-Tricks: every legal card gets a value and the best one is played.
+Tricks: first, the card that leaves the fewest of our cards below the price this trick sets
+(the card itself if it takes the bottle, else the highest card under the price already in the
+trick, which takes it, else the price).  A player left with only cards under the price at the
+end of a hand is forced to buy the bottle, so low cards go while someone else's card takes it,
+or while a card that others can still undercut does.  Before this rule the bot won tricks with
+its high cards and kept its low ones: it ended about half its hands holding the bottle, mostly
+bought in the last tricks with nothing else to play, and lost to a bot that always plays its
+lowest legal card (``legal[0]``).  Among the cards that leave equally few, every card gets a
+value and the best one is played:
 - A card below the price that would win the bottle is worth the trick's coins if the bottle is
   likely to be bought back from us (many unseen cards below it, few of our own), and costs the
   Imp's pile plus everything we won if it is likely to stick.
@@ -72,7 +80,24 @@ class ChochlikHeuristic:
     # -- tricks --
 
     def play(self, obs: dict[str, Any], cards: list[int]) -> int:
-        return max(cards, key=lambda card: (self.value(obs, card), -card))
+        price = obs["price"]
+        best_low = max((c for _, c in obs["trick"] if c < price), default=None)
+        hand = obs["hand"]
+        return max(cards, key=lambda card: (-self.left_below(hand, card, price, best_low),
+                                            self.value(obs, card), -card))
+
+    @staticmethod
+    def left_below(hand: list[int], card: int, price: int, best_low: int | None) -> int:
+        """How many of our other cards lie below the price once ``card`` is played: the card
+        itself if it takes the bottle, else the trick's highest card under the price (which
+        takes it), else the price (what the players after us do is not guessed)."""
+        if card < price and (best_low is None or card > best_low):
+            new_price = card
+        elif best_low is not None:
+            new_price = best_low
+        else:
+            new_price = price
+        return sum(1 for c in hand if c < new_price and c != card)
 
     def value(self, obs: dict[str, Any], card: int) -> float:
         me = obs["seat"]

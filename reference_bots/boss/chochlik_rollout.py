@@ -51,8 +51,10 @@ def heuristic_card(state: ChochlikState, seat: int) -> int:
     highest = max(trick_cards, default=0)
     halve = state.owner == seat
     undercut: float | None = None
+    ordered = sorted(hand)  # for the cards left below the price (the heuristic's first rule)
 
-    best_card, best_key = -1, None
+    best_card: int = -1
+    best_key: tuple[int, float, int] | None = None
     for card in cards:
         if card < price and (best_low is None or card > best_low):
             below_elsewhere: float = bisect_left(unseen, card)
@@ -80,7 +82,14 @@ def heuristic_card(state: ChochlikState, seat: int) -> int:
             gain = trick_coins + COINS[card] + expected_later
             value = (1 - undercut) * gain - undercut * COINS[card] * 0.6
             value = value * (0.5 if halve else 1.0)
-        key = (value, -card)
+        if card < price and (best_low is None or card > best_low):
+            new_price = card
+        elif best_low is not None:
+            new_price = best_low
+        else:
+            new_price = price
+        left_below = bisect_left(ordered, new_price) - (card < new_price)
+        key = (-left_below, value, -card)
         if best_key is None or key > best_key:
             best_card, best_key = card, key
     return best_card
