@@ -20,6 +20,8 @@ The lines, each ending in a newline.  The pages ask (at most :data:`MAX_REQUEST_
   ``end N`` when they are over (at once when N cannot be watched).  Watching a table already
   fed changes nothing.
 
+What comes within :data:`WRITE_TICK` goes in one write.
+
 Anything else, or more than :data:`MAX_BACKLOG` bytes the pages have not read, ends the feed
 (the pages' process is then stuck or broken: its supervisor says so and starts another).
 """
@@ -42,6 +44,9 @@ MAX_REQUEST_BYTES = 64
 MAX_BACKLOG = 16 * 2**20
 #: Bytes read from the pages at once.
 READ_BYTES = 4096
+#: Seconds at least between two writes to the pages: what comes meanwhile goes in one write
+#: (a step of every watched table would otherwise be a write, and a wake-up of the pages).
+WRITE_TICK = 0.05
 
 
 class FeedBroken(Exception):
@@ -242,6 +247,7 @@ class PageFeed:
                 self._out.clear()
                 await stream.send_all(data)
                 self._queued -= len(data)
+                await trio.sleep(WRITE_TICK)
             else:
                 await self._wake.wait()
                 self._wake = trio.Event()

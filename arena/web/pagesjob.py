@@ -22,7 +22,7 @@ from typing import Any
 import trio
 
 #: The pages' process runs at this niceness: the games come first.
-PAGES_NICENESS = 5
+PAGES_NICENESS = 10
 
 
 async def serve(settings: dict[str, Any], storage: Any, empty: str) -> None:

@@ -106,7 +106,10 @@ class PagesProcess:
         dies (see the module's docstring)."""
         restarts: collections.deque[float] = collections.deque()
         while True:
-            why = await self.run_once()
+            try:
+                why = await self.run_once()
+            except OSError as exc:  # no process could be started (no memory, no file left)
+                why = f"it could not start: {exc.strerror or exc}"
             now = trio.current_time()
             while restarts and now - restarts[0] > RESTART_WINDOW:
                 restarts.popleft()
@@ -130,6 +133,9 @@ class PagesProcess:
                 self.command(theirs.fileno()), pass_fds=(theirs.fileno(), self.listener.fileno()),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                 env=env)
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()  # the process's end is its own: its exit ends the feed
         stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
