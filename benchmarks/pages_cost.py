@@ -37,6 +37,7 @@ import http.client
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -146,14 +147,22 @@ def one_run(args: argparse.Namespace, code: Path | None, loaded: bool,
     loader: subprocess.Popen[str] | None = None
     lines: list[str] = []
     assert run.stdout is not None
-    for line in run.stdout:  # the load starts once the server listens, and runs to its end
-        lines.append(line)
-        if loaded and loader is None and "connecting" in line:
-            loader = subprocess.Popen(
-                [sys.executable, __file__, "--load-only", str(web), "--watchers",
-                 str(args.watchers), "--page-rate", str(args.page_rate), "--bots",
-                 str(args.bots)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    run.wait()
+    try:
+        for line in run.stdout:  # the load starts once the server listens, to the run's end
+            lines.append(line)
+            if loaded and loader is None and "connecting" in line:
+                loader = subprocess.Popen(
+                    [sys.executable, __file__, "--load-only", str(web), "--watchers",
+                     str(args.watchers), "--page-rate", str(args.page_rate), "--bots",
+                     str(args.bots)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    text=True)
+        run.wait()
+    except BaseException:  # Ctrl-C: load_bots stops its server; the load goes too
+        run.send_signal(signal.SIGINT)
+        if loader is not None:
+            loader.kill()
+        run.wait()
+        raise
     output = "".join(lines)
     figures: dict[str, Any] = {"pages": 0, "failed": 0, "page_p50": float("nan"),
                                "page_p99": float("nan"), "followed": 0}

@@ -61,7 +61,8 @@ def web(db: Path | str, logs: Path | None, host: str, port: int) -> None:
 WEB_OPTION = click.option(
     "--web", "web_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
     help="Also serve the competition pages on this port (live tables, and the leaderboard "
-         "of the games stored in --db), on 127.0.0.1 unless --web-host says otherwise.")
+         "of the games stored in --db), on 127.0.0.1 unless --web-host says otherwise; they "
+         "run in a process of their own, which the server restarts if it dies.")
 WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=True,
                                help="Address of the --web pages.")
 

@@ -5,8 +5,9 @@ and watched by the game server (:mod:`arena.web.pagesproc`, which documents it).
 inherited), ``feed`` (this end of the game server's feed, inherited), ``spectators`` (the
 server's ``--spectators``), ``db`` (the event's file or URL, or null), ``empty`` (what the
 leaderboard says when there is no event to show).  It serves until the feed ends (the game
-server is gone or stopping), then exits 0; Ctrl-C is the game server's to handle (it then ends
-the feed), so it is ignored here.
+server is gone or stopping), then exits 0.  It runs in a session of its own (the game server
+starts it so) at niceness :data:`PAGES_NICENESS`; Ctrl-C is the game server's to handle (it
+then ends the feed), so it is ignored here.
 """
 
 from __future__ import annotations
@@ -17,12 +18,27 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 import trio
 
-#: The pages' process runs at this niceness: the games come first.
+#: The pages' process runs at this niceness (its session's, where the kernel groups processes
+#: by session): the games come first.
 PAGES_NICENESS = 10
+#: Where Linux sets the niceness of this process's session's group (``sched_autogroup``).
+AUTOGROUP = Path("/proc/self/autogroup")
+
+
+def yield_to_the_games() -> None:
+    """Lower this process's priority below the game server's.  Where the kernel groups
+    processes by session (``sched_autogroup``: this process has a session of its own) a task's
+    niceness only ranks it inside its group, so the group's is set; else the process's."""
+    try:
+        AUTOGROUP.write_text(f"{PAGES_NICENESS}\n")
+    except OSError:
+        if hasattr(os, "nice"):
+            os.nice(PAGES_NICENESS)
 
 
 async def serve(settings: dict[str, Any], storage: Any, empty: str) -> None:
@@ -41,8 +57,7 @@ async def serve(settings: dict[str, Any], storage: Any, empty: str) -> None:
 
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the game server ends the feed
-    if hasattr(os, "nice"):
-        os.nice(PAGES_NICENESS)
+    yield_to_the_games()
     settings = json.loads(argv[0])
     from arena.events.pg_open import NotAnEvent, open_existing
 

@@ -13,10 +13,13 @@ tables' event streams took its loop's time and its interpreter's lock.  Now:
   however many browsers follow it, and the browsers' connections never reach the game server;
 - the pages' process reads the event's database itself (``--db``), as ``arena web`` does;
   without one the leaderboard says so and the live tables are shown;
-- it runs at niceness :data:`arena.web.pagesjob.PAGES_NICENESS` (the games come first), ignores
-  Ctrl-C (the game server ends the feed as it stops, and the process exits; it is killed after
-  :data:`STOP_GRACE` seconds) and exits by itself when the feed ends, so it never outlives the
-  game server, even one killed outright;
+- it runs in a session of its own, whose scheduling group (Linux groups processes by session,
+  ``sched_autogroup``) is at niceness :data:`arena.web.pagesjob.PAGES_NICENESS`: the pages'
+  work is neither charged to the game server's group nor ranked with it, and the games come
+  first (a task's niceness ranks it only inside its group);
+- it ignores Ctrl-C (the game server ends the feed as it stops, and the process exits; it is
+  killed after :data:`STOP_GRACE` seconds) and exits by itself when the feed ends, so it never
+  outlives the game server, even one killed outright;
 - if it dies, the game server says so in one line (with the last line it wrote on its error
   output) and starts another after :data:`RESTART_PAUSE` seconds, at most
   :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds: then it says the pages stay
@@ -132,7 +135,7 @@ class PagesProcess:
             process = await trio.lowlevel.open_process(
                 self.command(theirs.fileno()), pass_fds=(theirs.fileno(), self.listener.fileno()),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                env=env)
+                env=env, start_new_session=True)  # its CPU is not charged to the games' group
         except BaseException:
             ours.close()
             raise
