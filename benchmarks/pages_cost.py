@@ -12,8 +12,9 @@ page load and once with it: ``--watchers`` clients following live tables' event 
 picks a running table from ``/live.json`` and follows it to its end, then another) and a flood
 of ``--page-rate`` page requests a second (open loop, 8 at once at most, a new connection each,
 in turn ``/``, ``/leaderboard.json``, ``/bot/K``, ``/versus``, ``/live``, ``/live.json``), from
-a process of their own at niceness 19 (the browsers are elsewhere: load_bots' client, which
-times the decisions, comes first).  The runs alternate in each round: the code before (a
+a process of their own, in a session of its own whose scheduling group is at niceness 19 (the
+browsers are elsewhere: the server and load_bots' client, which times the decisions, come
+first).  The runs alternate in each round: the code before (a
 ``git archive`` of ``--before-commit`` in a temp folder, or the checkout ``--before``), then
 this tree, each without and with the load.
 
@@ -53,8 +54,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from web_pages import follow, free_port  # noqa: E402
 
-#: The load's process runs at this niceness, in the benchmark's session: the browsers are
-#: elsewhere, and load_bots' bots (whose client measures the latency) come first.
+#: The load's process runs in a session of its own whose group has this niceness: the
+#: browsers are elsewhere, and the server and load_bots' bots (whose client times the
+#: decisions) come first.
 LOAD_NICENESS = 19
 #: Page requests in flight at once at most (the flood's threads).
 FLOOD_THREADS = 8
@@ -111,7 +113,10 @@ def row(output: str, name: str) -> str:
 def load(args: argparse.Namespace) -> None:
     """``--load-only PORT``: the watchers and the flood, until standard input closes; then
     their figures as one JSON line."""
-    os.nice(LOAD_NICENESS)
+    try:  # its session's scheduling group (Linux: sched_autogroup), else the process
+        Path("/proc/self/autogroup").write_text(f"{LOAD_NICENESS}\n")
+    except OSError:
+        os.nice(LOAD_NICENESS)
     stop, counts = threading.Event(), [0]
     for _ in range(args.watchers):
         threading.Thread(target=follow, args=(args.load_only, stop, counts), daemon=True).start()
@@ -131,7 +136,7 @@ def load(args: argparse.Namespace) -> None:
 def one_run(args: argparse.Namespace, code: Path | None, loaded: bool,
             registry: Path) -> dict[str, Any]:
     """One load_bots --ladder run of ``code`` (None: this tree), with or without the load
-    (a process of its own at niceness 19, as the browsers are elsewhere)."""
+    (a process of its own at the lowest priority, as the browsers are elsewhere)."""
     web = free_port()
     command = [sys.executable, str(ROOT / "benchmarks" / "load_bots.py"), "--ladder",
                "--ladder-registry", str(registry), "--bots", str(args.bots), "--seconds",
@@ -155,7 +160,7 @@ def one_run(args: argparse.Namespace, code: Path | None, loaded: bool,
                     [sys.executable, __file__, "--load-only", str(web), "--watchers",
                      str(args.watchers), "--page-rate", str(args.page_rate), "--bots",
                      str(args.bots)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    text=True)
+                    text=True, start_new_session=True)
         run.wait()
     except BaseException:  # Ctrl-C: load_bots stops its server; the load goes too
         run.send_signal(signal.SIGINT)
@@ -225,8 +230,9 @@ def main() -> None:
         codes = {f"before ({args.before or args.before_commit})": before_tree(args, folder),
                  "after (this tree)": None}
         registry = folder / "registry.sqlite"
-        print(f"{args.bots} bots offering {args.rate:g} decisions/s, one-hand chochlik, ladder "
-              f"(serve --db --web), {args.seconds:g} s measured; load: {args.watchers} "
+        print(f"{args.bots} bots offering {args.rate:g} decisions/s, one-hand chochlik, every "
+              f"game stored (serve --db --seating arrival --spectators open --web), "
+              f"{args.seconds:g} s measured; load: {args.watchers} "
               f"watchers + {args.page_rate:g} page requests/s; {os.cpu_count()} cores, load "
               f"average before {os.getloadavg()[0]:.2f}")
         print(f"{'round':>5}  {'code':<22} {'load':<6} {'p50 ms':>7} {'p99 ms':>7} "

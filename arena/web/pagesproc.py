@@ -22,8 +22,8 @@ tables' event streams took its loop's time and its interpreter's lock.  Now:
   outlives the game server, even one killed outright;
 - if it dies, the game server says so in one line (with the last line it wrote on its error
   output) and starts another after :data:`RESTART_PAUSE` seconds, at most
-  :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds: then it says the pages stay
-  down, and the games go on either way.
+  :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds: at the next death it says the
+  pages stay down; the games go on either way.
 """
 
 from __future__ import annotations
@@ -117,8 +117,9 @@ class PagesProcess:
             while restarts and now - restarts[0] > RESTART_WINDOW:
                 restarts.popleft()
             if len(restarts) >= MAX_RESTARTS:
-                self.err(f"arena: the pages' process ended ({why}), {MAX_RESTARTS} times in "
-                         f"{RESTART_WINDOW:g} s: the pages stay down (the games go on)")
+                self.err(f"arena: the pages' process ended ({why}) after {MAX_RESTARTS} "
+                         f"restarts in {RESTART_WINDOW:g} s: the pages stay down (the games go "
+                         "on)")
                 return
             self.err(f"arena: the pages' process ended ({why}); the games go on, the pages "
                      f"start again in {RESTART_PAUSE:g} s")

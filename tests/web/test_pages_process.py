@@ -141,3 +141,32 @@ def test_the_pages_process_never_outlives_the_game_server(tmp_path):
         [pages] = children(served.process.pid)
         served.process.kill()  # no time to stop anything
         assert wait_gone(pages)
+
+
+async def test_a_pages_process_dying_again_and_again_is_restarted_five_times_a_minute(
+        autojump_clock, monkeypatch):
+    """Each death is one line and another process starts a second later; the sixth death
+    within a minute leaves the pages down, said in one line (the games are not stopped)."""
+    import socket
+
+    from arena.web.pagesproc import MAX_RESTARTS, PagesProcess
+
+    lines: list[str] = []
+    pages = PagesProcess(server=None, listener=socket.socket(), db=None, err=lines.append,
+                         empty="")
+    deaths = 0
+
+    async def dies_at_once() -> str:
+        nonlocal deaths
+        deaths += 1
+        return "exit status 1: Traceback"
+
+    monkeypatch.setattr(pages, "run_once", dies_at_once)
+    with pages.listener:
+        await pages.run()  # returns: the pages stay down
+    assert deaths == MAX_RESTARTS + 1
+    assert lines[:-1] == [
+        "arena: the pages' process ended (exit status 1: Traceback); the games go on, the "
+        "pages start again in 1 s"] * MAX_RESTARTS
+    assert lines[-1] == ("arena: the pages' process ended (exit status 1: Traceback) after 5 "
+                         "restarts in 60 s: the pages stay down (the games go on)")
