@@ -131,6 +131,7 @@ def load(args: argparse.Namespace) -> None:
         "page_p50": 1000 * times[len(times) // 2] if times else float("nan"),
         "page_p99": 1000 * times[int(0.99 * (len(times) - 1))] if times else float("nan"),
         "followed": counts[0]}), flush=True)
+    os._exit(0)  # not waiting for requests still in flight (their threads would go on)
 
 
 def one_run(args: argparse.Namespace, code: Path | None, loaded: bool,
