@@ -118,6 +118,31 @@ def test_browsers_following_a_table_hold_no_connection_to_the_game_server(tmp_pa
         assert served.interrupt() == 0
 
 
+def test_the_pages_process_reads_the_servers_database(tmp_path):
+    """With ``--db`` the pages' process reads the games the game server stores there, as
+    ``arena web --db`` does."""
+    import json
+
+    from tests.cli.test_bots_command import add
+
+    db = tmp_path / "ladder.db"
+    alice, bob = add(db, "alice"), add(db, "bob")
+    with Served(tmp_path, "--game", "vollewolle", "--players", "2", "--db", str(db), "--web",
+                "0") as served:
+        address = pages_address(served)
+        served.bot("--name", "alice", "--token", alice)
+        served.bot("--name", "bob", "--token", bob)
+        rows: list[dict] = []
+        for _ in range(20):  # after each game the server played (stored soon after)
+            served.out.expect(r"^table \S+: ")
+            status, text = fetch(address + "/leaderboard.json")
+            assert status == 200
+            if rows := json.loads(text)["rows"]:
+                break
+        assert sorted(row["name"] for row in rows) == ["alice", "bob"]
+        assert served.interrupt() == 0
+
+
 def test_a_crash_of_the_pages_process_is_one_line_and_the_games_go_on(tmp_path):
     with Served(tmp_path, "--game", "chochlik", "--web", "0", "--hands", "1") as served:
         address = pages_address(served)
