@@ -12,9 +12,10 @@ page load and once with it: ``--watchers`` clients following live tables' event 
 picks a running table from ``/live.json`` and follows it to its end, then another) and a flood
 of ``--page-rate`` page requests a second (open loop, 8 at once at most, a new connection each,
 in turn ``/``, ``/leaderboard.json``, ``/bot/K``, ``/versus``, ``/live``, ``/live.json``), from
-a process of their own, in a session of its own whose scheduling group is at niceness 19 (the
-browsers are elsewhere: the server and load_bots' client, which times the decisions, come
-first).  The runs alternate in each round: the code before (a
+a process of their own, in a session of its own whose scheduling group is at
+``--load-niceness`` (0 by default: a fair share of the machine; 19 models browsers elsewhere,
+but on a busy machine the load then barely runs, and the pages answered 9 to 66 requests in a
+run at a load average of 20).  The runs alternate in each round: the code before (a
 ``git archive`` of ``--before-commit`` in a temp folder, or the checkout ``--before``), then
 this tree, each without and with the load.
 
@@ -54,10 +55,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from web_pages import follow, free_port  # noqa: E402
 
-#: The load's process runs in a session of its own whose group has this niceness: the
-#: browsers are elsewhere, and the server and load_bots' bots (whose client times the
-#: decisions) come first.
-LOAD_NICENESS = 19
+#: The load's process runs in a session of its own whose group has this niceness (by default).
+LOAD_NICENESS = 0
 #: Page requests in flight at once at most (the flood's threads).
 FLOOD_THREADS = 8
 #: The pages the flood asks for, in turn ({bot}: a bot's number).
@@ -74,6 +73,7 @@ class Flood:
         self.stop = threading.Event()
         self.times: list[float] = []  # seconds each answered request took
         self.failed = 0
+        self.why: dict[str, int] = {}  # failures by page and reason (status or exception)
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _one(self, path: str) -> None:
@@ -84,13 +84,15 @@ class Flood:
             response = connection.getresponse()
             response.read()
             connection.close()
-            ok = response.status == 200
-        except (OSError, http.client.HTTPException):
-            ok = False
-        if ok:
+            why = None if response.status == 200 else str(response.status)
+        except (OSError, http.client.HTTPException) as exc:
+            why = type(exc).__name__
+        if why is None:
             self.times.append(time.perf_counter() - started)
         else:
             self.failed += 1
+            kind = path.split("/")[1] or "leaderboard"
+            self.why[f"{kind} {why}"] = self.why.get(f"{kind} {why}", 0) + 1
 
     def _run(self) -> None:
         with ThreadPoolExecutor(FLOOD_THREADS) as pool:
@@ -114,9 +116,9 @@ def load(args: argparse.Namespace) -> None:
     """``--load-only PORT``: the watchers and the flood, until standard input closes; then
     their figures as one JSON line."""
     try:  # its session's scheduling group (Linux: sched_autogroup), else the process
-        Path("/proc/self/autogroup").write_text(f"{LOAD_NICENESS}\n")
+        Path("/proc/self/autogroup").write_text(f"{args.load_niceness}\n")
     except OSError:
-        os.nice(LOAD_NICENESS)
+        os.nice(args.load_niceness)
     stop, counts = threading.Event(), [0]
     for _ in range(args.watchers):
         threading.Thread(target=follow, args=(args.load_only, stop, counts), daemon=True).start()
@@ -127,7 +129,7 @@ def load(args: argparse.Namespace) -> None:
     flood.stop.set()
     times = sorted(flood.times)
     print(json.dumps({
-        "pages": len(times), "failed": flood.failed,
+        "pages": len(times), "failed": flood.failed, "why": flood.why,
         "page_p50": 1000 * times[len(times) // 2] if times else float("nan"),
         "page_p99": 1000 * times[int(0.99 * (len(times) - 1))] if times else float("nan"),
         "followed": counts[0]}), flush=True)
@@ -137,7 +139,7 @@ def load(args: argparse.Namespace) -> None:
 def one_run(args: argparse.Namespace, code: Path | None, loaded: bool,
             registry: Path) -> dict[str, Any]:
     """One load_bots --ladder run of ``code`` (None: this tree), with or without the load
-    (a process of its own at the lowest priority, as the browsers are elsewhere)."""
+    (a process of its own in a session of its own, at ``--load-niceness``)."""
     web = free_port()
     command = [sys.executable, str(ROOT / "benchmarks" / "load_bots.py"), "--ladder",
                "--ladder-registry", str(registry), "--bots", str(args.bots), "--seconds",
@@ -160,8 +162,9 @@ def one_run(args: argparse.Namespace, code: Path | None, loaded: bool,
                 loader = subprocess.Popen(
                     [sys.executable, __file__, "--load-only", str(web), "--watchers",
                      str(args.watchers), "--page-rate", str(args.page_rate), "--bots",
-                     str(args.bots)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    text=True, start_new_session=True)
+                     str(args.bots), "--load-niceness", str(args.load_niceness)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                    start_new_session=True)
         run.wait()
     except BaseException:  # Ctrl-C: load_bots stops its server; the load goes too
         run.send_signal(signal.SIGINT)
@@ -170,7 +173,7 @@ def one_run(args: argparse.Namespace, code: Path | None, loaded: bool,
         run.wait()
         raise
     output = "".join(lines)
-    figures: dict[str, Any] = {"pages": 0, "failed": 0, "page_p50": float("nan"),
+    figures: dict[str, Any] = {"pages": 0, "failed": 0, "why": {}, "page_p50": float("nan"),
                                "page_p99": float("nan"), "followed": 0}
     if loader is not None:
         figures = json.loads(loader.communicate("")[0])
@@ -219,6 +222,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--watchers", type=int, default=50)
     parser.add_argument("--page-rate", type=float, default=30.0)
+    parser.add_argument("--load-niceness", type=int, default=LOAD_NICENESS,
+                        help="the niceness of the load's session (its scheduling group)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--load-only", type=int, metavar="PORT", default=None,
                         help=argparse.SUPPRESS)  # the load's own process
@@ -234,7 +239,8 @@ def main() -> None:
         print(f"{args.bots} bots offering {args.rate:g} decisions/s, one-hand chochlik, every "
               f"game stored (serve --db --seating arrival --spectators open --web), "
               f"{args.seconds:g} s measured; load: {args.watchers} "
-              f"watchers + {args.page_rate:g} page requests/s; {os.cpu_count()} cores, load "
+              f"watchers + {args.page_rate:g} page requests/s at niceness "
+              f"{args.load_niceness}; {os.cpu_count()} cores, load "
               f"average before {os.getloadavg()[0]:.2f}")
         print(f"{'round':>5}  {'code':<22} {'load':<6} {'p50 ms':>7} {'p99 ms':>7} "
               f"{'games':>6} {'stored':>6} {'pages':>6} {'pg p50':>7} {'pg p99':>7} "
@@ -250,7 +256,7 @@ def main() -> None:
                           f"{got['stored']:>6.0f} {got['pages']:>6} {got['page_p50']:>7.1f} "
                           f"{got['page_p99']:>7.1f} {got['followed']:>8} "
                           f"{got['cpu_us']:>6.0f} {got['lag99']:>6.1f}  {got['status']}"
-                          f"{' (' + str(got['failed']) + ' pages failed)' if got['failed'] else ''}"
+                          f"{' (pages failed: ' + str(got['why']) + ')' if got['failed'] else ''}"
                           f"; load average {os.getloadavg()[0]:.2f}", flush=True)
         print("\nwith the load / without it, per round (median, range): goal 0.90 to 1.10")
         print(f"{'code':<22} {'p99 ratio':>26} {'games ratio':>26}")
