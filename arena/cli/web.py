@@ -61,7 +61,8 @@ def web(db: Path | str, logs: Path | None, host: str, port: int) -> None:
 WEB_OPTION = click.option(
     "--web", "web_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
     help="Also serve the competition pages on this port (live tables, and the leaderboard "
-         "of the games stored in --db), on 127.0.0.1 unless --web-host says otherwise.")
+         "of the games stored in --db), on 127.0.0.1 unless --web-host says otherwise; they "
+         "run in a process of their own, which the server restarts if it dies.")
 WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=True,
                                help="Address of the --web pages.")
 
@@ -69,37 +70,18 @@ WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=T
 @contextlib.asynccontextmanager
 async def pages_beside(server: Any, web: tuple[str, int] | None,
                        db: Path | str | None) -> AsyncIterator[None]:
-    """``arena serve --web``: the pages served in the server's trio process while the body
-    runs (nothing when ``web`` is None); a port that cannot be had is one line."""
+    """``arena serve --web``: the pages in a process of their own while the body runs
+    (nothing when ``web`` is None); a port that cannot be had is one line."""
     if web is None:
         yield
         return
-    import trio
+    from arena.web.pagesproc import listen, pages_process
 
-    from arena.events.pg_open import NotAnEvent, open_existing
-    from arena.web.serve import serve_pages
-
-    storage, empty = None, "no games stored here (arena serve --db FILE stores them)"
-    if db is not None:
-        try:
-            storage = await trio.to_thread.run_sync(open_existing, db)
-        except NotAnEvent as exc:
-            empty = f"no games stored yet: {exc}"
-    failed: OSError | None = None
-    async with trio.open_nursery() as nursery:
-        try:
-            address = await nursery.start(functools.partial(
-                serve_pages, storage, host=web[0], port=web[1], server=server, empty=empty))
-        except OSError as exc:
-            failed = exc
-        else:
-            click.echo(f"arena: the pages at {address}/ (live tables at {address}/live)")
-            try:
-                yield
-            finally:
-                nursery.cancel_scope.cancel()
-    if storage is not None:
-        storage.close()
-    if failed is not None:
+    try:
+        listener = listen(*web)
+    except OSError as exc:
         raise click.ClickException(f"cannot serve the pages on {web[0]}:{web[1]}: "
-                                   f"{failed.strerror or failed}")
+                                   f"{exc.strerror or exc}") from None
+    async with pages_process(server, listener, db, out=click.echo,
+                             err=lambda line: click.echo(line, err=True)):
+        yield

@@ -11,6 +11,7 @@ Everything that decides anything lives in pure modules (``protocol``, ``arena.ga
 - ``arena.edge.table`` / ``arena.edge.session``: one table (owning its seats), one bot and its
   connection;
 - ``arena.edge.spectators``, ``arena.edge.transcript``, ``arena.edge.logwriter``;
+- ``arena.edge.page_feed``: the running tables' feed to the pages' process (``--web``);
 - ``arena.edge.connections`` and ``arena.edge.admission``: the limits at the door.
 
 Nothing a bot sends can crash the server: each connection's handler catches its own failures,

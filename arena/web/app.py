@@ -127,30 +127,30 @@ def routes(site: Site) -> list[Any]:
                 "entrants": list(game.entrants)}
 
     async def live_index(request: Request) -> Response:
-        tables = site.live.listing() if site.live else []
+        tables = await site.live.listing() if site.live else []
         return HTMLResponse(pages.render(
             "live.html", title="live tables", tables=tables,
             refused=site.live.refused if site.live else
             "no live server here (arena serve --web PORT shows its running tables)"))
 
     async def live_json(request: Request) -> Response:
-        return JSONResponse({"tables": site.live.listing() if site.live else []})
+        return JSONResponse({"tables": await site.live.listing() if site.live else []})
 
     async def live_table(request: Request) -> Response:
-        watcher = site.live.watcher(request.path_params["table"]) if site.live else None
+        watcher = await site.live.watcher(request.path_params["table"]) if site.live else None
         if watcher is None:
             return not_found(f"no running table {request.path_params['table']} to watch")
         return HTMLResponse(pages.render("replay.html", title=f"table {watcher.table}",
                                          live=True, table=watcher.table, replay=None))
 
     async def live_table_json(request: Request) -> Response:
-        watcher = site.live.watcher(request.path_params["table"]) if site.live else None
+        watcher = await site.live.watcher(request.path_params["table"]) if site.live else None
         if watcher is None:
             return JSONResponse({"error": "no such running table"}, status_code=404)
         return JSONResponse({"messages": watcher.messages, "over": watcher.over})
 
     async def live_stream(request: Request) -> Response:
-        watcher = site.live.watcher(request.path_params["table"]) if site.live else None
+        watcher = await site.live.watcher(request.path_params["table"]) if site.live else None
         if watcher is None:
             return JSONResponse({"error": "no such running table"}, status_code=404)
 
@@ -194,6 +194,8 @@ def make_app(data: EventData, live: LiveTables | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(data.keep_fresh)
+            if live is not None:
+                nursery.start_soon(live.run)
             yield
             nursery.cancel_scope.cancel()
 

@@ -1,10 +1,10 @@
-"""Serving the pages with hypercorn's trio worker, on its own (``arena web``) or as a task
-beside a live server (``arena serve --web``)."""
+"""Serving the pages with hypercorn's trio worker: ``arena web``, and the pages' process of
+``arena serve --web`` (:mod:`arena.web.pagesjob`), which serves on a listening socket its game
+server opened and reads the live tables from that server's feed."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import trio
 from hypercorn.config import Config
@@ -18,9 +18,12 @@ from arena.web.live import LiveTables
 DEFAULT_HOST = "127.0.0.1"
 
 
-def config_for(host: str, port: int) -> Config:
+def config_for(host: str, port: int, listener: int | None = None) -> Config:
+    """Hypercorn's configuration: listen on ``host``:``port``, or on the listening socket
+    ``listener`` (a file descriptor) when given."""
     config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.bind = [f"fd://{listener}" if listener is not None
+                   else f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 1.0
@@ -28,14 +31,16 @@ def config_for(host: str, port: int) -> Config:
 
 
 async def serve_pages(storage: Storage | None, *, host: str = DEFAULT_HOST, port: int = 0,
-                      logs: Path | None = None, server: Any = None, empty: str = NO_EVENT,
+                      logs: Path | None = None, live: LiveTables | None = None,
+                      listener: int | None = None, empty: str = NO_EVENT,
                       refresh: float = REFRESH,
                       task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the pages until cancelled; ``task_status`` gets the address (``http://...``).
-    ``server``: a running ``ArenaServer`` whose tables the live pages show."""
+    ``live``: a game server's running tables (read from its feed); ``listener``: a listening
+    socket to serve on (a file descriptor) instead of ``host``:``port``."""
     data = EventData(storage, logs=logs, empty=empty, refresh=refresh)
-    app = make_app(data, LiveTables(server) if server is not None else None)
+    app = make_app(data, live)
 
     async with trio.open_nursery() as nursery:
-        binds = await nursery.start(serve, app, config_for(host, port))
+        binds = await nursery.start(serve, app, config_for(host, port, listener))
         task_status.started(binds[0])

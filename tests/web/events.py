@@ -13,12 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import trio
+import trio.testing
 
+from arena.edge.page_feed import PageFeed
 from arena.events.export import open_event
 from arena.events.storage import SqliteStorage
 from arena.gameplay.driver import MatchDriver
 from arena.gameplay.records import GameRecord, PlannedTable
 from arena.games import get_game
+from arena.web.live import LiveTables
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -98,3 +101,17 @@ class HeldFit:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+def fed_live(nursery: trio.Nursery, server: Any, *, run: bool = True,
+             **options: Any) -> tuple[LiveTables, PageFeed]:
+    """The pages' running tables read from ``server``'s feed, as in ``arena serve --web``
+    (over a stream in memory rather than the socket pair between two processes); ``run``:
+    read the feed in ``nursery`` (else the pages' app does, as it is served)."""
+    ours, theirs = trio.testing.memory_stream_pair()
+    feed = PageFeed(lambda: server.tables, server.spectators)
+    nursery.start_soon(feed.serve, ours)
+    live = LiveTables(theirs, server.config.spectators.mode, **options)
+    if run:
+        nursery.start_soon(live.run)
+    return live, feed

@@ -31,7 +31,7 @@ from arena.web.app import make_app
 from arena.web.data import EventData
 from arena.web.serve import config_for, serve_pages
 from tests.helpers import connect_in_memory, log_files, make_server
-from tests.web.events import HOSTILE, HeldFit, make_event, unlined
+from tests.web.events import HOSTILE, HeldFit, fed_live, make_event, unlined
 from tests.web.test_boards import values as scalars
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -86,8 +86,9 @@ class Site:
             self.nursery = nursery
             self.server = make_server(self.folder / "live", hands=1)
             await nursery.start(self.server.serve, False)
+            live, _ = fed_live(nursery, self.server, run=False)  # the pages' app reads it
             self.base = await nursery.start(functools.partial(
-                serve_pages, self.storage, port=0, server=self.server, refresh=0.2))
+                serve_pages, self.storage, port=0, live=live, refresh=0.2))
             for game, storage in self.others.items():
                 self.other_bases[game] = await nursery.start(functools.partial(
                     serve_pages, storage, port=0))

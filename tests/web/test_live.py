@@ -15,9 +15,8 @@ from arena.edge.spectators import SpectatorRules
 from arena.games import get_game
 from arena.seating.policies import ArrivalSeating
 from arena.web.frames import PUBLIC, frames
-from arena.web.live import LiveTables
 from tests.helpers import connect_in_memory, log_files, read_records
-from tests.web.events import unlined
+from tests.web.events import fed_live, unlined
 
 GAMES = [("chochlik", {"hands": 1, "players": 3}), ("vollewolle", {"players": 3}),
          ("wypas", {"players": 3, "turn_cap": 8})]
@@ -44,7 +43,7 @@ async def test_the_live_page_holds_only_public_events(nursery, tmp_path, autojum
                                                       game, options, seed):
     server = server_for(tmp_path, game, options, seed)
     await nursery.start(server.serve, False)
-    live = LiveTables(server)
+    live, feed = fed_live(nursery, server)
     players = [await connect_in_memory(nursery, server) for _ in range(options["players"])]
     for i, client in enumerate(players):
         await client.hello(f"bot{i}")
@@ -58,14 +57,15 @@ async def test_the_live_page_holds_only_public_events(nursery, tmp_path, autojum
             await server.wait_for_change()
         for _ in range(join_after):  # watch from the start or join late
             await trio.sleep(0.01)
-        [listed] = live.listing()
-        watcher = live.watcher(listed["table"])
-        assert watcher is not None and live.watcher(listed["table"]) is watcher  # one per table
+        [listed] = await live.listing()
+        watcher = await live.watcher(listed["table"])
+        assert watcher is not None and await live.watcher(listed["table"]) is watcher
         seen = 0
         while not watcher.over:  # what the page would show at each step
             snapshots.append(json.dumps(watcher.messages[seen:], sort_keys=True))
             seen = len(watcher.messages)
             await watcher.changed()
+    assert feed.statistics().tables_fed == 1  # one feed per table
     [path] = log_files(tmp_path / "logs", f"*{listed['game_id']}")
     records = read_records(path)
     start, *events, end = watcher.messages
@@ -105,9 +105,9 @@ async def test_a_duplicate_set_table_and_a_closed_server_show_no_table(nursery, 
         for i, client in enumerate(players):
             await client.hello(f"bot{i}")
         await players[0].until("request")
-        live = LiveTables(server)
+        live, _ = fed_live(nursery, server)
         assert [t.number for t in server.tables] == [1]
-        assert live.listing() == [] and live.watcher(1) is None
+        assert await live.listing() == [] and await live.watcher(1) is None
         assert not any(t.watchers for t in server.tables)
         assert (live.refused is None) == (rules.mode == "open")
 
@@ -127,14 +127,14 @@ async def test_pages_following_live_tables_are_capped(nursery, tmp_path):
 
     server = server_for(tmp_path, "chochlik", {"hands": 1, "players": 3}, "cap")
     await nursery.start(server.serve, False)
-    live = LiveTables(server, max_followers=1)
+    live, _ = fed_live(nursery, server, run=False, max_followers=1)  # the app runs it
     [base] = await nursery.start(functools.partial(  # hypercorn gives its addresses
         serve, make_app(EventData(None), live), config_for("127.0.0.1", 0)))
     players = [await connect_in_memory(nursery, server) for _ in range(3)]
     for i, client in enumerate(players):
         await client.hello(f"bot{i}")
     await players[0].until("request")  # the game waits: nobody answers yet
-    [table] = live.listing()
+    [table] = await live.listing()
     url = f"{base}/live/{table['table']}/stream"
 
     def first_chunk():
@@ -158,3 +158,64 @@ async def test_pages_following_live_tables_are_capped(nursery, tmp_path):
     response.close()
     assert rest.rstrip().endswith(b"event: end\ndata: {}")
     assert live.followers == 0
+
+
+async def test_browsers_following_one_table_cost_the_game_server_one_feed(nursery, tmp_path):
+    """Five pages follow a table over HTTP: each gets every public message, and the game
+    server sent each once (its feed's lines: each message, the end, the lists asked for)."""
+    import functools
+    import http.client
+
+    from hypercorn.trio import serve
+
+    from arena.web.app import make_app
+    from arena.web.data import EventData
+    from arena.web.serve import config_for
+
+    server = server_for(tmp_path, "chochlik", {"hands": 1, "players": 3}, "five")
+    await nursery.start(server.serve, False)
+    live, feed = fed_live(nursery, server, run=False)  # the app runs it
+    [base] = await nursery.start(functools.partial(
+        serve, make_app(EventData(None), live), config_for("127.0.0.1", 0)))
+    players = [await connect_in_memory(nursery, server) for _ in range(3)]
+    for i, client in enumerate(players):
+        await client.hello(f"bot{i}")
+    await players[0].until("request")  # the game waits: nobody answers yet
+    [table] = await live.listing()
+    port = int(base.rsplit(":", 1)[1])
+
+    following = trio.Event()
+    arrived = 0
+
+    def one_more() -> None:
+        nonlocal arrived
+        arrived += 1
+        if arrived == 5:
+            following.set()
+
+    def follow() -> list[bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", f"/live/{table['table']}/stream")
+        response = connection.getresponse()
+        lines = [response.fp.readline()]  # the game so far
+        trio.from_thread.run_sync(one_more)
+        while not (line := response.fp.readline()).startswith(b"event: end"):
+            lines.append(line)
+        connection.close()
+        return [line for line in lines if line.startswith(b"data: ")]
+
+    streams: list[list[bytes]] = []
+
+    async def browser() -> None:
+        streams.append(await trio.to_thread.run_sync(follow))
+
+    async with trio.open_nursery() as browsers:
+        for _ in range(5):
+            browsers.start_soon(browser)
+        await following.wait()
+        for i, client in enumerate(players):
+            browsers.start_soon(client.play_randomly, random.Random(i))
+    assert len(streams) == 5 and all(stream == streams[0] for stream in streams)
+    stats = feed.statistics()
+    assert stats.tables_fed == 1 and len(streams[0]) > 10
+    assert stats.lines == len(streams[0]) + 1 + stats.lists
