@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import select
 import shlex
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -24,12 +24,14 @@ from click.testing import CliRunner
 
 import reference_bots
 from arena.cli import main
+from arena.edge.peer_process import start_time
 from arena.games import get_game
 from arena.launch import memory_cgroup
 from arena.launch.runner import BotLaunch, plan_bots, run_match
 from arena.launch.sandbox import Sandbox, SandboxUnavailable
 from arena.launch.sandbox_paths import visible_paths
 from arena.launch.sandbox_run import SandboxRun
+from tests.launch.test_bot_isolation import _wait_ended
 
 #: A bot that looks for what it must not see (SECRETS: paths it tries to list and read, SOCKET:
 #: a UNIX socket it tries to reach, HELLO: a compiled program beside it), runs Python, Node.js
@@ -228,40 +230,37 @@ def test_killing_the_sandbox_kills_every_process_in_it(tmp_path: Path):
     outside the sandbox, and bubblewrap and every process inside die with it (before, the
     sandbox went on until the event's end)."""
     _sandbox()
-    marker = f"arena-sandbox-sleeper-{secrets.token_hex(4)}"
+    marker = f"600.{secrets.randbelow(10**9):09d}"  # a sleep of its own: found by its line
     run = SandboxRun(Sandbox(), [tmp_path])
-    argv, extra = run.command(["sh", "-c", f"exec -a {marker} sleep 600 & wait"],
+    argv, extra = run.command(["sh", "-c", f"sleep {marker} & echo ready; wait"],
                               {"PATH": "/usr/bin:/bin"})
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, **extra)
+    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               **extra)
     try:
-        assert wait_for(lambda: _running(marker), 30), "the sleeper did not start"
+        assert process.stdout is not None
+        assert select.select([process.stdout], [], [], 30)[0], "the sandbox did not start"
+        assert process.stdout.readline() == b"ready\n"
+        inside = {pid: start_time(pid) for pid in _pids_with(marker)}
+        assert inside, "no sleeper found"
         process.kill()
         process.wait(timeout=30)
-        assert wait_for(lambda: not _running(marker), 30), "the sandbox outlived its guard"
+        assert _wait_ended(inside, 30), "the sandbox outlived its guard"
     finally:
         run.close()
         if process.poll() is None:
             process.kill()
 
 
-def _running(marker: str) -> bool:
+def _pids_with(marker: str) -> list[int]:
+    """The processes whose command line holds ``marker`` now."""
+    found = []
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
-                return True
+                found.append(int(entry.name))
         except OSError:
             continue
-    return False
-
-
-def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
-    """For what no event tells (another process's life): look again every 50 ms."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return found
 
 
 #: A bot that holds memory no address-space limit counts: memory-backed files (each under the
