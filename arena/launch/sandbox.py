@@ -70,6 +70,10 @@ SYSTEM_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/
 #: per-file cap, ``max_file_mb``).
 TEMP_BYTES = 64 * 1024 * 1024
 
+#: Seconds :meth:`Sandbox.check` gives a sandboxed Python to start and end (two interpreters
+#: and bubblewrap: a second or less, far more on a machine under heavy load).
+CHECK_SECONDS = 60
+
 #: The user and group the bot runs as inside its user namespace (nobody).
 NOBODY = 65534
 
@@ -206,7 +210,8 @@ class Sandbox:
         """Raise :class:`SandboxUnavailable` (saying why) unless the sandbox works here."""
         try:
             done = subprocess.run(self.wrap([sys.executable, "-c", "pass"]),
-                                  capture_output=True, timeout=10, stdin=subprocess.DEVNULL,
+                                  capture_output=True, timeout=CHECK_SECONDS,
+                                  stdin=subprocess.DEVNULL,
                                   env=self.environment(os.environ))
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SandboxUnavailable(f"the sandbox cannot start: {exc}") from None

@@ -467,12 +467,15 @@ def test_no_sandboxed_bot_outlives_its_runner_killed_with_sigkill(tmp_path: Path
         [sys.executable, "-m", "arena", "match", "--game", "chochlik", "--hands", "1",
          "--bot", "random", "--bot", "random", "--bot", _inline("stubborn", STUBBORN),
          "--sandbox", "--connect-timeout", "120", "--log-dir", str(logs)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=(tmp_path / "arena.err").open("w"))
     bots: dict[int, int | None] = {}
     try:
         def ready() -> bool:
-            return any("READY" in path.read_text() for path in logs.glob("bots/*stubborn*"))
-        assert _wait_for(ready, 60), "the stubborn bot did not start"
+            return arena.poll() is not None or any(
+                "READY" in path.read_text() for path in logs.glob("bots/*stubborn*"))
+        assert _wait_for(ready, 120) and arena.poll() is None, (
+            "the stubborn bot did not start: " + (tmp_path / "arena.err").read_text()
+            + "".join(path.read_text() for path in logs.glob("bots/*stubborn*")))
         bots = _descendants(arena.pid)
         assert len(_running(bots)) >= 3
         arena.send_signal(signal.SIGKILL)
