@@ -41,13 +41,24 @@ def open_registry_view(db_file: Path | str | None, tokens: Any) -> Any:
                                "file into the database)")
     from arena.events.pg_registry import PgRegistry
     from arena.events.registry import RegistryError, RegistryView
+    from arena.events.tokens import Scheme
 
     try:
         if isinstance(db_file, str):
-            return RegistryView(Path(), PgRegistry(db_file, shared=True))
-        return RegistryView(db_file)
+            view = RegistryView(Path(), PgRegistry(db_file, shared=True))
+        else:
+            view = RegistryView(db_file)
+        old = sorted(row.name for row in view.registry.rows().values()
+                     if row.scheme is Scheme.SCRYPT)
     except RegistryError as exc:
         raise click.ClickException(str(exc)) from None
+    if old:
+        click.echo(f"arena: {len(old)} bot(s) still hold a token from before issue 29, checked "
+                   f"by scrypt until each is admitted once ({', '.join(old[:5])}"
+                   f"{', ...' if len(old) > 5 else ''}): wrong tokens for those names cost the "
+                   "server a scrypt each and can hold them out; re-register them (arena bots "
+                   "remove, then add) to end it", err=True)
+    return view
 
 
 def open_ladder(db_file: Path | str | None, spec: Any, options: Any) -> Any:

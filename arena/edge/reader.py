@@ -35,6 +35,9 @@ WRITE_BURST_BYTES = 256 * 1024
 #: ``too_many_hellos``.  Without a bound a flood of wrong tokens for such a name piled up
 #: connections (each kept open until its check), filling the server's connection limit.
 MAX_SLOW_HELLOS_WAITING = 32
+#: Of those, from one network address at most (one address cannot hold the queue for a name;
+#: the server's own pipes, ``local``, are not a peer's address).
+MAX_SLOW_HELLOS_PER_ADDRESS = 1
 
 
 class ConnectionLoops:
@@ -200,11 +203,14 @@ class ConnectionLoops:
         if not preparer.slow(name, hello.token):
             return True
         link = session.link
-        if len(self.checking) >= MAX_SLOW_HELLOS_WAITING:
+        mine = 0 if session.address == "local" else sum(
+            1 for waiting in self.checking if waiting.address == session.address)
+        if len(self.checking) >= MAX_SLOW_HELLOS_WAITING or mine >= MAX_SLOW_HELLOS_PER_ADDRESS:
             await self._settle(session)
             session.send(Error(code=ErrorCode.TOO_MANY_HELLOS.value, fatal=True, message=(
-                f"{MAX_SLOW_HELLOS_WAITING} hellos wait for their token's check already (bots "
-                "registered before issue 29): connect again in a moment")))
+                f"{MAX_SLOW_HELLOS_WAITING} hellos (or one of your address's) wait for their "
+                "token's check already (bots registered before issue 29): connect again in a "
+                "moment")))
             link.conn.close()
             return False
         self.checking.add(link)

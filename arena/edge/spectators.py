@@ -81,7 +81,8 @@ def refusal_for(mode: str, registry: Mapping[str, str], name: str, token: str | 
             expected = registry.get(name.casefold())
             known = expected is not None
             matches = (expected is not None and token is not None
-                       and hmac.compare_digest(token.encode(), expected.encode()))
+                       and hmac.compare_digest(token.encode("utf-8", "surrogatepass"),
+                                               expected.encode()))
         if not known:
             return Error(code=ErrorCode.UNKNOWN_TOKEN.value, fatal=True, message=(
                 "spectators here are registered players: hello with a registered name and "

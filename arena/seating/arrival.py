@@ -88,7 +88,8 @@ class ArrivalSeating:
         expected = self.registry.get(name.casefold())
         if expected is None:
             return Admission(refusal=ErrorCode.UNKNOWN_TOKEN)
-        if token is None or not hmac.compare_digest(token.encode(), expected.encode()):
+        if token is None or not hmac.compare_digest(  # any text a hello's JSON may hold
+                token.encode("utf-8", "surrogatepass"), expected.encode()):
             return Admission(refusal=ErrorCode.BAD_TOKEN)
         if not self.names.take(session, self.registered[name.casefold()]):
             return Admission(refusal=ErrorCode.TOKEN_IN_USE)  # the first connection keeps it

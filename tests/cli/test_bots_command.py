@@ -104,3 +104,20 @@ def test_serve_db_admits_registered_bots_even_ones_added_while_it_runs(tmp_path:
         served.client("bob", token=bob)
         served.err.expect(r"arena\.server: table 1: (alice, bob|bob, alice)")
         assert served.interrupt() == 0
+
+
+def test_serve_warns_of_the_bots_still_checked_by_scrypt(tmp_path: Path, capsys):
+    """Wrong tokens for such a name cost a scrypt each and can hold its bot out until it is
+    admitted once (a review's attack): the organiser is told which, and what to do."""
+    from arena.cli.bots import open_registry_view
+    from arena.events.registry import Registry
+    from tests.events.scrypt_rows import add_scrypt_row
+
+    db = tmp_path / "bots.db"
+    with Registry(db) as registry:
+        registry.add("fresh")
+        add_scrypt_row(registry, "old", "old-token-from-before-issue-29x")
+    open_registry_view(db, None)
+    said = capsys.readouterr().err
+    assert "1 bot(s) still hold a token from before issue 29" in said and "(old)" in said
+    assert "fresh" not in said

@@ -111,3 +111,24 @@ async def test_hellos_waiting_for_a_scrypt_check_are_bounded(nursery, tmp_path, 
     await again.send({"type": "watch"})  # answered once the hello before it was admitted
     assert (await again.until("error"))["code"] == "unexpected_message"
     assert not view.slow("old2", "old2-token-from-before-29")  # its digest kept now
+
+
+async def test_one_address_has_one_scrypt_check_waiting_at_most(nursery, tmp_path):
+    """An attack on the first digest version: wrong tokens for a name still holding a scrypt
+    row, from a few addresses, filled the 32 places and refused its real bot every time. One
+    address now holds one place at most; its next such hello is refused at once."""
+    from tests.helpers import connect_tcp
+
+    server, view, tokens = held_server(tmp_path)
+    port = await nursery.start(server.serve)
+    first = await connect_tcp(port)
+    await first.hello("old1", token=WRONG)
+    await view.entered.wait()
+    with trio.fail_after(30):
+        second = await connect_tcp(port)  # the same address, 127.0.0.1
+        await second.hello("old2", token="old2-token-from-before-29")
+        error = await second.until("error")
+        assert error["code"] == "too_many_hellos" and "your address" in error["message"]
+        assert len(view.prepared) == 1
+    view.release.set()
+    assert (await first.until("error"))["code"] == "bad_token"

@@ -299,3 +299,10 @@ def test_a_regular_that_left_is_forgotten_and_comes_back_a_newcomer():
     assert seating.ready("b", 0.2) + seating.ready("a", 0.2) == []  # a new connection
     (table,) = seating.expire(1.2)
     assert sorted(table.sessions) == ["a", "b"]
+
+
+def test_a_token_that_is_no_text_utf_8_can_hold_is_refused_not_a_crash():
+    """A hello's JSON may hold a lone surrogate ("\\ud800"); comparing it with a registered
+    token raised UnicodeEncodeError (a traceback per connection, no refusal) under --tokens."""
+    seating = ArrivalSeating(2, {"alice": "a" * 24}, settle=0)
+    assert seating.admit("s1", "alice", "\ud800").refusal is ErrorCode.BAD_TOKEN
