@@ -20,6 +20,8 @@ import re
 import secrets
 import shutil
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -59,11 +61,22 @@ def registered(path: Path) -> list[str]:
         return registry.names()
 
 
-def prepare(folder: Path, bots: int, keep: str | None) -> tuple[Path, str]:
+def prepare(folder: Path, bots: int, keep: str | None,
+            arena_path: str | None = None) -> tuple[Path, str]:
     """A fresh ladder database in ``folder`` with the ``bots`` registered (copied from
     ``keep`` when it holds exactly them, else registered and, with ``keep``, copied there);
-    the file and a line saying how it was made."""
+    the file and a line saying how it was made.  ``arena_path``: the server is another
+    checkout's, whose registry rows this tree's may not be (before issue 29 they were scrypt
+    hashes): its own ``benchmarks/ladder_load.py`` registers them."""
     db = folder / "ladder.sqlite"
+    if arena_path is not None:
+        started = time.monotonic()
+        code = (f"import sys; sys.path[:0] = [{arena_path!r}, {arena_path + '/benchmarks'!r}]; "
+                f"import pathlib, ladder_load; ladder_load.register(pathlib.Path({str(db)!r}), "
+                f"{bots})")
+        subprocess.run([sys.executable, "-c", code], check=True)
+        return db, (f"{bots} bots registered by {arena_path}'s own code in "
+                    f"{time.monotonic() - started:.1f} s")
     wanted = [name(i) for i in range(bots)]
     if keep is not None and Path(keep).exists():
         if registered(Path(keep)) != wanted:

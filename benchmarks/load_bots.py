@@ -1212,7 +1212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ladder:
         import ladder_load  # benchmarks/ladder_load.py
 
-        ladder = ladder_load.prepare(folder, args.bots, args.ladder_registry)
+        ladder = ladder_load.prepare(folder, args.bots, args.ladder_registry,
+                                     arena_path=args.arena_path)
         print(ladder[1], flush=True)
         args.server_arg = [*args.server_arg, "--db", str(ladder[0])]
     server = Server(args, folder)
