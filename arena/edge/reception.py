@@ -75,6 +75,10 @@ class Reception:
         returning = self.away.get(token) if token is not None else None
         if token is not None and not self._process_may_use(session, token):
             admission = Admission(refusal=ErrorCode.TOKEN_NOT_YOURS)
+        elif returning is not None and not self._still_registered(returning, hello,
+                                                                   token or ""):
+            self._end_absence(returning)  # removed from the registry while it was away
+            admission = Admission(refusal=ErrorCode.UNKNOWN_TOKEN)
         elif returning is not None:
             return self._come_back(session, returning)
         else:
@@ -172,6 +176,16 @@ class Reception:
             self.away.pop(session.token, None)
         session.away_until = None
         self._session_gone(session)
+
+    def _still_registered(self, returning: Session, hello: Hello, token: str) -> bool:
+        """Whether a bot coming back with its token is registered still (``arena serve
+        --db``: the registry is read at each hello; a bot removed while it was away does not
+        get its seat back).  Without a registry the token alone says who it is."""
+        checker = self.spectators.rules.checker
+        if checker is None:
+            return True
+        names = dict.fromkeys([returning.name, hello.name.strip()])
+        return any(checker(name, token)[1] for name in names if name)
 
     def _come_back(self, session: Session, returning: Session) -> Session:
         """``session``'s hello carried the token of ``returning``, which is away: the bot is

@@ -243,3 +243,39 @@ async def test_an_unchecked_token_brings_no_one_back(nursery, tmp_path, autojump
     await ghost.stream.aclose()
     await trio.sleep(1)
     assert server.away == {} and len(server.seating.waiting) == 0
+
+
+async def test_a_bot_removed_from_the_registry_while_away_does_not_come_back(
+        nursery, tmp_path, autojump_clock):
+    """A review's finding: under ``arena serve --db`` a bot removed while its connection was
+    lost came back with its token within the grace (and, dropping again, could stay on)."""
+    import attrs
+
+    from arena.edge.server import ArenaServer
+    from arena.edge.spectators import SpectatorRules
+    from arena.events.registry import Registry, RegistryView
+    from arena.seating.policies import ArrivalSeating
+
+    db = tmp_path / "bots.db"
+    with Registry(db) as registry:
+        tokens = {name: registry.add(name) for name in ("ann", "bob", "cid")}
+    view = RegistryView(db)
+    config = attrs.evolve(make_server(tmp_path).config,
+                          spectators=SpectatorRules(checker=view.check))
+    server = ArenaServer(config, seating=ArrivalSeating(3, checker=view.check, settle=0))
+    await nursery.start(server.serve, False)
+    clients = [await connect_in_memory(nursery, server) for _ in tokens]
+    for client, (name, token) in zip(clients, tokens.items()):
+        await client.hello(name, token=token)
+    for client in clients:
+        await client.until("game_start")
+    await clients[0].stream.aclose()  # ann's connection drops: no bye
+    await trio.sleep(1.0)
+    with Registry(db) as registry:
+        registry.remove("ann")
+    back = await connect_in_memory(nursery, server)
+    await back.hello("ann", token=tokens["ann"])
+    with trio.fail_after(60):  # before the fix it was back at its seat: no error came
+        error = await back.until("error")
+    assert error["code"] == "unknown_token" and error["fatal"] is True
+    assert server.away == {}
