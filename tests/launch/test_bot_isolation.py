@@ -463,11 +463,12 @@ def _wait_for(condition: Any, seconds: float) -> bool:
 def test_no_sandboxed_bot_outlives_its_runner_killed_with_sigkill(tmp_path: Path):
     _sandbox()
     logs = tmp_path / "logs"
-    arena = subprocess.Popen(
-        [sys.executable, "-m", "arena", "match", "--game", "chochlik", "--hands", "1",
-         "--bot", "random", "--bot", "random", "--bot", _inline("stubborn", STUBBORN),
-         "--sandbox", "--connect-timeout", "120", "--log-dir", str(logs)],
-        stdout=subprocess.DEVNULL, stderr=(tmp_path / "arena.err").open("w"))
+    with (tmp_path / "arena.err").open("w") as err:  # the child keeps its own descriptor
+        arena = subprocess.Popen(
+            [sys.executable, "-m", "arena", "match", "--game", "chochlik", "--hands", "1",
+             "--bot", "random", "--bot", "random", "--bot", _inline("stubborn", STUBBORN),
+             "--sandbox", "--connect-timeout", "120", "--log-dir", str(logs)],
+            stdout=subprocess.DEVNULL, stderr=err)
     bots: dict[int, int | None] = {}
     try:
         def ready() -> bool:
