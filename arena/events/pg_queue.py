@@ -320,8 +320,9 @@ def format_status(status: EventStatus) -> str:
     lines = [f"{status.stored}/{status.planned} games stored, "
              f"{len(status.workers)} worker(s)"]
     for w in status.workers:
-        holds = ", ".join(str(i + 1) for i in w.holds[:8]) + (" ..." if len(w.holds) > 8 else "")
+        # the planned number from 0, as the database, `arena export` and /game/N give it
+        holds = ", ".join(str(i) for i in w.holds[:8]) + (" ..." if len(w.holds) > 8 else "")
         lines.append(f"  {w.worker:<24} {w.host}:{w.pid:<8} {w.state:<8} {w.stored:>6} stored"
                      f"  heartbeat {w.heartbeat_age:.0f}s ago"
-                     + (f"  tables {holds}" if holds else ""))
+                     + (f"  playing games {holds}" if holds else ""))
     return "\n".join(lines)

@@ -89,7 +89,7 @@ class QueueStorage:
         if not stored:
             self.refused.append(game.planned)
             log.warning("game %d refused: this worker's lease on its table had expired "
-                        "(another worker plays it)", game.planned + 1)
+                        "(another worker plays it)", game.planned)
         return stored
 
     def games(self) -> list[GameRecord]:
@@ -280,7 +280,7 @@ class EventWorker:
 
     def _stored(self, game: GameRecord) -> None:
         self.report.played += 1
-        self.echo(f"arena worker: game {game.planned + 1} stored "
+        self.echo(f"arena worker: game {game.planned} stored "
                   f"({self.report.played} by this worker)")
 
 

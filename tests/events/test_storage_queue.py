@@ -92,7 +92,9 @@ def test_the_status_shows_each_workers_tables_and_stored_games(pg_url):
     assert by_name["one"].holds == (1,) and by_name["one"].stored == 1
     assert by_name["two"].holds == (2, 3) and by_name["two"].state == "drained"
     text = format_status(status)
-    assert "1/6 games stored, 2 worker(s)" in text and "tables 3, 4" in text
+    # one numbering: the planned game's number as the database, `arena export` and the
+    # pages' /game/N give it (from 0), not a second one from 1
+    assert "1/6 games stored, 2 worker(s)" in text and "playing games 2, 3" in text
 
 
 def test_one_worker_takes_the_final_fit_and_a_dead_ones_lock_is_freed(pg_url):
@@ -157,4 +159,4 @@ def test_a_refused_result_is_said(caplog):
     with caplog.at_level(logging.WARNING, logger="arena.worker"):
         assert not QueueStorage(Late()).add_game(game(4))  # type: ignore[arg-type]
     assert [r.getMessage() for r in caplog.records] == [
-        "game 5 refused: this worker's lease on its table had expired (another worker plays it)"]
+        "game 4 refused: this worker's lease on its table had expired (another worker plays it)"]
