@@ -26,9 +26,10 @@ DEFAULT_MAX_SETS = 100
 #: ``--no-duplicate``): those where a duplicate set measured A against B with clearly less
 #: variance per game than independent seating (the ratio's 95 % interval below 1), by
 #: ``benchmarks/duplicate_variance.py`` (figures in README "Duplicate or independent").  The
-#: others, and games not measured, play independent seating.  Measured with 200 replications
-#: of 6 games: chochlik 0.97 (0.76 to 1.24), vollewolle 1.19 (0.88 to 1.60), wypas 0.95 (0.65
-#: to 1.38): none wins.
+#: others, and games not measured, play independent seating.  Measured with realistic bots
+#: (issue 30: the heuristic against itself at random rate 0.25, the heuristic third), 500
+#: replications of 6 games (vollewolle 300): chochlik 0.93 (0.79 to 1.08), vollewolle 1.21
+#: (0.97 to 1.50), wypas 0.88 (0.74 to 1.04): none wins.
 DUPLICATE_GAMES: frozenset[str] = frozenset()
 
 

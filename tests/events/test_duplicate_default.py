@@ -14,8 +14,10 @@ from arena.cli import main
 from arena.events.settings import DUPLICATE_GAMES, default_duplicate
 from arena.games import GAMES
 
-#: The measured verdicts (README "Duplicate or independent"): True where the ratio of the
-#: variances, duplicate over independent, had its 95 % interval below 1.
+#: The measured verdicts (README "Duplicate or independent", realistic bots since issue 30):
+#: True where the ratio of the variances, duplicate over independent, had its 95 % interval
+#: entirely below 1 (chochlik 0.93, 0.79 to 1.08; vollewolle 1.21, 0.97 to 1.50; wypas 0.88,
+#: 0.74 to 1.04).
 MEASURED = {"chochlik": False, "vollewolle": False, "wypas": False}
 
 
