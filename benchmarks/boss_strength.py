@@ -15,10 +15,12 @@ heuristics' mean, and the difference (Elo points on the tournament's scale; the 
 boss's own, the heuristics' are printed beside it).  ``--sprt`` then tests "the boss is 150 Elo
 stronger than the heuristic" at 100 ms with ``arena sprt`` (H0: 0, H1: 150).
 
-``--seeds a,b,c`` plays one tournament per seed (``--seed a-<game>`` and so on: other deals)
-and prints, after each game's and think time's lines, the figures pooled over the seeds: the
-seeds' differences weighted by the inverse of their variance (each seed's standard error taken
-from its interval's width, 3.92 standard errors), with the 95 % normal interval of that mean.
+``--boss-args TEXT`` adds options to the boss's command (a variant, such as ``--search
+shear`` for wypas).  ``--seeds a,b,c`` plays one tournament per seed (``--seed a-<game>`` and
+so on: other deals) and prints, after each game's and think time's lines, the figures pooled
+over the seeds: the seeds' differences weighted by the inverse of their variance (each seed's
+standard error taken from its interval's width, 3.92 standard errors), with the 95 % normal
+interval of that mean.
 The default ``boss`` gives the deals of the earlier runs (``--seed boss-<game>``).
 
 ``--in-process N`` plays N games per game in this process's workers instead, through the pure
@@ -107,11 +109,12 @@ def pooled(label: str, outputs: list[str]) -> str:
 
 
 def tournament(game: str, think_ms: int, tables: int, players: int, folder: Path,
-               seed: str = "boss") -> str:
+               seed: str = "boss", boss_args: str = "") -> str:
     stem = f"{game}_{think_ms}" + ("" if seed == "boss" else f"_{seed}")
     db = folder / f"{stem}.db"
+    boss = f"boss={game}-boss --think-ms {think_ms} {boss_args}".strip()
     command = [sys.executable, "-m", "arena", "tournament", "--game", game,
-               "--players", str(players), "--bot", f"boss={game}-boss --think-ms {think_ms}",
+               "--players", str(players), "--bot", boss,
                "--bot", f"h1={game}-heuristic", "--bot", f"h2={game}-heuristic",
                "--games", str(tables), "--seed", f"{seed}-{game}", "--db", str(db),
                "--log-dir", str(folder / f"logs_{stem}")]
@@ -238,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--seeds", default="boss",
                         help="deal seeds, one tournament each (--seed <seed>-<game>), pooled")
+    parser.add_argument("--boss-args", default="",
+                        help="more options for the boss's command line (a variant)")
     parser.add_argument("--sprt", action="store_true")
     parser.add_argument("--keep", type=Path, default=None, help="folder for databases, logs")
     parser.add_argument("--outputs", type=Path, default=None,
@@ -279,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
             outputs = []
             for seed in args.seeds.split(","):
                 started, load = time.monotonic(), _load()
-                outputs.append(tournament(game, think, args.tables, args.players, folder, seed))
+                outputs.append(tournament(game, think, args.tables, args.players, folder, seed,
+                                          args.boss_args))
                 print(summary(f"{game} {think} ms {seed}", outputs[-1])
                       + f"  {time.monotonic() - started:.0f} s, load {load} -> {_load()}",
                       flush=True)

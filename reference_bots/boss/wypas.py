@@ -1,14 +1,16 @@
-"""The wypas boss: worlds sampled from one seat's observation at its shearing decisions.
+"""The wypas boss: worlds sampled from one seat's observation at its shearing and placing
+decisions.
 
 wypas hides the other hands (their sizes are public), the deck and the used pile (their sizes
-are public), and the face-down lot card.  Shearing is searched: in the redyk and shearing phases
-with no reaction window open nothing else is hidden, so a world deals every card the seat cannot
-see now (not in its hand, the pens or above them) to the other hands, the deck and the used pile
-at random, by their sizes (the cards sheared into fleeces, told by the public ``sheared``
-events, are out of the game).  It is played by the reference heuristic (every seat, one decision in
-ten at random) to the end of the next turn's shearing, and scored as the seat's points minus the
-others' average, plus half a point per sheep in its pens against theirs (a pen kept growing is
-worth points later).  Every other decision is the reference heuristic's.
+are public), and the face-down lot card.  Shearing and placing a sheep (redyk) are searched: in
+the redyk and shearing phases with no reaction window open nothing else is hidden, so a world
+deals every card the seat cannot see now (not in its hand, the pens or above them) to the other
+hands, the deck and the used pile at random, by their sizes (the cards sheared into fleeces,
+told by the public ``sheared`` events, are out of the game).  It is played by the reference
+heuristic (every seat, one decision in ten at random) to the end of the next turn's shearing,
+and scored as the seat's points minus the others' average, plus half a point per sheep in its
+pens against theirs (a pen kept growing is worth points later).  Every other decision (the
+auction, a joker's declaration, the reaction windows) is the reference heuristic's.
 """
 
 from __future__ import annotations
