@@ -2,7 +2,7 @@
 think time, with ``arena tournament`` on duplicate sets (and optionally ``arena sprt``).
 
     python benchmarks/boss_strength.py [--games chochlik,vollewolle] [--think-ms 25,100,400]
-        [--tables 120] [--players 3] [--sprt] [--keep DIR]
+        [--tables 120] [--players 3] [--seeds boss] [--sprt] [--keep DIR]
     python benchmarks/boss_strength.py --outputs DIR     # summarise earlier runs' outputs
     python benchmarks/boss_strength.py --in-process 300 --iterations 10 [--games vollewolle]
         [--procs 2] [--boss-options JSON] [--paired JSON] [--first K]
@@ -14,6 +14,14 @@ the tournament's own ratings.  Prints per run: the boss's rating and 95 % interv
 heuristics' mean, and the difference (Elo points on the tournament's scale; the interval is the
 boss's own, the heuristics' are printed beside it).  ``--sprt`` then tests "the boss is 150 Elo
 stronger than the heuristic" at 100 ms with ``arena sprt`` (H0: 0, H1: 150).
+
+``--boss-args TEXT`` adds options to the boss's command (a variant, such as ``--search
+shear`` for wypas).  ``--seeds a,b,c`` plays one tournament per seed (``--seed a-<game>`` and
+so on: other deals) and prints, after each game's and think time's lines, the figures pooled
+over the seeds: the seeds' differences weighted by the inverse of their variance (each seed's
+standard error taken from its interval's width, 3.92 standard errors), with the 95 % normal
+interval of that mean.
+The default ``boss`` gives the deals of the earlier runs (``--seed boss-<game>``).
 
 ``--in-process N`` plays N games per game in this process's workers instead, through the pure
 engine and ``arena.gameplay.driver.MatchDriver`` (the bots get the protocol messages they would
@@ -77,15 +85,41 @@ def summary(label: str, output: str) -> str:
             f"{high - mean:+.0f})")
 
 
-def tournament(game: str, think_ms: int, tables: int, players: int, folder: Path) -> str:
-    db = folder / f"{game}_{think_ms}.db"
+def difference(output: str) -> tuple[float, float, float] | None:
+    """The boss's rating minus the heuristics' mean, with the boss's interval shifted the same
+    way, from a tournament's final table; None without a leaderboard."""
+    rows = leaderboard(output)
+    if "boss" not in rows:
+        return None
+    elo, low, high, _ = rows["boss"]
+    mean = sum(row[0] for name, row in rows.items() if name != "boss") / (len(rows) - 1)
+    return elo - mean, low - mean, high - mean
+
+
+def pooled(label: str, outputs: list[str]) -> str:
+    """The seeds' differences pooled by inverse variance (see the module's docstring)."""
+    found = [d for d in (difference(output) for output in outputs) if d is not None]
+    if not found:
+        return f"{label:<24} nothing to pool"
+    weights = [(3.92 / max(high - low, 1.0)) ** 2 for _, low, high in found]
+    mean = sum(w * d[0] for w, d in zip(weights, found)) / sum(weights)
+    half = 1.96 / sum(weights) ** 0.5
+    return (f"{label:<24} pooled over {len(found)} seeds: boss - heuristics {mean:+.0f} "
+            f"({mean - half:+.0f}..{mean + half:+.0f})")
+
+
+def tournament(game: str, think_ms: int, tables: int, players: int, folder: Path,
+               seed: str = "boss", boss_args: str = "") -> str:
+    stem = f"{game}_{think_ms}" + ("" if seed == "boss" else f"_{seed}")
+    db = folder / f"{stem}.db"
+    boss = f"boss={game}-boss --think-ms {think_ms} {boss_args}".strip()
     command = [sys.executable, "-m", "arena", "tournament", "--game", game,
-               "--players", str(players), "--bot", f"boss={game}-boss --think-ms {think_ms}",
+               "--players", str(players), "--bot", boss,
                "--bot", f"h1={game}-heuristic", "--bot", f"h2={game}-heuristic",
-               "--games", str(tables), "--seed", f"boss-{game}", "--db", str(db),
-               "--log-dir", str(folder / f"logs_{game}_{think_ms}")]
+               "--games", str(tables), "--seed", f"{seed}-{game}", "--db", str(db),
+               "--log-dir", str(folder / f"logs_{stem}")]
     done = subprocess.run(command, capture_output=True, text=True)
-    (folder / f"{game}_{think_ms}.out").write_text(done.stdout + done.stderr)
+    (folder / f"{stem}.out").write_text(done.stdout + done.stderr)
     return done.stdout + done.stderr
 
 
@@ -205,6 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think-ms", default="25,100,400")
     parser.add_argument("--tables", type=int, default=120, help="games per tournament")
     parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--seeds", default="boss",
+                        help="deal seeds, one tournament each (--seed <seed>-<game>), pooled")
+    parser.add_argument("--boss-args", default="",
+                        help="more options for the boss's command line (a variant)")
     parser.add_argument("--sprt", action="store_true")
     parser.add_argument("--keep", type=Path, default=None, help="folder for databases, logs")
     parser.add_argument("--outputs", type=Path, default=None,
@@ -230,25 +268,43 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.outputs:
         runs = [path for path in args.outputs.glob("*_*.out")
-                if path.stem.rpartition("_")[2].isdigit()]
+                if path.stem.split("_")[1].isdigit()]
+        groups: dict[tuple[str, int], list[str]] = {}
         for path in sorted(runs, key=_order):
             print(summary(path.stem, path.read_text()))
+            groups.setdefault(_order(path)[:2], []).append(path.read_text())
+        for (game, think), outputs in groups.items():
+            if len(outputs) > 1:
+                print(pooled(f"{game} {think} ms", outputs))
         return 0
     folder = args.keep or Path(tempfile.mkdtemp(prefix="boss-strength-"))
     folder.mkdir(parents=True, exist_ok=True)
     for game in args.games.split(","):
         for think in (int(t) for t in args.think_ms.split(",")):
-            output = tournament(game, think, args.tables, args.players, folder)
-            print(summary(f"{game} {think} ms", output), flush=True)
+            outputs = []
+            for seed in args.seeds.split(","):
+                started, load = time.monotonic(), _load()
+                outputs.append(tournament(game, think, args.tables, args.players, folder, seed,
+                                          args.boss_args))
+                print(summary(f"{game} {think} ms {seed}", outputs[-1])
+                      + f"  {time.monotonic() - started:.0f} s, load {load} -> {_load()}",
+                      flush=True)
+            if len(outputs) > 1:
+                print(pooled(f"{game} {think} ms", outputs), flush=True)
         if args.sprt:
             print(sprt(game, args.players, folder), flush=True)
     print(f"databases, logs and outputs in {folder}")
     return 0
 
 
-def _order(path: Path) -> tuple[str, int]:
-    game, _, think = path.stem.rpartition("_")
-    return game, int(think)
+def _order(path: Path) -> tuple[str, int, str]:
+    game, think, *seed = path.stem.split("_")
+    return game, int(think), "_".join(seed)
+
+
+def _load() -> str:
+    """The one-minute load average (think time is wall time: the reader weighs it)."""
+    return Path("/proc/loadavg").read_text().split()[0]
 
 
 if __name__ == "__main__":

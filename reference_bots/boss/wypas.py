@@ -1,14 +1,16 @@
-"""The wypas boss: worlds sampled from one seat's observation at its shearing decisions.
+"""The wypas boss: worlds sampled from one seat's observation at its shearing and placing
+decisions.
 
 wypas hides the other hands (their sizes are public), the deck and the used pile (their sizes
-are public), and the face-down lot card.  Shearing is searched: in the redyk and shearing phases
-with no reaction window open nothing else is hidden, so a world deals every card the seat cannot
-see now (not in its hand, the pens or above them) to the other hands, the deck and the used pile
-at random, by their sizes (the cards sheared into fleeces, told by the public ``sheared``
-events, are out of the game).  It is played by the reference heuristic (every seat, one decision in
-ten at random) to the end of the next turn's shearing, and scored as the seat's points minus the
-others' average, plus half a point per sheep in its pens against theirs (a pen kept growing is
-worth points later).  Every other decision is the reference heuristic's.
+are public), and the face-down lot card.  Shearing and placing a sheep (redyk) are searched: in
+the redyk and shearing phases with no reaction window open nothing else is hidden, so a world
+deals every card the seat cannot see now (not in its hand, the pens or above them) to the other
+hands, the deck and the used pile at random, by their sizes (the cards sheared into fleeces,
+told by the public ``sheared`` events, are out of the game).  It is played by the reference
+heuristic (every seat, one decision in ten at random) to the end of the next turn's shearing,
+and scored as the seat's points minus the others' average, plus half a point per sheep in its
+pens against theirs (a pen kept growing is worth points later).  Every other decision (the
+auction, a joker's declaration, the reaction windows) is the reference heuristic's.
 """
 
 from __future__ import annotations
@@ -25,13 +27,20 @@ from arena.games.wypas.windows import Decision, Windows
 from reference_bots.boss.search import Budget, rollout, search
 from reference_bots.wypas_heuristic import WypasHeuristic
 
-SEARCHED = ("shear",)
+#: the decisions searched, by phase: shearing, and placing a sheep in redyk (after the auction
+#: nothing but the hands, the deck and the used pile is hidden in either)
+SEARCHED = {"shear": "shearing", "place": "redyk"}
+#: What the boss searches unless told (``--search``): placing gained with a fixed number of
+#: worlds but not at 100 ms, and made games 2.3 times as long (docs/bots/opponents.md).
+DEFAULT_SEARCHED = ("shear",)
 ROLLOUT_RANDOM = 0.1
 
 
-def searchable(obs: dict[str, Any]) -> bool:
-    """A decision whose worlds the sampler builds: shearing, no window, the game not ending."""
-    return (obs["decision"] in SEARCHED and obs["phase"] == "shearing"
+def searchable(obs: dict[str, Any], searched: Collection[str] = tuple(SEARCHED)) -> bool:
+    """A decision whose worlds the sampler builds (shearing or placing, no window, the game
+    not ending), among ``searched``."""
+    decision = obs["decision"]
+    return (decision in searched and SEARCHED.get(decision) == obs["phase"]
             and obs["window"] is None and obs["check"] is None)
 
 
@@ -78,7 +87,7 @@ def sample_world(obs: dict[str, Any], options: Any, rng: random.Random,
     state.placing, state.placing_pen = None, 0
     order = [(obs["baca"] + step) % n for step in range(n)]
     state.phase_left = order[order.index(me):]
-    state.actor, state.decision = me, Decision.SHEAR
+    state.actor, state.decision = me, Decision(obs["decision"])
     state.windows = Windows(state)
     state._drop_views()
     state._table_changed()
@@ -116,8 +125,11 @@ class WypasBoss:
     wanted_events = frozenset({"sheared"})  # which cards left the game as fleeces
 
     def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
-                 seed: object = None) -> None:
+                 seed: object = None, searched: Collection[str] = DEFAULT_SEARCHED) -> None:
+        if not set(searched) <= set(SEARCHED):
+            raise ValueError(f"searched decisions must be among {sorted(SEARCHED)}")
         self.budget = Budget(think_ms, iterations, seed)
+        self.searched = tuple(searched)
         self.rest = WypasHeuristic(0.0, None if seed is None else str(seed))
         self.options: Any = None
         self.rollers: list[WypasHeuristic] = []
@@ -135,7 +147,7 @@ class WypasBoss:
     def choose(self, request: dict[str, Any]) -> str:
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
-        if self.options is None or not searchable(obs) or len(legal) == 1:
+        if self.options is None or not searchable(obs, self.searched) or len(legal) == 1:
             return self.rest.choose(request)
         me, turn, players = obs["seat"], obs["turn"], len(obs["scores"])
         start = list(obs["scores"])

@@ -195,7 +195,7 @@ def test_a_fixed_iteration_count_repeats_the_choice_and_the_options_are_checked(
         parser.parse_args(["--think-ms", "0"])
 
 
-# -- wypas: shearing decisions are searched -----------------------------------------------------
+# -- wypas: shearing and placing decisions are searched -------------------------------------------
 
 
 def wypas_decisions(seed: int, players: int, me: int):
@@ -249,6 +249,19 @@ def test_the_wypas_choice_is_the_same_whatever_the_other_hands_hold():
         bot.fleeces = set(fleeces)
         choices.append(bot.choose({"observation": obs, "legal": state.legal_actions(1)}))
     assert choices[0] == choices[1] and choices[0] in state.legal_actions(1)
+
+
+def test_the_wypas_boss_searches_placing_in_redyk_as_well_as_shearing():
+    decisions = {(obs["decision"], obs["phase"]) for seed in range(3) for me in range(3)
+                 for _, _, obs in wypas_decisions(seed, 3, me)}
+    assert {("shear", "shearing"), ("place", "redyk")} <= decisions
+    state, fleeces, obs = next((s, f, o) for s, f, o in wypas_decisions(1, 3, 0)
+                               if o["decision"] == "place" and len(s.legal_actions(0)) > 1)
+    world = wypas_boss.sample_world(obs, state.options, random.Random(0), fleeces)
+    assert world.legal_actions(0) == state.legal_actions(0)
+    assert not wypas_boss.searchable(obs, ("shear",))  # the option leaves placing alone
+    with pytest.raises(ValueError, match="among"):
+        WypasBoss(searched=("bid",))
 
 
 @pytest.mark.parametrize("game", sorted(name for name, spec in GAMES.items()
