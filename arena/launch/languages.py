@@ -50,12 +50,11 @@ class Language:
         for wanted in self.entries:
             if wanted in files:
                 return wanted
-        found = [name for name in files if name.endswith(self.suffixes)]
+        found = [name for name in files if name.endswith(self.suffixes) or not self.suffixes]
         if len(found) == 1:
             return found[0]
-        return_found = ", ".join(self.entries)
-        raise ValueError(f"{self.name}: no {return_found}, and not exactly one "
-                         f"{'/'.join(self.suffixes)} file ({len(found)} found)")
+        raise ValueError(f"{self.name}: no {' or '.join(self.entries)}, and not exactly one "
+                         f"{'/'.join(self.suffixes) or 'single'} file ({len(found)} found)")
 
 
 _PY = ("import pathlib; [compile(p.read_bytes(), str(p), 'exec') "
