@@ -172,8 +172,11 @@ def _log_text(path: Path, limit: int) -> str:
 
 
 def _last_line(log: str) -> str:
+    """The log's last line saying "error" (a compiler's last words are often a summary), else
+    its last line."""
     lines = [line.strip() for line in log.splitlines() if line.strip()]
-    return lines[-1][:300] if lines else "no output"
+    errors = [line for line in lines if "error" in line.lower()]
+    return (errors or lines or ["no output"])[-1][:300]
 
 
 def source_files(folder: Path) -> list[str]:
