@@ -16,6 +16,7 @@ bot's active version, each step stored with its version (:mod:`arena.events.host
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import os
@@ -23,7 +24,7 @@ import secrets
 import shlex
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
@@ -113,14 +114,29 @@ def submit(store: HostedStore, name: str, path: Path, language: str | None,
         toolchain = probe(LANGUAGES[chosen])
         work = Path(private) / "work"
         work.mkdir()
-        built = build(source, toolchain, entry, work, settings.build)
+        with _refused_if_stopped(store, version, "building"):
+            built = build(source, toolchain, entry, work, settings.build)
     if not built.ok:
         say(f"refused: {built.reason}")
         return store.refuse(name, version.number, built.reason, build_log=built.log)
     version = store.built(name, version.number, built.files, built.digest, built.log,
                           built.run)
     say(f"built ({len(built.files)} bytes, {built.digest[:12]}): validating")
-    return validate(store, version, toolchain, settings, say)
+    with _refused_if_stopped(store, version, "validating"):
+        return validate(store, version, toolchain, settings, say)
+
+
+@contextlib.contextmanager
+def _refused_if_stopped(store: HostedStore, version: BotVersion, doing: str) -> Iterator[None]:
+    """A failure of arena's own (a bug, a Ctrl-C) while ``doing`` the version refuses it,
+    saying so (it is never left building or validating), and goes on."""
+    try:
+        yield
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            store.refuse(version.bot, version.number,
+                         f"arena stopped while {doing} it ({type(exc).__name__})")
+        raise
 
 
 def unpacked_build(store: HostedStore, build_digest: str, builds: Path) -> Path:
