@@ -14,7 +14,7 @@ where it stands.  A version's life, as a table of the moves allowed (:data:`MOVE
 A version keeps its source (a packed folder: :func:`arena.launch.unpack.pack`) and its
 digest; a build is stored once, by its digest, however many versions share it; the version
 names it and says how to run it (:attr:`BotVersion.run`: words, the first a toolchain's
-program by name, the rest relative to the folder its build is unpacked in), so a host that
+program by name, ``{dir}`` standing for the folder its build is unpacked in), so a host that
 fetches the build by its digest can run it with its own toolchain."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class BotVersion:
     #: The build's digest (None until built).
     build_digest: str | None
     #: How to run it: words, the first a toolchain's program by name (``python3``, ``node``,
-    #: ``java``; ``./NAME`` for a program of the build), the rest relative to its build folder.
+    #: ``java``) or ``{dir}/NAME`` (a program of the build); ``{dir}``: its build's folder.
     run: tuple[str, ...]
     submitted_at: float
 
