@@ -14,6 +14,7 @@ import click
 from arena.cli.bots import DB_OPTION, bots
 from arena.events.hosted_versions import VersionState
 from arena.games import GAMES
+from arena.kit.examples import examples
 from arena.launch.languages import LANGUAGES
 
 BUILDS_OPTION = click.option(
@@ -56,6 +57,8 @@ def builds_folder(db_file: Path | str, builds: Path | None) -> Path:
     return db_file.absolute().with_name(db_file.name + ".builds")
 
 
+@examples("arena bots submit alice alice_bot/ --db ladder.db --game chochlik",
+          "arena bots submit alice bot.tar.gz --db ladder.db --game chochlik --lang cpp")
 @bots.command()
 @click.argument("name")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
@@ -94,6 +97,7 @@ def submit(name: str, path: Path, db_file: Path | str, language: str | None, gam
         raise SystemExit(1)
 
 
+@examples("arena bots versions alice --db ladder.db")
 @bots.command()
 @click.argument("name")
 @DB_OPTION
@@ -141,6 +145,7 @@ def log(name: str, number: int, db_file: Path | str) -> None:
     click.echo(f"-- validation log --\n{check_log.rstrip()}")
 
 
+@examples("arena languages")
 @click.command()
 def languages() -> None:
     """The languages this host builds hosted bots in: each toolchain's version, the build and
