@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from arena.events import schema_version as versions
+from arena.events.hosted_versions import SCHEMA as HOSTED_SCHEMA
 from arena.events.live_rating import LiveRow
 from arena.events.snapshots import SELECT, Fitted, Snapshot, grouped, snapshot_rows
 from arena.events.storage import (
@@ -83,6 +84,8 @@ PG_MIGRATIONS = (
     """
     ALTER TABLE bots ADD COLUMN scheme TEXT NOT NULL DEFAULT 'scrypt';
     """,
+    # issue 33: hosted bots' versions and builds (arena.events.hosted_versions)
+    HOSTED_SCHEMA.replace("BLOB", "BYTEA"),
 )
 
 #: A snapshot taken again at the same game count replaces the first (as SQLite's ``INSERT OR

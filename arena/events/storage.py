@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 
 from arena.events import schema_version
+from arena.events.hosted_versions import SCHEMA as HOSTED_SCHEMA
 from arena.events.live_rating import LiveRow
 from arena.events.snapshots import Fitted, Snapshot, snapshot_rows, sqlite_add, sqlite_history
 from arena.gameplay.records import GameRecord, PlannedTable
@@ -57,7 +58,8 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 #: The SQLite schema's versions: MIGRATIONS[v - 1] takes a database from version v - 1 to v.
-MIGRATIONS = (SCHEMA,)
+#: Version 2 (issue 33): hosted bots' versions and builds (:mod:`arena.events.hosted_versions`).
+MIGRATIONS = (SCHEMA, HOSTED_SCHEMA)
 
 #: The columns of a stored game, in the order :func:`game_row` gives them.
 GAME_COLUMNS = ("planned", "set_index", "rotation", "seed", "entrants", "scores", "ranks",

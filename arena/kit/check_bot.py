@@ -37,6 +37,7 @@ from arena.kit.examples import examples
 from arena.launch.errors import INTERRUPTED, only
 from arena.launch.options import transcripts_option
 from arena.launch.runner import BotLaunch, BotRun, BotSpec, builtin_command, launch
+from arena.launch.sandbox import Sandbox
 
 #: A new connection's transcript (given its address), or None when none is kept.
 Transcripts = Callable[[str], Transcript | None]
@@ -88,10 +89,12 @@ def transcripts_in(folder: Path | None) -> Transcripts:
 
 async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
                      keep_in: Path | None = None,
-                     progress: Callable[[str], None] = lambda line: None) -> list[CheckResult]:
+                     progress: Callable[[str], None] = lambda line: None,
+                     sandbox: Sandbox | None = None) -> list[CheckResult]:
     """Start the bot, play the scripted series against it, stop it; the results.  With
     ``keep_in``, a transcript of every connection and the bot's own output stay there;
-    ``progress`` is told each game as it starts."""
+    ``progress`` is told each game as it starts; with ``sandbox`` the bot runs in it (over
+    stdio: ``stdio`` must be set)."""
     transcripts = transcripts_in(keep_in)
     private = Path(tempfile.mkdtemp(prefix="arena-check-"))
     output = private / "output.txt"
@@ -110,7 +113,7 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
                 port = listener.socket.getsockname()[1]
                 nursery.start_soon(accept_connections, listener, inbox_in, nursery,
                                    settings.spec.name, transcripts)
-            process = await launch(run, port, BotLaunch(stdio=stdio), private)
+            process = await launch(run, port, BotLaunch(stdio=stdio, sandbox=sandbox), private)
             if settings.token is not None:
                 binding.bind(settings.token, process.pid)
             if stdio:

@@ -135,6 +135,12 @@ class Sandbox:
     max_processes: int = 256
     #: The event's database files: never shown, nor their folder whole.
     protect: tuple[str, ...] = attrs.field(default=(), converter=_paths)
+    #: Host folders shown read-only at a place of the sandbox's choosing, (host, inside): a
+    #: hosted bot's source at ``/src`` for its build (:mod:`arena.launch.hosted_build`), a
+    #: toolchain's installation at its own place.
+    binds: tuple[tuple[str, str], ...] = ()
+    #: The size of its private temp folder (a build's needs more than a bot's).
+    temp_bytes: int = TEMP_BYTES
 
     def databases(self) -> list[Path]:
         return [Path(os.path.abspath(name)) for name in self.protect]
@@ -155,7 +161,7 @@ class Sandbox:
             raise SandboxUnavailable("the sandbox needs bubblewrap (`bwrap`: apt-get install "
                                      "bubblewrap) and `prlimit` (util-linux)")
         # the private temp folder first: what is shown of a temp folder is bound over it
-        mounts = ["--size", str(TEMP_BYTES), "--tmpfs", "/tmp"]
+        mounts = ["--size", str(self.temp_bytes), "--tmpfs", "/tmp"]
         for folder in SYSTEM_FOLDERS:
             if os.path.islink(folder):
                 mounts += ["--symlink", os.readlink(folder), folder]
@@ -167,6 +173,8 @@ class Sandbox:
                               databases=self.databases())
         for path in shown:
             mounts += ["--ro-bind", str(path), str(path)]
+        for host, inside in self.binds:
+            mounts += ["--ro-bind", host, inside]
         cwd = Path.cwd()
         if not any(under(cwd, p) or under(p, cwd) for p in shown) and not any(
                 under(cwd, Path(s)) for s in SYSTEM_FOLDERS):

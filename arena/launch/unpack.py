@@ -1,0 +1,252 @@
+"""Unpacking what a participant submits (a file, a folder or an archive), and what a sandboxed
+build gives back, into a folder of ours, by rules no archive can talk its way around:
+
+- a member's name is relative, with no ``..`` part and no empty name; an absolute name is
+  refused, not made relative;
+- only regular files, folders and symbolic links whose target is relative and goes only down
+  (no ``..`` part, not absolute) are accepted: a link out of the folder, a hard link, a
+  device, a FIFO or a socket is refused, and no member is written through a link (a member
+  whose folder is a link is refused);
+- at most ``max_files`` members and ``max_bytes`` bytes in all, counted while the bytes are
+  written, whatever the archive's headers say (a compressed bomb stops at the limit);
+- files are written new (``O_EXCL``, ``O_NOFOLLOW``), with mode 0644, or 0755 when the member
+  was executable; owners and times are not kept.
+
+Any refusal is an :class:`UnpackError` saying which member and why; the caller removes the
+folder.  :func:`pack` makes the one archive form arena stores (a tar, gzip-compressed, members
+sorted, owners and times zeroed), so the same files always give the same bytes and digest."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import stat
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+import attrs
+
+#: Bytes copied at a time (and the granularity of the byte count).
+CHUNK = 64 * 1024
+#: Suffixes read as archives; any other file is submitted as itself.
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+ZIP_SUFFIXES = (".zip",)
+
+
+class UnpackError(ValueError):
+    """A member that breaks a rule, or a limit reached."""
+
+
+@attrs.frozen
+class UnpackLimits:
+    max_files: int
+    max_bytes: int
+
+
+@attrs.define
+class _Tally:
+    limits: UnpackLimits
+    files: int = 0
+    bytes: int = 0
+
+    def member(self, name: str) -> None:
+        self.files += 1
+        if self.files > self.limits.max_files:
+            raise UnpackError(f"more than {self.limits.max_files} files (at {name!r})")
+
+    def add(self, count: int, name: str) -> None:
+        self.bytes += count
+        if self.bytes > self.limits.max_bytes:
+            raise UnpackError(f"more than {self.limits.max_bytes} bytes unpacked (at {name!r})")
+
+
+def member_path(name: str) -> PurePosixPath:
+    """The relative path a member's name stands for; an UnpackError for an absolute one, one
+    with a ``..`` part, or an empty one."""
+    if "\0" in name or "\\" in name:
+        raise UnpackError(f"{name!r}: a name with a NUL or a backslash")
+    path = PurePosixPath(name)
+    if path.is_absolute():
+        raise UnpackError(f"{name!r}: an absolute path")
+    parts = [part for part in path.parts if part != "."]
+    if ".." in parts:
+        raise UnpackError(f"{name!r}: a path with '..'")
+    if not parts:
+        raise UnpackError(f"{name!r}: an empty name")
+    return PurePosixPath(*parts)
+
+
+def is_root(name: str) -> bool:
+    """Whether a folder member names the archive's own folder (``.``, ``./``): skipped."""
+    return not name.startswith("/") and all(part == "." for part in PurePosixPath(name).parts)
+
+
+def link_target(name: str, target: str) -> str:
+    """A link's target, when it stays inside: relative, with no ``..`` part."""
+    path = PurePosixPath(target)
+    if not target or path.is_absolute() or ".." in path.parts or "\0" in target:
+        raise UnpackError(f"{name!r}: a link pointing outside its folder ({target!r})")
+    return target
+
+
+def _parent(dest: Path, relative: PurePosixPath) -> Path:
+    """The member's folder, made as real folders (never through a link)."""
+    folder = dest
+    for part in relative.parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            raise UnpackError(f"{str(relative)!r}: written through a link ({part!r})")
+        if not folder.exists():
+            folder.mkdir()
+        elif not folder.is_dir():
+            raise UnpackError(f"{str(relative)!r}: {part!r} is not a folder")
+    return folder
+
+
+def _write(dest: Path, relative: PurePosixPath, source: IO[bytes], executable: bool,
+           tally: _Tally) -> None:
+    target = _parent(dest, relative) / relative.name
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    try:
+        descriptor = os.open(target, flags, 0o755 if executable else 0o644)
+    except FileExistsError:
+        raise UnpackError(f"{str(relative)!r}: given twice") from None
+    with os.fdopen(descriptor, "wb") as out:
+        while chunk := source.read(CHUNK):
+            tally.add(len(chunk), str(relative))
+            out.write(chunk)
+
+
+def _folder(dest: Path, relative: PurePosixPath) -> None:
+    target = _parent(dest, relative) / relative.name
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise UnpackError(f"{str(relative)!r}: given twice")
+    target.mkdir(exist_ok=True)
+
+
+def _link(dest: Path, relative: PurePosixPath, target: str) -> None:
+    where = _parent(dest, relative) / relative.name
+    if where.exists() or where.is_symlink():
+        raise UnpackError(f"{str(relative)!r}: given twice")
+    os.symlink(link_target(str(relative), target), where)
+
+
+def unpack_tar(source: IO[bytes], dest: Path, limits: UnpackLimits) -> None:
+    """Unpack a tar stream (compressed or not) into the folder ``dest``."""
+    tally = _Tally(limits)
+    try:
+        with tarfile.open(fileobj=source, mode="r|*") as archive:
+            for member in archive:
+                tally.member(member.name)
+                if member.isdir() and is_root(member.name):
+                    continue
+                relative = member_path(member.name)
+                if member.isreg():
+                    data = archive.extractfile(member)
+                    assert data is not None
+                    _write(dest, relative, data, bool(member.mode & 0o111), tally)
+                elif member.isdir():
+                    _folder(dest, relative)
+                elif member.issym():
+                    _link(dest, relative, member.linkname)
+                elif member.islnk():
+                    raise UnpackError(f"{member.name!r}: a hard link")
+                else:
+                    raise UnpackError(f"{member.name!r}: a device, FIFO or other special file")
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        raise UnpackError(f"not a readable archive: {exc}") from None
+
+
+def unpack_zip(path: Path, dest: Path, limits: UnpackLimits) -> None:
+    tally = _Tally(limits)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                tally.member(info.filename)
+                if info.is_dir() and is_root(info.filename):
+                    continue
+                relative = member_path(info.filename)
+                mode = info.external_attr >> 16
+                if info.is_dir():
+                    _folder(dest, relative)
+                elif mode and not stat.S_ISREG(mode):
+                    raise UnpackError(f"{info.filename!r}: a link or special file in a zip")
+                else:
+                    with archive.open(info) as data:
+                        _write(dest, relative, data, bool(mode & 0o111), tally)
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+        raise UnpackError(f"not a readable archive: {exc}") from None
+
+
+def _copy_folder(folder: Path, dest: Path, limits: UnpackLimits) -> None:
+    tally = _Tally(limits)
+    for path in sorted(walk(folder)):
+        name = path.relative_to(folder).as_posix()
+        tally.member(name)
+        relative = member_path(name)
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            _link(dest, relative, os.readlink(path))
+        elif stat.S_ISDIR(info.st_mode):
+            _folder(dest, relative)
+        elif stat.S_ISREG(info.st_mode):
+            with path.open("rb") as data:
+                _write(dest, relative, data, bool(info.st_mode & 0o111), tally)
+        else:
+            raise UnpackError(f"{name!r}: a device, FIFO or other special file")
+
+
+def walk(folder: Path) -> Iterator[Path]:
+    """Everything under ``folder``, links not followed."""
+    for root, folders, files in os.walk(folder):
+        for name in [*folders, *files]:
+            yield Path(root) / name
+
+
+def unpack(path: Path, dest: Path, limits: UnpackLimits) -> None:
+    """What ``path`` holds into the (existing, empty) folder ``dest``: a folder's files, an
+    archive's members (by its suffix), or a single file as itself."""
+    if path.is_dir():
+        _copy_folder(path, dest, limits)
+    elif path.name.lower().endswith(TAR_SUFFIXES):
+        with path.open("rb") as source:
+            unpack_tar(source, dest, limits)
+    elif path.name.lower().endswith(ZIP_SUFFIXES):
+        unpack_zip(path, dest, limits)
+    else:
+        tally = _Tally(limits)
+        tally.member(path.name)
+        with path.open("rb") as data:
+            _write(dest, member_path(path.name), data, os.access(path, os.X_OK), tally)
+
+
+def pack(folder: Path) -> bytes:
+    """The folder as arena stores it: a gzip-compressed tar, members sorted, owners and times
+    zeroed (the same files give the same bytes)."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped, \
+            tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for path in sorted(walk(folder)):
+            info = archive.gettarinfo(str(path), path.relative_to(folder).as_posix())
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = 0
+            if info.isreg():
+                info.mode = 0o755 if info.mode & 0o111 else 0o644
+                with path.open("rb") as data:
+                    archive.addfile(info, data)
+            else:
+                info.mode = 0o755 if info.isdir() else 0o777
+                archive.addfile(info)
+    return buffer.getvalue()
+
+
+def digest(data: bytes) -> str:
+    """The digest a stored source or build is known by."""
+    return hashlib.sha256(data).hexdigest()

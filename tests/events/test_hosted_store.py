@@ -1,0 +1,91 @@
+"""Hosted bots' versions stored (issue 33 §1) on both backends: numbered per bot, a build stored
+once by its digest, one active version a bot, an older one made active again, retirement, and
+the moves a state does not allow refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.events.hosted_store import HostedStore, SqliteHosted
+from arena.events.hosted_versions import MOVES, VersionError, VersionState
+from arena.events.registry import Registry
+
+S = VersionState
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        path = tmp_path / "bots.db"
+        with Registry(path) as registry:
+            registry.add("Alice")
+            registry.add("bob")
+        opened: HostedStore = SqliteHosted(path)
+    else:
+        from arena.events.pg_hosted import PgHosted
+        from arena.events.pg_registry import PgRegistry
+
+        url = request.getfixturevalue("pg_server").new_database()
+        with PgRegistry(url) as registry:
+            registry.add("Alice")
+            registry.add("bob")
+        opened = PgHosted(url)
+    yield opened
+    opened.close()
+
+
+def submit_and_build(store: HostedStore, name: str, build: bytes, digest: str) -> int:
+    number = store.submit(name, "python", b"source" + build, "s-" + digest, now=1.0).number
+    store.built(name, number, build, digest, "built ok\n", ("python3", "main.py"))
+    return number
+
+
+def test_versions_are_numbered_built_once_and_one_is_active(store):
+    first = submit_and_build(store, "alice", b"B1", "d1")
+    assert store.version("ALICE", first).state is S.VALIDATING
+    store.passed("alice", first, "all checks passed")
+    second = submit_and_build(store, "alice", b"B1", "d1")  # the same build: stored once
+    store.passed("alice", second, "ok")
+    third = store.submit("alice", "c", b"broken", "s3").number
+    store.refuse("alice", third, "gcc: error: expected ';'", build_log="main.c:1: error")
+    assert [(v.number, v.state, v.bot) for v in store.versions("alice")] == [
+        (1, S.VALID, "Alice"), (2, S.ACTIVE, "Alice"), (3, S.REFUSED, "Alice")]
+    assert store.builds() == 1 and store.build("d1") == b"B1"
+    assert store.version("alice", 2).run == ("python3", "main.py")
+    assert store.logs("alice", 3) == ("main.c:1: error", "")
+    assert store.version("alice", 3).summary() == "3  c       refused: gcc: error: expected ';'"
+    assert store.source("alice", 1) == b"sourceB1"
+
+    store.activate("alice", 1)  # the author returns to an older version
+    assert [v.state for v in store.versions("alice")] == [S.ACTIVE, S.VALID, S.REFUSED]
+    with pytest.raises(VersionError, match="version 3 is refused: it cannot be made active"):
+        store.activate("alice", 3)
+    assert store.versions("bob") == [] and [v.number for v in store.active()] == [1]
+
+
+def test_retiring_a_version_or_a_bot(store):
+    for _ in range(2):
+        store.passed("bob", submit_and_build(store, "bob", b"B", "d"), "ok")
+    building = store.submit("bob", "python", b"x", "s").number
+    assert store.retire("bob", 1) == [1]
+    assert store.version("bob", 1).reason == "by the organiser"
+    assert store.retire("bob") == [2]  # the bot: each version that could play
+    assert [v.state for v in store.versions("bob")] == [S.RETIRED, S.RETIRED, S.BUILDING]
+    assert store.active() == []
+    store.activate("bob", 1)  # the organiser may bring a retired version back
+    assert store.version("bob", 1).state is S.ACTIVE and store.version("bob", 1).reason == ""
+    with pytest.raises(VersionError, match="building: it cannot be made retired"):
+        store.retire("bob", building)
+
+
+def test_unknown_bots_and_versions_are_one_clear_error(store):
+    with pytest.raises(VersionError, match="'carol' is not registered"):
+        store.submit("carol", "python", b"x", "s")
+    with pytest.raises(VersionError, match="alice has no version 7"):
+        store.activate("alice", 7)
+
+
+def test_the_moves_table_allows_no_way_back_from_refused():
+    assert not {end for start, end in MOVES if start is S.REFUSED}
+    assert {start for start, end in MOVES if end is S.ACTIVE} == {S.VALIDATING, S.VALID,
+                                                                   S.RETIRED}

@@ -1,0 +1,128 @@
+"""Unpacking a submission (issue 33 §4): each hostile archive is refused saying why, nothing is
+written outside the folder, and sizes are counted as bytes are written, not read from headers."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena.launch.unpack import UnpackError, UnpackLimits, digest, pack, unpack
+
+LIMITS = UnpackLimits(max_files=20, max_bytes=10_000)
+
+
+def tar_with(path: Path, *members: tuple[tarfile.TarInfo, bytes | None]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for info, data in members:
+            archive.addfile(info, io.BytesIO(data) if data is not None else None)
+    return path
+
+
+def member(name: str, data: bytes = b"x", **fields: object) -> tuple[tarfile.TarInfo, bytes]:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    for key, value in fields.items():
+        setattr(info, key, value)
+    return info, data
+
+
+@pytest.mark.parametrize(("members", "said"), [
+    ([member("../evil.py")], "a path with '..'"),
+    ([member("ok/../../evil.py")], "a path with '..'"),
+    ([member("/tmp/evil.py")], "an absolute path"),
+    ([member("out", b"", type=tarfile.SYMTYPE, linkname="/etc/passwd")], "pointing outside"),
+    ([member("out", b"", type=tarfile.SYMTYPE, linkname="../../db")], "pointing outside"),
+    ([member("dir", b"", type=tarfile.SYMTYPE, linkname="."), member("dir/x.py")],
+     "written through a link"),
+    ([member("hard", b"", type=tarfile.LNKTYPE, linkname="main.py")], "a hard link"),
+    ([member("null", b"", type=tarfile.CHRTYPE, devmajor=1, devminor=3)], "special file"),
+    ([member("fifo", b"", type=tarfile.FIFOTYPE)], "special file"),
+    ([member(f"f{i}") for i in range(21)], "more than 20 files"),
+    ([member("big", b"a" * 10_001)], "more than 10000 bytes"),
+    ([member("main.py"), member("main.py")], "given twice"),
+])
+def test_a_hostile_tar_is_refused_and_writes_nothing_outside(tmp_path: Path, members, said):
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    archive = tar_with(tmp_path / "bot.tar.gz", *members)
+    with pytest.raises(UnpackError, match=said):
+        unpack(archive, dest, LIMITS)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bot.tar.gz", "dest"]
+
+
+def test_a_compressed_bomb_stops_at_the_limit_whatever_its_header_says(tmp_path: Path):
+    big = tmp_path / "bomb.tar.gz"
+    with tarfile.open(big, "w:gz") as archive:
+        info = tarfile.TarInfo("zeros")
+        info.size = 50_000_000  # 50 MB of zeros, some 50 kB compressed
+        archive.addfile(info, io.BytesIO(bytes(info.size)))
+    assert big.stat().st_size < 200_000
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(UnpackError, match="more than 10000 bytes"):
+        unpack(big, dest, LIMITS)
+    assert (dest / "zeros").stat().st_size <= 10_000 + 64 * 1024
+
+    lying = tmp_path / "lying.zip"  # a zip whose header says 10 bytes for 1 MB
+    with zipfile.ZipFile(lying, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zeros", bytes(1_000_000))
+    raw = bytearray(lying.read_bytes())
+    for offset in (raw.find(b"PK\x03\x04") + 22, raw.find(b"PK\x01\x02") + 24):
+        raw[offset:offset + 4] = (10).to_bytes(4, "little")  # the uncompressed size
+    lying.write_bytes(bytes(raw))
+    other = tmp_path / "other"
+    other.mkdir()
+    with pytest.raises(UnpackError):
+        unpack(lying, other, LIMITS)
+
+
+def test_a_zip_with_a_link_or_dotdot_is_refused(tmp_path: Path):
+    for name, mode, said in (("../x", 0o100644, "'..'"), ("l", 0o120777, "a link")):
+        archive = tmp_path / f"{mode}.zip"
+        with zipfile.ZipFile(archive, "w") as zipped:
+            info = zipfile.ZipInfo(name)
+            info.external_attr = mode << 16
+            zipped.writestr(info, "/etc/passwd")
+        dest = tmp_path / f"dest{mode}"
+        dest.mkdir()
+        with pytest.raises(UnpackError, match=said):
+            unpack(archive, dest, LIMITS)
+
+
+def test_a_folder_file_or_archive_unpacks_and_packs_to_the_same_digest(tmp_path: Path):
+    folder = tmp_path / "src"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "main.py").write_text("print(1)\n")
+    (folder / "lib" / "run").write_text("#!/bin/sh\n")
+    os.chmod(folder / "lib" / "run", 0o755)
+    os.symlink("lib/run", folder / "start")
+    copies = []
+    for i, given in enumerate((folder, tar_of(folder, tmp_path / "src.tgz"))):
+        dest = tmp_path / f"copy{i}"
+        dest.mkdir()
+        unpack(given, dest, LIMITS)
+        assert (dest / "main.py").read_text() == "print(1)\n"
+        assert os.access(dest / "lib" / "run", os.X_OK)
+        assert os.readlink(dest / "start") == "lib/run"
+        copies.append(digest(pack(dest)))
+    assert copies[0] == copies[1]
+    single = tmp_path / "single"
+    single.mkdir()
+    unpack(folder / "main.py", single, LIMITS)
+    assert [p.name for p in single.iterdir()] == ["main.py"]
+    link_out = tmp_path / "linked"
+    link_out.mkdir()
+    os.symlink("/etc/passwd", link_out / "passwd")
+    with pytest.raises(UnpackError, match="pointing outside"):
+        unpack(link_out, tmp_path / "single", LIMITS)
+
+
+def tar_of(folder: Path, path: Path) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        archive.add(folder, arcname=".")
+    return path
