@@ -1,5 +1,6 @@
-"""The pictures, drawn on the server as SVG: a rating's interval as an error bar, a bot's rating
-history with its band, the head-to-head matrix in colours.  Every name is escaped."""
+"""The pictures, drawn on the server: a rating's interval as an error bar and a bot's rating
+history with its band (SVG), the head-to-head matrix as a table in colours.  Every number is
+printed (a hover title only repeats it); every name is escaped."""
 
 from __future__ import annotations
 
@@ -75,16 +76,19 @@ def history_plot(points: Sequence[Point], width: int = 560, height: int = 220) -
 
 
 def colour(share: float) -> str:
-    """Red (loses every comparison) through grey to green (wins every one)."""
-    red = round(200 - 140 * share)
-    green = round(60 + 140 * share)
-    return f"rgb({red},{green},90)"
+    """Red (loses every comparison) through pale yellow to green (wins every one), light
+    enough for dark text."""
+    red = round(250 - 110 * max(0.0, share - 0.5) * 2)
+    green = round(160 + 90 * min(1.0, share * 2))
+    blue = round(150 - 40 * abs(share - 0.5) * 2)
+    return f"rgb({red},{green},{blue})"
 
 
-def matrix(names: Sequence[str], order: Sequence[int], entries: Sequence[HeadToHead],
-           cell: int = 14) -> Markup:
-    """Row bot against column bot: the colour is the row's share of the pairwise results
-    (a tie is half), its title the counts; blank where they never met."""
+def matrix(names: Sequence[str], order: Sequence[int], entries: Sequence[HeadToHead]
+           ) -> Markup:
+    """Row bot against column bot, as an HTML table: each cell prints the row's share of the
+    pairwise results (a tie is half) and its wins-ties-losses, on the share's colour; a dot
+    where they never met.  Names are whole (the columns' written upwards, the rows' wrapped)."""
     share: dict[tuple[int, int], tuple[float, str]] = {}
     for e in entries:
         a, b = e.entrants
@@ -93,23 +97,23 @@ def matrix(names: Sequence[str], order: Sequence[int], entries: Sequence[HeadToH
             continue
         share[a, b] = ((e.wins + e.ties / 2) / total, f"{e.wins}-{e.ties}-{e.losses}")
         share[b, a] = ((e.losses + e.ties / 2) / total, f"{e.losses}-{e.ties}-{e.wins}")
-    label = 120
-    size = label + cell * len(order)
-    parts = [f'<svg class="matrix" viewBox="0 0 {size} {size}" width="{size}" '
-             f'height="{size}" role="img" aria-label="head to head">']
-    for k, entrant in enumerate(order):
-        name = escape(names[entrant][:18])
-        parts.append(f'<text x="{label - 4}" y="{label + cell * k + cell - 3}" '
-                     f'text-anchor="end" class="tick">{name}</text>')
-        parts.append(f'<text transform="translate({label + cell * k + cell - 3},{label - 4}) '
-                     f'rotate(-60)" class="tick">{name}</text>')
-    for i, a in enumerate(order):
-        for j, b in enumerate(order):
+    parts = ['<table class="matrix"><thead><tr><th class="corner">row v column</th>']
+    parts.extend(f'<th class="column" scope="col"><span>{escape(names[b])}</span></th>'
+                 for b in order)
+    parts.append("</tr></thead><tbody>")
+    for a in order:
+        parts.append(f'<tr><th class="row" scope="row">{escape(names[a])}</th>')
+        for b in order:
             found = share.get((a, b))
-            if found is None:
-                continue
-            parts.append(f'<rect x="{label + cell * j}" y="{label + cell * i}" width="{cell}" '
-                         f'height="{cell}" fill="{colour(found[0])}"><title>'
-                         f'{escape(names[a])} v {escape(names[b])}: {found[1]}</title></rect>')
-    parts.append("</svg>")
+            if a == b:
+                parts.append('<td class="self">\u2014</td>')
+            elif found is None:
+                parts.append('<td class="unmet" title="never met">\u00b7</td>')
+            else:
+                parts.append(
+                    f'<td class="score" style="background: {colour(found[0])}" title="'
+                    f'{escape(names[a])} v {escape(names[b])}: {found[1]} (wins-ties-losses)">'
+                    f'<b>{100 * found[0]:.0f}%</b><small>{found[1]}</small></td>')
+        parts.append("</tr>")
+    parts.append("</tbody></table>")
     return Markup("".join(parts))
