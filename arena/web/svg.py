@@ -4,6 +4,7 @@ printed (a hover title only repeats it); every name is escaped."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from markupsafe import Markup, escape
@@ -44,34 +45,85 @@ def axis_of(values: Sequence[tuple[float, float | None, float | None]]) -> tuple
     return (lo - 10, hi + 10)
 
 
-def history_plot(points: Sequence[Point], width: int = 560, height: int = 220) -> Markup:
-    """Elo against games stored, the band shaded where it is known."""
+def ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Round values from ``lo`` to ``hi``, about ``count`` of them (steps of 1, 2 or 5 times a
+    power of ten)."""
+    span = (hi - lo) or 1.0
+    step = 10 ** math.floor(math.log10(span / count))
+    for factor in (1, 2, 5, 10):
+        if span / (step * factor) <= count:
+            step *= factor
+            break
+    first = math.ceil(lo / step) * step
+    return [first + k * step for k in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+#: The rating plot's size and margins (SVG units; it scales to the page's width).
+PLOT_WIDTH, PLOT_HEIGHT = 760, 340
+PLOT_LEFT, PLOT_RIGHT, PLOT_TOP, PLOT_BOTTOM = 58, 64, 18, 46
+
+
+def history_plot(points: Sequence[Point], width: int = PLOT_WIDTH,
+                 height: int = PLOT_HEIGHT) -> Markup:
+    """Elo against games stored: a dot per point (a snapshot, or a computed moment), the band
+    shaded where it is known, gridlines at round values, the axes labelled, and the last,
+    highest and lowest Elo printed beside their dots."""
     if not points:
         return Markup('<p class="note">No rating history yet.</p>')
     axis = axis_of([(p.elo, p.low, p.high) for p in points])
-    left, bottom = 44, 24
-    x = scale(0, max(p.games for p in points), width - left)
-    y = scale(axis[1], axis[0], height - bottom)
+    most = max(p.games for p in points)
+    inner_w = width - PLOT_LEFT - PLOT_RIGHT
+    inner_h = height - PLOT_TOP - PLOT_BOTTOM
+    x = scale(0, most, inner_w, pad=0)
+    y = scale(axis[1], axis[0], inner_h, pad=0)
+
+    def px(games: float) -> float:
+        return PLOT_LEFT + x(games)
+
+    def py(elo: float) -> float:
+        return PLOT_TOP + y(elo)
+
     parts = [f'<svg class="history" viewBox="0 0 {width} {height}" role="img" '
-             'aria-label="rating history" preserveAspectRatio="xMinYMin meet">']
+             'aria-label="rating history" preserveAspectRatio="xMinYMin meet">',
+             f'<rect x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{inner_w}" height="{inner_h}" '
+             'class="frame"/>']
+    for value in ticks(axis[0], axis[1]):
+        parts.append(f'<line x1="{PLOT_LEFT}" x2="{PLOT_LEFT + inner_w}" y1="{py(value):.1f}" '
+                     f'y2="{py(value):.1f}" class="grid"/><text x="{PLOT_LEFT - 6}" '
+                     f'y="{py(value) + 4:.1f}" class="tick" text-anchor="end">{value:.0f}</text>')
+    for value in ticks(0, most):
+        parts.append(f'<line x1="{px(value):.1f}" x2="{px(value):.1f}" y1="{PLOT_TOP}" '
+                     f'y2="{PLOT_TOP + inner_h}" class="grid"/><text x="{px(value):.1f}" '
+                     f'y="{PLOT_TOP + inner_h + 16}" class="tick" text-anchor="middle">'
+                     f'{value:.0f}</text>')
+    parts.append(f'<text x="{PLOT_LEFT + inner_w / 2:.0f}" y="{height - 6}" class="label" '
+                 'text-anchor="middle">games</text>'
+                 f'<text transform="translate(14,{PLOT_TOP + inner_h / 2:.0f}) rotate(-90)" '
+                 'class="label" text-anchor="middle">Elo</text>')
     banded = [p for p in points if p.low is not None and p.high is not None]
     if banded:
-        upper = " ".join(f"{left + x(p.games):.1f},{y(p.high):.1f}" for p in banded)  # type: ignore[arg-type]
-        lower = " ".join(f"{left + x(p.games):.1f},{y(p.low):.1f}"  # type: ignore[arg-type]
+        upper = " ".join(f"{px(p.games):.1f},{py(p.high):.1f}" for p in banded)  # type: ignore[arg-type]
+        lower = " ".join(f"{px(p.games):.1f},{py(p.low):.1f}"  # type: ignore[arg-type]
                          for p in reversed(banded))
         parts.append(f'<polygon class="band" points="{upper} {lower}"/>')
-    line = " ".join(f"{left + x(p.games):.1f},{y(p.elo):.1f}" for p in points)
+    line = " ".join(f"{px(p.games):.1f},{py(p.elo):.1f}" for p in points)
     parts.append(f'<polyline class="line" points="{line}"/>')
     for p in points:
         kind = "live rating" if p.kind == "live" else "batch fit"
-        parts.append(f'<circle cx="{left + x(p.games):.1f}" cy="{y(p.elo):.1f}" r="2.5" '
+        parts.append(f'<circle cx="{px(p.games):.1f}" cy="{py(p.elo):.1f}" r="3.5" '
                      f'class="elo {p.kind}"><title>{p.games} games: {p.elo:.0f} ({kind})'
                      '</title></circle>')
-    for value in (axis[0], (axis[0] + axis[1]) / 2, axis[1]):
-        parts.append(f'<text x="2" y="{y(value) + 4:.1f}" class="tick">{value:.0f}</text>')
-    parts.append(f'<text x="{left}" y="{height - 6}" class="tick">0</text>'
-                 f'<text x="{width - 4}" y="{height - 6}" class="tick" text-anchor="end">'
-                 f'{max(p.games for p in points)} games</text></svg>')
+    last = points[-1]
+    top = max(points, key=lambda p: p.elo)
+    bottom = min(points, key=lambda p: p.elo)
+    labelled = [(last, 8, 4, "start", "last")]
+    labelled += [(p, 0, dy, "middle", kind) for p, dy, kind in ((top, -8, "high"),
+                                                               (bottom, 16, "low"))
+                 if p is not last]
+    for p, dx, dy, anchor, kind in labelled:
+        parts.append(f'<text x="{px(p.games) + dx:.1f}" y="{py(p.elo) + dy:.1f}" '
+                     f'class="value {kind}" text-anchor="{anchor}">{p.elo:.0f}</text>')
+    parts.append("</svg>")
     return Markup("".join(parts))
 
 
