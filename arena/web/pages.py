@@ -129,7 +129,7 @@ def bot_page(standings: Standings, entrant: int) -> str:
 
 
 def versus_page(standings: Standings) -> str:
-    order = [row.entrant for row in standings.rows]
+    order = [row.entrant for row in standings.rows if row.games]  # (no newcomer: no result)
     return render("versus.html", standings=standings, title="head to head",
                   matrix=svg.matrix(standings.names, order, standings.versus))
 

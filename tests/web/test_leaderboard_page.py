@@ -9,7 +9,7 @@ import time
 from arena.events.export import open_event
 from arena.events.storage import SqliteStorage
 from arena.web.data import fit
-from arena.web.pages import leaderboard_page
+from arena.web.pages import leaderboard_page, versus_page
 from tests.web.events import make_event
 
 NAMES = ["alpha", "beta", "gamma"]
@@ -28,6 +28,7 @@ def test_bots_that_have_not_played_are_provisional_and_the_time_of_the_fit_is_sa
         standings, _ = fit(storage, resamples=10)
     finally:
         storage.close()
+    assert "newcomer" not in versus_page(standings)  # nothing to show of them there
     page = leaderboard_page(standings)
     assert "groups that never met" not in page and "group 1 of" not in page
     played, _, provisional = page.partition('class="provisional-bots"')
