@@ -131,7 +131,7 @@ def colour(share: float) -> str:
     """Red (loses every comparison) through pale yellow to green (wins every one), light
     enough for dark text."""
     red = round(250 - 110 * max(0.0, share - 0.5) * 2)
-    green = round(160 + 90 * min(1.0, share * 2))
+    green = round(120 + 130 * min(1.0, share * 2))
     blue = round(150 - 40 * abs(share - 0.5) * 2)
     return f"rgb({red},{green},{blue})"
 
