@@ -280,6 +280,11 @@ def test_the_replay_steps_switches_views_and_shows_the_public_nothing_private(si
                                       "cards => cards.map(c => c.dataset.card)")
     assert drawn and set(drawn) <= public_cards
     shot(page, "replay-public")
+    page.set_viewport_size(PHONE)  # every control on a phone's screen, the position on a line
+    for control in ("#last", "#play", "#speed"):
+        box = page.locator(control).bounding_box()
+        assert box["x"] + box["width"] <= PHONE["width"], control
+    assert page.locator("#position").bounding_box()["height"] < 30
     screens(page, "replay")
     # as the page has them: JSON with sorted keys
     private = sorted_keys([{"type": "event", "kind": r["kind"], "data": r["data"]}
