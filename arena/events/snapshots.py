@@ -48,7 +48,7 @@ class SnapshotPolicy:
     """Take a snapshot once ``every_games`` more games were rated, or ``every_seconds`` have
     passed with at least one more game (never twice at one game count); while the event is
     young, sooner: once the games rated since the last one are ``share`` of those rated then
-    (at least one), so that a short event's rating history has dozens of points (about 45 at
+    (at least one), so that a short event's rating history has dozens of points (about 50 at
     240 games) rather than one per ``every_games``."""
 
     every_games: int = 100
