@@ -28,10 +28,15 @@ class Board:
 
     #: The kinds of public events the board reads.
     KINDS: frozenset[str] = frozenset()
+    #: The fields of a seat's observation that hold the game's card ids, drawn as cards on a
+    #: seat's view of a replay (:meth:`observed`): a list of ids, or one list per seat.
+    CARD_FIELDS: tuple[str, ...] = ()
 
     def __init__(self, names: Sequence[str], info: Mapping[str, Any]) -> None:
         self.names = list(names)
         self.info = info
+        #: The game's cards by id, from its ``info`` (a game's board fills it).
+        self.cards: dict[Any, Mapping[str, Any]] = {}
         self.scores: list[Any] | None = None
         self.over: str | None = None
 
@@ -45,6 +50,26 @@ class Board:
         if isinstance(seat, int) and 0 <= seat < len(self.names):
             return self.names[seat]
         return f"seat {seat}"
+
+    def face(self, ident: Any) -> Card:
+        """A card of the game drawn (a game's board colours it)."""
+        return card(ident, ident=ident)
+
+    def observed(self, observation: Mapping[str, Any]) -> dict[str, Any]:
+        """The :attr:`CARD_FIELDS` of a seat's observation drawn: a list of ids as
+        ``{"cards": [...]}``, one list per seat as ``{"pens": [{"label", "cards"}]}`` (each
+        seat's short name); a field missing or of another shape is left out (shown as text)."""
+        shown: dict[str, Any] = {}
+        for field in self.CARD_FIELDS:
+            value = observation.get(field)
+            if not isinstance(value, list):
+                continue
+            if value and all(isinstance(v, list) for v in value):
+                shown[field] = {"pens": [{"label": self.name(s), "cards": [
+                    self.face(c) for c in cards]} for s, cards in enumerate(value)]}
+            elif not any(isinstance(v, (list, dict)) for v in value):
+                shown[field] = {"cards": [self.face(c) for c in value]}
+        return shown
 
     def step(self, kind: str, data: Mapping[str, Any]) -> str:
         """Take one public event: the step list's sentence for it."""

@@ -130,6 +130,7 @@ def routes(site: Site) -> list[Any]:
         tables = await site.live.listing() if site.live else []
         return HTMLResponse(pages.render(
             "live.html", title="live tables", tables=tables,
+            registered=site.live is not None and site.live.registered_only,
             refused=site.live.refused if site.live else
             "no live server here (arena serve --web PORT shows its running tables)"))
 

@@ -81,10 +81,14 @@ class Standings:
     #: Set in provisional standings (no fit yet: only their rows, from a snapshot, if any):
     #: the line saying so.
     provisional: str | None = None
+    #: When the fit was made (seconds since the epoch; None: no fit).
+    computed_at: float | None = None
 
     @property
     def groups(self) -> int:
-        return max((row.group for row in self.rows), default=0)
+        """The groups of bots that played (a bot with no game yet is no group: it is
+        provisional)."""
+        return max((row.group for row in self.rows if row.games), default=0)
 
     @property
     def caveat(self) -> str | None:
@@ -190,7 +194,7 @@ def fit(storage: Storage, *, resamples: int, history: bool = True
         refs={game.planned: (game.set_index, tuple(game.table.entrants),
                              None if game.log_path is None else str(game.log_path))
               for game in games},
-        set_games=set_games,
+        set_games=set_games, computed_at=time.time(),
         history=rating_history(storage, names, games, seed=seed) if history
         else History({}, "pending"))
     return standings, games

@@ -68,6 +68,8 @@ def frames(records: Sequence[dict[str, Any]], view: str) -> dict[str, Any]:
     for line, record in enumerate(records[1:], start=2):
         step = _step(record, view, seat, state)
         if step is not None:
+            if "observation" in step:  # the cards it observed, drawn as the board draws them
+                step["cards"] = drawing.board.observed(step["observation"])
             steps.append({**step, **drawing.step(step), "line": line})  # the log's line: the
             # same moment in any view
         if record.get("type") == "action" and state is not None:

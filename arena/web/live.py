@@ -125,6 +125,12 @@ class LiveTables:
                     " spectators: its tables are not shown here")
         return None
 
+    @property
+    def registered_only(self) -> bool:
+        """Whether the server admits registered spectators only (the page says how to
+        watch)."""
+        return self.spectators == "registered"
+
     async def listing(self) -> list[dict[str, Any]]:
         """The watchable running tables (table, game_id, names): the game server's list,
         asked for at most once per :data:`LIST_TICK` (the last one known if it does not

@@ -5,6 +5,7 @@ standings).  Jinja2 escapes every value it writes (``autoescape``); the SVG come
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
@@ -38,11 +39,13 @@ def pairwise_totals(standings: Standings) -> dict[int, tuple[int, int, int]]:
 
 
 def leaderboard_groups(standings: Standings) -> list[dict[str, Any]]:
-    """The rows group by group, each row with its error bar."""
-    axis = svg.axis_of([(r.elo, r.low, r.high) for r in standings.rows])
+    """The rows of the bots that played, group by group, each row with its error bar (the
+    bots with no game yet: :func:`newcomers`)."""
+    shown = [r for r in standings.rows if r.games or standings.provisional is not None]
+    axis = svg.axis_of([(r.elo, r.low, r.high) for r in shown])
     totals = pairwise_totals(standings)
     groups: dict[int, list[dict[str, Any]]] = {}
-    for row in standings.rows:
+    for row in shown:
         groups.setdefault(row.group, []).append({
             "row": row, "bar": svg.error_bar(row.elo, row.low, row.high, axis),
             "wtl": totals.get(row.entrant, (0, 0, 0))})
@@ -54,11 +57,24 @@ def leaderboard_groups(standings: Standings) -> list[dict[str, Any]]:
              "rows": rows} for number, rows in groups.items()]
 
 
+def newcomers(standings: Standings) -> list[Any]:
+    """The bots of a fit with no game yet: provisional, listed apart (not as groups)."""
+    return [] if standings.provisional is not None else [r for r in standings.rows
+                                                          if not r.games]
+
+
+def computed_at(standings: Standings) -> str | None:
+    """``10:02:03 UTC``: when the standings were fitted (None: not fitted)."""
+    if standings.computed_at is None:
+        return None
+    return time.strftime("%H:%M:%S UTC", time.gmtime(standings.computed_at))
+
+
 def leaderboard_json(standings: Standings) -> dict[str, Any]:
     totals = pairwise_totals(standings)
     return {"version": standings.version, "groups": standings.groups,
             "caveat": standings.caveat, "empty": standings.empty,
-            "provisional": standings.provisional,
+            "provisional": standings.provisional, "computed_at": standings.computed_at,
             "rows": [{"place": r.place, "entrant": r.entrant, "name": r.name, "elo": r.elo,
                       "low": r.low, "high": r.high, "rank_confidence": r.rank_confidence,
                       "games": r.games, "wins": totals.get(r.entrant, (0, 0, 0))[0],
@@ -78,6 +94,7 @@ def leaderboard_page(standings: Standings, *, fragment: bool = False,
                      refresh: float = 5.0) -> str:
     return render("leaderboard_table.html" if fragment else "leaderboard.html",
                   standings=standings, groups=leaderboard_groups(standings),
+                  newcomers=newcomers(standings), computed=computed_at(standings),
                   title=title_of(standings), refresh_ms=round(1000 * refresh))
 
 
@@ -112,7 +129,7 @@ def bot_page(standings: Standings, entrant: int) -> str:
 
 
 def versus_page(standings: Standings) -> str:
-    order = [row.entrant for row in standings.rows]
+    order = [row.entrant for row in standings.rows if row.games]  # (no newcomer: no result)
     return render("versus.html", standings=standings, title="head to head",
                   matrix=svg.matrix(standings.names, order, standings.versus))
 

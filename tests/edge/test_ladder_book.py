@@ -153,7 +153,7 @@ async def test_live_rating_snapshots_are_taken_as_the_policy_says_and_at_the_end
     flaky = Flaky(SqliteStorage(db))
     flaky.failing = ""
     book = LadderBook(flaky, registry, {**META, "ladder": True},  # type: ignore[arg-type]
-                      policy=SnapshotPolicy(every_games=2, every_seconds=math.inf),
+                      policy=SnapshotPolicy(every_games=2, share=0.0, every_seconds=math.inf),
                       clock=lambda: 7.0)
     async with book.writing():
         for number in range(5):  # one game a trip of the writer
@@ -260,7 +260,7 @@ async def test_a_snapshots_ranking_is_made_off_the_event_loop(
     for name in ("alice", "bob"):
         registry.add(name)
     book = LadderBook(SqliteStorage(db), registry, {**META, "ladder": True},
-                      policy=SnapshotPolicy(every_games=1, every_seconds=math.inf))
+                      policy=SnapshotPolicy(every_games=1, share=0.0, every_seconds=math.inf))
     async with book.writing():
         for number in range(3):
             book.game_over(record(number))

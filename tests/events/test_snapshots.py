@@ -16,12 +16,27 @@ from tests.events.test_storage import game as stored_game
 
 
 def test_the_policy_takes_one_every_n_games_or_t_seconds_with_new_games():
-    policy = SnapshotPolicy(every_games=10, every_seconds=60.0)
+    policy = SnapshotPolicy(every_games=10, every_seconds=60.0, share=0.0)
     assert not policy.due(9, now=59.0, last_games=0, last_time=0.0)
     assert policy.due(10, now=1.0, last_games=0, last_time=0.0)
     assert policy.due(11, now=60.0, last_games=10, last_time=0.0)  # a minute, one more game
     assert not policy.due(10, now=500.0, last_games=10, last_time=0.0)  # no new game
     assert not policy.due(15, now=59.9, last_games=10, last_time=0.0)
+
+
+def test_a_young_event_is_snapshotted_often_enough_to_draw():
+    """Every tenth of the games so far (at least one) until that is ``every_games``: 240 games
+    give dozens of points, not the 3 of one every 100 games."""
+    policy = SnapshotPolicy(every_games=100, every_seconds=600.0)
+    taken, last = [], 0
+    for games in range(1, 2001):
+        if policy.due(games, now=0.0, last_games=last, last_time=0.0):
+            taken.append(games)
+            last = games
+    assert taken[:3] == [1, 2, 3]
+    assert 30 <= len([g for g in taken if g <= 240]) <= 60
+    late = [b - a for a, b in zip(taken, taken[1:]) if a >= 1000]
+    assert late and set(late) == {100}
 
 
 def run(*args):

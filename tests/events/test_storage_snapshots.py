@@ -75,7 +75,7 @@ async def test_an_events_live_board_and_its_fit_write_snapshots(storage_at):
     storage = event_at(storage_at, games)
     printed: list[str] = []
     board = LiveBoard(where(storage), NAMES, 3, echo=printed.append, seed="x", resamples=10,
-                      policy=SnapshotPolicy(every_games=4), clock=lambda: 5.0)
+                      policy=SnapshotPolicy(every_games=4, share=0.0), clock=lambda: 5.0)
     for played in games:
         board.game_over(played)
     await board.refresh()  # the fit's process, on the database the URL or path names
@@ -105,7 +105,7 @@ async def test_a_ladders_book_takes_snapshots_in_its_database(storage_at, reques
     flaky = Flaky(storage)
     flaky.failing = ""
     book = LadderBook(flaky, registry, {**META, "ladder": True},  # type: ignore[arg-type]
-                      policy=SnapshotPolicy(every_games=2, every_seconds=math.inf),
+                      policy=SnapshotPolicy(every_games=2, share=0.0, every_seconds=math.inf),
                       clock=lambda: 7.0)
     assert str(book.snapshots) == where(storage)  # where the ladder's batch fit reads and writes
     async with book.writing():

@@ -52,7 +52,8 @@ async def test_the_fit_runs_in_its_own_process_and_writes_a_snapshot(tmp_path, m
 
 async def test_live_snapshots_are_written_as_the_policy_says(tmp_path):
     db, games = event(tmp_path)
-    board = LiveBoard(db, NAMES, 3, echo=print, policy=SnapshotPolicy(every_games=4),
+    board = LiveBoard(db, NAMES, 3, echo=print,
+                      policy=SnapshotPolicy(every_games=4, share=0.0),
                       clock=lambda: 0.0)
     for game in games[:10]:
         board.game_over(game)
@@ -139,7 +140,8 @@ async def test_a_live_snapshots_ranking_is_made_off_the_event_loop(tmp_path, mon
 
     monkeypatch.setattr(LiveRating, "ranking", watched)
     db, games = event(tmp_path)
-    board = LiveBoard(db, NAMES, 3, echo=print, policy=SnapshotPolicy(every_games=4),
+    board = LiveBoard(db, NAMES, 3, echo=print,
+                      policy=SnapshotPolicy(every_games=4, share=0.0),
                       clock=lambda: 0.0)
     for game in games[:10]:
         board.game_over(game)

@@ -81,3 +81,30 @@ def test_the_steps_read_as_sentences_with_the_games_card_names(tmp_path):
     assert won["text"].startswith(
         f"{names[won['data']['seat']]} won the trick with {named(won['data']['card'])}")
     assert steps[-1]["type"] == "result" and steps[-1]["text"].startswith("the game is over")
+
+
+@pytest.mark.parametrize("game,options", GAMES)
+def test_a_seats_view_draws_the_cards_it_observed_with_the_games_names(tmp_path, game,
+                                                                       options):
+    from arena.games import get_game
+
+    spec = get_game(game)
+    names = [f"bot{i}" for i in range(options["players"])]
+    _, path = play(game, options, names, "s", "g", tmp_path, random.Random(3))
+    seat = frames(read_log(path), "seat1")
+    if spec.board is None or spec.drawing is None:  # a game without a board: as text
+        assert not any(s.get("cards") for s in seat["steps"])
+        return
+    named = spec.drawing.namer(seat["header"]["info"])
+    asked = [s for s in seat["steps"] if s["type"] == "request" and "observation" in s]
+    assert asked and all(s["cards"] for s in asked)  # some field of cards, each time
+    drawn = 0
+    for step in asked:
+        for field, shown in step["cards"].items():
+            held = step["observation"][field]
+            rows = [held] if "cards" in shown else held  # a list of cards, or one per seat
+            lists = [shown["cards"]] if "cards" in shown else [p["cards"] for p in shown["pens"]]
+            assert [[c["id"] for c in cards] for cards in lists] == rows
+            assert all(c["title"] == named(c["id"]) for cards in lists for c in cards)
+            drawn += sum(map(len, lists))
+    assert drawn

@@ -1,6 +1,8 @@
 """The pages in a real browser: Debian's headless chromium driven by Playwright.  One browser
 for the session, one site (an event's pages beside a live server, in a trio thread) for the
-module.  Screenshots of each page go to test-artifacts/ (not committed).
+module.  Screenshots of each page go to test-artifacts/ (not committed), and those the
+documents show to docs/img/ at a desktop's and a phone's size (:func:`screens`: each run
+makes them again, so the pictures never go stale).
 
 Without chromium (or Playwright) these tests are skipped, except in CI (CI=true), where they
 fail: .ci/run installs chromium."""
@@ -11,6 +13,7 @@ import functools
 import json
 import os
 import random
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +41,13 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+#: The pictures of docs/organisers/pages.md.
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 375, "height": 740}
 NAMES = ["alpha", "beta", HOSTILE, "delta", "epsilon"]
+#: A bot registered after the games: not played yet.
+NEWCOMER = "newcomer"
 OTHER_GAMES = [("vollewolle", {"players": 3}), ("wypas", {"players": 3, "turn_cap": 8})]
 
 
@@ -69,6 +78,11 @@ class Site:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.db = make_event(folder, NAMES, tables=20)
+        registry = SqliteStorage(self.db)
+        registry.write_event({"game": "chochlik", "options": {"hands": 1, "players": 3},
+                              "duplicate": False, "seed": "t"},
+                             [(name, "builtin") for name in [*NAMES, NEWCOMER]])
+        registry.close()
         self.storage = open_event(self.db)
         #: One game of each other game, each event served on its own pages (their boards).
         self.others = {game: open_event(make_event(folder / game, NAMES[:3], tables=1,
@@ -162,6 +176,19 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+def screens(page: Any, name: str, at: Any = None) -> None:
+    """The page as the documents show it: its first screen on a desktop and on a phone
+    (docs/img/<name>-desktop.png, <name>-phone.png), or the screen from the element ``at``
+    down; the page is left at the desktop's size."""
+    DOCS_IMG.mkdir(exist_ok=True)
+    for size, label in ((DESKTOP, "desktop"), (PHONE, "phone")):
+        page.set_viewport_size(size)
+        if at is not None:
+            at.evaluate("e => e.scrollIntoView()")
+        page.screenshot(path=str(DOCS_IMG / f"{name}-{label}.png"))
+    page.set_viewport_size(DESKTOP)
+
+
 def test_the_leaderboard_lists_every_bot_with_its_interval_as_text(site, page):
     page.goto(site.base + "/")
     rows = page.locator("tr.bot-row")
@@ -170,6 +197,20 @@ def test_the_leaderboard_lists_every_bot_with_its_interval_as_text(site, page):
     assert page.locator("tr.bot-row svg.bar line.interval").count() == 3 * len(NAMES)
     assert all(".." in text for text in page.locator("span.range").all_inner_texts())
     assert page.locator("script", has_text="alert(1)").count() == 0
+    provisional = page.locator(".provisional-bots")  # listed apart, not as a group
+    assert provisional.locator("a.newcomer").inner_text() == NEWCOMER
+    assert "not played yet" in provisional.inner_text()
+    assert "never met" not in page.locator("main").inner_text()
+    assert re.search(r"computed at \d\d:\d\d:\d\d UTC", page.locator("main").inner_text())
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    answer = page.request.get(site.base + icon)
+    assert answer.ok and answer.body().startswith(b"<svg")
+    assert page.locator(".scroll-hint:visible").count() == 0  # the table fits a desktop
+    page.set_viewport_size(PHONE)
+    elo = page.locator("table.board th", has_text="Elo").bounding_box()
+    assert elo["x"] + elo["width"] <= PHONE["width"]  # #, bot and Elo without scrolling
+    assert page.locator(".scroll-hint:visible").first.inner_text() == "scroll \u2192"
+    screens(page, "leaderboard")
     games = page.locator("th", has_text="games")
     games.click()
     counts = [int(row.locator("td").nth(4).inner_text()) for row in rows.all()]
@@ -178,9 +219,23 @@ def test_the_leaderboard_lists_every_bot_with_its_interval_as_text(site, page):
     page.get_by_role("link", name=HOSTILE).click()
     assert page.locator("h1").inner_text() == HOSTILE
     assert page.locator("svg.history polyline").count() == 1
+    plot = page.locator("svg.history")
+    assert plot.bounding_box()["width"] >= 700  # larger
+    assert plot.locator("circle.elo").count() >= 10  # a dot per point
+    assert plot.locator("line.grid").count() >= 6
+    assert {"games", "Elo"} <= set(plot.locator("text.label").all_text_contents())
+    assert all(v.isdigit() for v in plot.locator("text.value").all_text_contents())
+    page.set_viewport_size(PHONE)  # its numbers as large on a phone: the plot scrolls
+    assert plot.bounding_box()["width"] >= 600
+    assert page.locator(".scroll-hint:visible").first.inner_text() == "scroll \u2192"
+    screens(page, "bot")
     shot(page, "bot")
     page.goto(site.base + "/versus")
-    assert page.locator("svg.matrix rect").count() > 0
+    first = page.locator("table.matrix td.score").first
+    assert first.is_visible() and first.inner_text().split("\n")[0].endswith("%")
+    column = page.locator("table.matrix th.column", has_text=HOSTILE)
+    assert column.is_visible() and column.inner_text() == HOSTILE  # whole
+    screens(page, "versus")
     shot(page, "versus")
     page.goto(site.base + "/")
     page.locator("th", has_text="games").click()  # sorted, then the event goes on:
@@ -225,6 +280,12 @@ def test_the_replay_steps_switches_views_and_shows_the_public_nothing_private(si
                                       "cards => cards.map(c => c.dataset.card)")
     assert drawn and set(drawn) <= public_cards
     shot(page, "replay-public")
+    page.set_viewport_size(PHONE)  # every control on a phone's screen, the position on a line
+    for control in ("#last", "#play", "#speed"):
+        box = page.locator(control).bounding_box()
+        assert box["x"] + box["width"] <= PHONE["width"], control
+    assert page.locator("#position").bounding_box()["height"] < 30
+    screens(page, "replay")
     # as the page has them: JSON with sorted keys
     private = sorted_keys([{"type": "event", "kind": r["kind"], "data": r["data"]}
                            for r in records if r["type"] == "event" and r["to"] is not None])
@@ -246,7 +307,22 @@ def test_the_replay_steps_switches_views_and_shows_the_public_nothing_private(si
     assert page.locator("#steps li.current").inner_text() == moment  # the same moment
     assert page.locator("#steps li", has_text="asked").count() > 0
     assert page.locator("table.observation").count() == 1
+    hand = page.locator("table.observation tr", has_text="hand").locator(".card[data-card]")
+    assert hand.count() > 0  # the seat's hand drawn as cards, named by the game
+    assert all("(" in title for title in hand.evaluate_all("cs => cs.map(c => c.title)"))
+    page.click("#first")  # its first request: a full hand
+    while page.locator("table.observation").count() == 0:
+        page.click("#next")
+    screens(page, "replay-seat", at=page.locator("#board h3", has_text="observed"))
     shot(page, "replay-seat")
+    page.select_option("#speed", "20")  # autoplay from the start
+    page.click("#first")
+    page.click("#play")
+    page.wait_for_function("+document.getElementById('position').textContent"
+                           ".split(' / ')[0] >= 5")
+    page.click("#play")  # pause
+    assert page.locator("#play").inner_text() == "play"
+
     page.click("a.view[data-view=full]")
     page.wait_for_url("**view=full**")
     assert page.locator("#steps li", has_text="seen by").count() > 0
@@ -291,6 +367,7 @@ def test_a_live_table_advances_while_its_game_runs(site, page):
     shown = page.evaluate("(steps) => steps.map(arenaViewer.describe)", private)
     text = page.locator("main").inner_text()
     assert private and not any(line in text for line in shown)
+    screens(page, "live")
     shot(page, "live-table")
 
 

@@ -9,6 +9,7 @@ import random
 import attrs
 import pytest
 import trio
+import trio.testing
 
 from arena.edge.server import ArenaServer, ServerConfig
 from arena.edge.spectators import SpectatorRules
@@ -222,3 +223,20 @@ async def test_browsers_following_one_table_cost_the_game_server_one_feed(nurser
     stats = feed.statistics()
     assert stats.tables_fed == 1 and len(streams[0]) > 10
     assert stats.lines == len(streams[0]) + 1 + stats.lists
+
+
+async def test_a_server_for_registered_spectators_says_how_to_watch_its_tables(nursery,
+                                                                               tmp_path):
+    from arena.web.live import LiveTables
+    from arena.web.serve import serve_pages
+    from tests.web.events import get
+
+    _, theirs = trio.testing.memory_stream_pair()  # the feed of `serve --spectators registered`
+    live = LiveTables(theirs, "registered")
+    address = await nursery.start(lambda task_status: serve_pages(
+        None, port=0, live=live, task_status=task_status))
+    status, page = await get(address + "/live")
+    assert status == 200 and "No table is running now." not in page
+    assert "registered" in page and "SPEC.md" in page
+    assert "&#34;role&#34;: &#34;spectator&#34;" in page or '"role": "spectator"' in page
+    assert '"type": "watch"' in page or "&#34;type&#34;: &#34;watch&#34;" in page

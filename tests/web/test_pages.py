@@ -35,7 +35,7 @@ async def test_every_page_shows_the_event_and_escapes_names(tmp_path):
             assert status == 200 and HOSTILE not in page
             assert 'class="history"' in page and "/game/" in page
         status, page = await get(base + "/versus")
-        assert status == 200 and HOSTILE not in page and "<rect" in page
+        assert status == 200 and HOSTILE not in page and '<td class="score"' in page
         status, page = await get(base + "/game/0")
         assert status == 200 and HOSTILE not in page
         status, _ = await get(base + "/game/999")

@@ -17,6 +17,7 @@ DICE = ("d12", "d10", "d8")
 class VolleWolleBoard(Board):
     KINDS = frozenset({"round_start", "bids_revealed", "rolled", "failed", "succeeded", "took",
                        "round_end", "final_scoring"})
+    CARD_FIELDS = ("display", "flocks")
 
     def __init__(self, names: Sequence[str], info: Mapping[str, Any]) -> None:
         super().__init__(names, info)

@@ -38,6 +38,7 @@ var arena = (function () {
           var sorted = Array.prototype.map.call(holder.querySelectorAll("table"),
                                                 function (t) { return t.dataset.sorted; });
           holder.innerHTML = html;  // the server's page, escaped there
+          scrollHints(holder);
           holder.dataset.version = data.version;
           holder.dataset.provisional = pending;
           sortable(holder);
@@ -73,8 +74,30 @@ var arena = (function () {
       }).catch(function () {});
     }, 2000);
   }
+  // A table wider than the screen (a phone) scrolls sideways: a hint says so until it is
+  // scrolled to its end.
+  function scrollHints(root) {
+    root.querySelectorAll(".scroll").forEach(function (box) {
+      var hint = box.previousElementSibling;
+      if (!hint || !hint.classList.contains("scroll-hint")) {
+        hint = document.createElement("p");
+        hint.className = "scroll-hint";
+        hint.textContent = "scroll \u2192";
+        box.parentNode.insertBefore(hint, box);
+      }
+      var update = function () {
+        var more = box.scrollWidth - box.clientWidth - box.scrollLeft > 4;
+        hint.hidden = !more;
+      };
+      box.onscroll = update;
+      update();
+    });
+  }
+  window.addEventListener("resize", function () { scrollHints(document); });
   document.addEventListener("DOMContentLoaded", function () {
     if (!document.getElementById("leaderboard")) sortable(document);
+    scrollHints(document);
   });
-  return {leaderboard: leaderboard, liveList: liveList, sortable: sortable};
+  return {leaderboard: leaderboard, liveList: liveList, sortable: sortable,
+          scrollHints: scrollHints};
 })();

@@ -122,7 +122,7 @@ var arenaViewer = (function () {
     for (var k = 0; k < index; k++) {
       var s = steps[k];
       if (s.type === "request" && s.observation !== undefined) {
-        observation = {seat: s.seat, data: s.observation, legal: s.legal};
+        observation = {seat: s.seat, data: s.observation, legal: s.legal, cards: s.cards || {}};
       }
     }
     var holder = document.getElementById("board");
@@ -131,10 +131,14 @@ var arenaViewer = (function () {
     if (observation) {
       holder.appendChild(el("h3", "what " + seatName(observation.seat) + " observed when asked"));
       var obs = el("table", null, "observation");
-      Object.keys(observation.data || {}).forEach(function (key) {
-        var tr = el("tr");
+      var keys = Object.keys(observation.data || {}), drawnFirst = keys.filter(function (k) {
+        return observation.cards[k];
+      }).concat(keys.filter(function (k) { return !observation.cards[k]; }));
+      drawnFirst.forEach(function (key) {
+        var tr = el("tr");  // the fields of cards drawn as the board draws them (the server's)
         tr.appendChild(el("th", key));
-        tr.appendChild(el("td", value(observation.data[key])));
+        var drawn = observation.cards[key];
+        tr.appendChild(drawn ? cell(drawn) : el("td", value(observation.data[key])));
         obs.appendChild(tr);
       });
       var legal = el("tr");
@@ -171,7 +175,33 @@ var arenaViewer = (function () {
     index = Math.max(0, Math.min(steps.length, to));
     render();
   }
+  // Autoplay: a step every 1/speed seconds until the last, or a click, stops it.
+  var timer = null;
+  function stop() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    var button = document.getElementById("play");
+    if (button) { button.textContent = "play"; button.classList.remove("playing"); }
+  }
+  function play() {
+    var button = document.getElementById("play"), speed = document.getElementById("speed");
+    stop();
+    if (index >= steps.length) go(0);
+    button.textContent = "pause";
+    button.classList.add("playing");
+    timer = setInterval(function () {
+      if (index >= steps.length) { stop(); return; }
+      go(index + 1);
+    }, 1000 / (+speed.value || 2));
+  }
+  function autoplay() {
+    var button = document.getElementById("play"), speed = document.getElementById("speed");
+    if (!button) return;
+    button.onclick = function () { if (timer === null) play(); else stop(); };
+    speed.onchange = function () { if (timer !== null) play(); };
+  }
   function controls() {
+    autoplay();
     document.getElementById("first").onclick = function () { go(0); };
     document.getElementById("prev").onclick = function () { go(index - 1); };
     document.getElementById("next").onclick = function () { go(index + 1); };
@@ -181,7 +211,9 @@ var arenaViewer = (function () {
       else if (e.key === "ArrowLeft") go(index - 1);
       else if (e.key === "Home") go(0);
       else if (e.key === "End") go(steps.length);
-      else return;
+      else if (e.key === " " && e.target.tagName !== "BUTTON" && document.getElementById("play")) {
+        document.getElementById("play").click();
+      } else return;
       e.preventDefault();
     });
   }
