@@ -257,14 +257,17 @@ class ArenaServer:
 
     # -- connections --
 
-    async def handle_stream(self, stream: trio.abc.Stream, *,
-                            bound_token: str | None = None) -> None:
+    async def handle_stream(self, stream: trio.abc.Stream, *, bound_token: str | None = None,
+                            greeted: bytes | None = None) -> None:
         """Serve one connection to its end; never raises for anything the peer does.
         ``bound_token``: the connection is the server's own pipe to the bot given that token
-        (``arena match --stdio``), which then needs to send none."""
+        (``arena match --stdio``), which then needs to send none.  ``greeted``: the front door
+        of a server of several games (:class:`~arena.edge.house.GameHouse`) let the connection
+        in, sent its welcome and read its hello, which named this server's game: these are the
+        hello's line and the bytes that came after it (no welcome is sent again)."""
         self.open_streams += 1  # every open socket counts, closing and refused ones too
         try:
-            await self._handle(stream, bound_token)
+            await self._handle(stream, bound_token, greeted)
         finally:
             self.open_streams -= 1
             self.stage.poke()
@@ -274,7 +277,8 @@ class ArenaServer:
         code that waits on the server's state: a stop, tests)."""
         await self.stage.next_change()
 
-    async def _handle(self, stream: trio.abc.Stream, bound_token: str | None) -> None:
+    async def _handle(self, stream: trio.abc.Stream, bound_token: str | None,
+                      greeted: bytes | None) -> None:
         address = peer_address(stream)
         if self.stage.shutting_down or self.open_streams > self.max_connections + REFUSAL_ROOM:
             # past the room kept for polite refusals: close at once, so that the files kept
@@ -288,7 +292,8 @@ class ArenaServer:
                          f"this server holds {self.max_connections} connections at most, "
                          f"{self.config.max_connections_per_address} from one address")
             return
-        if bound_token is None and not await self._through_the_door(stream, address):
+        if bound_token is None and greeted is None \
+                and not await self._through_the_door(stream, address):
             return
         session = Session(next(self._connections),
                           ServerConnection(game=self.spec.name, max_line=MAX_LINE_BYTES),
@@ -307,7 +312,11 @@ class ArenaServer:
                 link.cancel_scope = nursery.cancel_scope
                 nursery.start_soon(self.loops.write_loop, link, stream)
                 nursery.start_soon(self.loops.hello_deadline, link)
-                session.send(self._welcome())
+                if greeted is None:
+                    session.send(self.welcome())
+                else:  # welcomed at the front door: its hello is read here
+                    session.conn.greeted()
+                    session.conn.receive_data(greeted)
                 await self.loops.read_loop(session, stream)
                 link.finish()  # the writer flushes the queue, then the nursery ends
                 nursery.cancel_scope.deadline = trio.current_time() + FLUSH_GRACE
@@ -327,7 +336,7 @@ class ArenaServer:
                 log.exception("cleaning up connection %s failed", session.name)
             await close_gently(stream)
 
-    def _welcome(self) -> Welcome:
+    def welcome(self) -> Welcome:
         config = self.config
         return Welcome(
             protocol=PROTOCOL_VERSION, server="arena", game=self.spec.name,
