@@ -99,7 +99,8 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
         tune_garbage_collector()
         async with contextlib.AsyncExitStack() as stack:
             for i, (server, game) in enumerate(zip(servers, hosted)):
-                await stack.enter_async_context(pages_beside(server, *web_of(web, i, game)))
+                await stack.enter_async_context(pages_beside(
+                    server, *web_of(web, i, game), game.config.spec.name if several else None))
                 await stack.enter_async_context(ladder_writing(game.book))
             await run_serve(GameHouse(servers) if several else servers[0], games=games,
                             tally=tallies, tally_every=tally_every, banner=banner,

@@ -65,3 +65,34 @@ def test_under_db_each_game_keeps_its_own_ladder_and_one_registration_plays_both
         board = ratings(game_place(db, game))
         assert sorted(name for name, row in board.items() if row["games"]) == sorted(names)
         assert all(row["games"] == 2 for row in board.values() if row["games"])
+
+
+def test_each_game_has_its_pages_its_live_tables_and_its_own_leaderboard(tmp_path: Path):
+    import re
+    import urllib.request
+
+    db = tmp_path / "ladder.db"
+    tokens = {name: add(db, name) for name in ("alice", "bob", "carol", "dave")}
+    with Served(tmp_path, *GAMES, "--db", str(db), "--web", "0") as served:
+        pages = dict(match.groups() for line in served.out.seen if (match := re.match(
+            r"arena: (\w+): the pages at (http://127\.0\.0\.1:\d+)/", line)))
+        assert sorted(pages) == sorted(SEATS) and len(set(pages.values())) == 2
+        for game, names in SEATS.items():
+            for name in names:
+                served.bot("--game", game, "--name", name, "--token", tokens[name])
+        boards: dict[str, list[str]] = {}
+        for _ in range(40):  # after each game played (stored soon after)
+            game = served.out.expect(r"^(\w+) table \S+: ").group(1)
+            with urllib.request.urlopen(pages[game] + "/leaderboard.json", timeout=30) as got:
+                rows = json.loads(got.read())["rows"]
+            if played := sorted(row["name"] for row in rows if row["games"]):
+                boards[game] = played  # every registered bot is listed, those who played it
+            if len(boards) == 2:
+                break
+        assert boards == {game: sorted(names) for game, names in SEATS.items()}
+        for address in pages.values():
+            with urllib.request.urlopen(address + "/live.json", timeout=30) as got:
+                assert got.status == 200
+        assert any("hosting chochlik (3 players), vollewolle (2 players)" in line
+                   for line in served.out.seen)
+        assert served.interrupt() == 0
