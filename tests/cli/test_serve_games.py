@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from arena.events.places import game_place
 from tests.cli.test_bots_command import add, run
@@ -51,9 +54,11 @@ def test_options_that_would_apply_to_every_game_are_refused(tmp_path: Path):
     assert code == 2 and "GAME:NAME=VALUE" in out, out
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_under_db_each_game_keeps_its_own_ladder_and_one_registration_plays_both(
-        tmp_path: Path):
-    db = tmp_path / "ladder.db"
+        tmp_path: Path, backend: str, request: pytest.FixtureRequest):
+    db: Any = (tmp_path / "ladder.db" if backend == "sqlite"
+               else request.getfixturevalue("pg_url"))
     tokens = {name: add(db, name) for name in ("alice", "bob", "carol", "dave")}
     with Served(tmp_path, *GAMES, "--games", "2", "--db", str(db)) as served:
         for game, names in SEATS.items():
