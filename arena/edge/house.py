@@ -15,7 +15,9 @@ token coming back finds its seat only in the game it named.
 
 Before its hello a connection costs the door one task, for ``hello_timeout`` seconds at most;
 every line before the hello that is not one is an error, and a few in a row close it
-(``too_many_errors``), as at any server.
+(``too_many_errors``), as at any server.  The hellos whose check is slow (``--db``: a
+registration still hashed with scrypt) wait in one queue for one worker thread whichever
+game they name, as at a server of one game.
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ class GameHouse:
         if len({server.spec.name for server in servers}) != len(servers) or not servers:
             raise ValueError("a house hosts one server per game, of games all different")
         self.servers = tuple(servers)
+        first = servers[0].loops
+        for server in servers[1:]:  # slow hello checks: one thread and one queue for all
+            server.loops.preparing = first.preparing
+            server.loops.checking = first.checking
         self._by_game = {server.spec.name: server for server in servers}
         self.config = servers[0].config
         self.port: int | None = None

@@ -113,3 +113,12 @@ async def test_lines_before_the_hello_are_answered_at_the_door_and_the_hello_sti
     assert (await client.until("tables"))["tables"] == []
     assert len(served.servers[1].sessions) == 1 and not served.servers[0].sessions
     await served.shutdown()
+
+
+def test_hellos_checked_slowly_wait_in_one_queue_for_every_game(tmp_path):
+    """A flood of hellos whose check is slow (a registration hashed with scrypt) takes one
+    worker thread and one bounded queue whichever games it names, as at a one-game server:
+    naming another game gets it no second thread, and leaves the other core to the games."""
+    served = house(tmp_path)
+    first, second = (server.loops for server in served.servers)
+    assert first.preparing is second.preparing and first.checking is second.checking
