@@ -32,8 +32,9 @@ class Hosted:
 def hosted_games(config: Any, games: Sequence[tuple[Any, Any]],
                  db_file: Path | str | None, seed: str | None) -> list[Hosted]:
     """Each game's config (``config`` with the game's spec and options) and ladder.  With
-    several games each has a seed of its own, and under ``--db`` a ladder of its own
-    (:func:`arena.events.places.game_place`: its ratings never mix with another game's)."""
+    several games each has a seed of its own, its transcripts in a folder of its own (named
+    after it), and under ``--db`` a ladder of its own (:func:`arena.events.places.game_place`:
+    its ratings never mix with another game's)."""
     from arena.events.places import game_place
 
     several = len(games) > 1
@@ -42,6 +43,8 @@ def hosted_games(config: Any, games: Sequence[tuple[Any, Any]],
         own = attrs.evolve(config, spec=spec, options=options)
         if several and seed is not None:
             own = attrs.evolve(own, seed=f"{seed}:{spec.name}")
+        if several and own.transcript_dir is not None:  # each game numbers its connections
+            own = attrs.evolve(own, transcript_dir=own.transcript_dir / spec.name)
         place = None if db_file is None else (game_place(db_file, spec.name) if several
                                               else db_file)
         book = open_ladder(place, spec, options, db_file)

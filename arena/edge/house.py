@@ -32,7 +32,7 @@ import trio
 
 from arena.edge.admission import HelloLimiter
 from arena.edge.connections import close_gently, connection_limit, peer_address, refuse
-from arena.edge.server import REFUSAL_ROOM, ArenaServer
+from arena.edge.server import REFUSAL_ROOM, ArenaServer, Greeted
 from arena.gameplay.gamelog import ensure_writable
 from protocol import codec
 from protocol.connection import NEED_DATA, ServerConnection
@@ -153,8 +153,8 @@ class GameHouse:
             if greeted is None:
                 await close_gently(stream)
                 return
-            server, data = greeted
-            await server.handle_stream(stream, greeted=data)
+            server, door = greeted
+            await server.handle_stream(stream, greeted=door)
         finally:
             left = self.per_address.get(address, 1) - 1
             if left > 0:
@@ -178,13 +178,14 @@ class GameHouse:
                 return False
         return True
 
-    async def _greet(self, stream: trio.abc.Stream) -> tuple[ArenaServer, bytes] | None:
+    async def _greet(self, stream: trio.abc.Stream) -> tuple[ArenaServer, Greeted] | None:
         """The welcome, then the connection's lines up to a valid hello: its game's server
         and the bytes to hand it (None: the connection ended, or was told why it ends)."""
         conn = ServerConnection(games=self.games, max_line=MAX_LINE_BYTES)
         limit = self.config.hello_timeout
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            await stream.send_all(conn.send(self.welcome()))
+            welcome = conn.send(self.welcome())
+            await stream.send_all(welcome)
             with trio.move_on_after(limit):
                 while True:
                     event = conn.next_event()
@@ -192,7 +193,7 @@ class GameHouse:
                         conn.receive_data(bytes(await stream.receive_some(RECEIVE_CHUNK)))
                     elif isinstance(event, Hello):
                         game = event.game if event.game is not None else self.games[0]
-                        return self._by_game[game], conn.hand_over()
+                        return self._by_game[game], Greeted(welcome, conn.hand_over())
                     elif isinstance(event, PeerError):
                         await stream.send_all(codec.encode(Error(
                             code=event.code.value, message=event.detail, fatal=event.fatal)))

@@ -54,8 +54,8 @@ from protocol.errors import ErrorCode
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
 from protocol.messages import Bye, Welcome
 
-__all__ = ["BYE_MESSAGES", "REFUSALS", "SERVE_RECORDS_KEPT", "ArenaServer", "ServerConfig",
-           "ServerStatistics", "tune_garbage_collector"]
+__all__ = ["BYE_MESSAGES", "REFUSALS", "SERVE_RECORDS_KEPT", "ArenaServer", "Greeted",
+           "ServerConfig", "ServerStatistics", "tune_garbage_collector"]
 
 log = logging.getLogger("arena.server")
 
@@ -78,6 +78,15 @@ HURRIED_FLUSH = 0.2
 #: Seconds between looks at the tables and connections still open while stopping (the stop
 #: takes at least two: a second Ctrl-C a few milliseconds after the first still hurries it).
 STOP_TICK = 0.01
+
+
+@attrs.frozen
+class Greeted:
+    """A connection the door of a server of several games (:class:`~arena.edge.house.GameHouse`)
+    let in: the welcome it sent, and the hello's line with the bytes that came after it."""
+
+    welcome: bytes
+    hello: bytes
 
 
 @attrs.frozen
@@ -258,13 +267,13 @@ class ArenaServer:
     # -- connections --
 
     async def handle_stream(self, stream: trio.abc.Stream, *, bound_token: str | None = None,
-                            greeted: bytes | None = None) -> None:
+                            greeted: Greeted | None = None) -> None:
         """Serve one connection to its end; never raises for anything the peer does.
         ``bound_token``: the connection is the server's own pipe to the bot given that token
         (``arena match --stdio``), which then needs to send none.  ``greeted``: the front door
         of a server of several games (:class:`~arena.edge.house.GameHouse`) let the connection
-        in, sent its welcome and read its hello, which named this server's game: these are the
-        hello's line and the bytes that came after it (no welcome is sent again)."""
+        in, sent its welcome and read its hello, which named this server's game (no welcome is
+        sent again; a transcript starts with the door's)."""
         self.open_streams += 1  # every open socket counts, closing and refused ones too
         try:
             await self._handle(stream, bound_token, greeted)
@@ -278,7 +287,7 @@ class ArenaServer:
         await self.stage.next_change()
 
     async def _handle(self, stream: trio.abc.Stream, bound_token: str | None,
-                      greeted: bytes | None) -> None:
+                      greeted: Greeted | None) -> None:
         address = peer_address(stream)
         if self.stage.shutting_down or self.open_streams > self.max_connections + REFUSAL_ROOM:
             # past the room kept for polite refusals: close at once, so that the files kept
@@ -316,7 +325,9 @@ class ArenaServer:
                     session.send(self.welcome())
                 else:  # welcomed at the front door: its hello is read here
                     session.conn.greeted()
-                    session.conn.receive_data(greeted)
+                    if link.transcript is not None:
+                        link.transcript.sent(greeted.welcome)
+                    session.conn.receive_data(greeted.hello)
                 await self.loops.read_loop(session, stream)
                 link.finish()  # the writer flushes the queue, then the nursery ends
                 nursery.cancel_scope.deadline = trio.current_time() + FLUSH_GRACE

@@ -101,3 +101,19 @@ def test_each_game_has_its_pages_its_live_tables_and_its_own_leaderboard(tmp_pat
         assert any("hosting chochlik (3 players), vollewolle (2 players)" in line
                    for line in served.out.seen)
         assert served.interrupt() == 0
+
+
+def test_transcripts_of_several_games_are_kept_apart_each_from_its_welcome(tmp_path: Path):
+    folder = tmp_path / "transcripts"
+    with Served(tmp_path, *GAMES, "--transcripts", str(folder)) as served:
+        for game in SEATS:  # each game's first connection: number 1 at each game's server
+            client = served.client(f"watcher-{game}", game=game, role="spectator")
+            client.send({"type": "watch"})
+            client.expect("tables")
+        assert served.interrupt() == 0
+    for game in SEATS:
+        (path,) = (folder / game).glob("*.txt")
+        lines = path.read_text().splitlines()
+        assert path.name == f"1-watcher-{game}.txt"
+        assert '"games":["chochlik","vollewolle"]' in lines[1] and "> " in lines[1]
+        assert f'"game": "{game}"' in lines[2] and "< " in lines[2]
