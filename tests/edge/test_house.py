@@ -122,3 +122,31 @@ def test_hellos_checked_slowly_wait_in_one_queue_for_every_game(tmp_path):
     served = house(tmp_path)
     first, second = (server.loops for server in served.servers)
     assert first.preparing is second.preparing and first.checking is second.checking
+
+
+async def test_a_silent_table_of_one_game_holds_up_no_table_of_the_other(tmp_path, nursery):
+    served = house(tmp_path, move_timeout=600.0)
+    port = await nursery.start(served.serve)
+    quiet, busy = TWO
+    silent = await bots_of(port, quiet, get_game(quiet).parse_options({}).players, "s")
+    await silent[0].until("game_start")  # and then nobody at that table ever answers
+    players = await bots_of(port, busy, get_game(busy).parse_options({}).players, "p")
+    with trio.fail_after(60):  # far less than one of the silent table's move timeouts
+        async with trio.open_nursery() as playing:
+            for i, client in enumerate(players):
+                playing.start_soon(client.play_randomly, random.Random(i))
+    assert len(served.servers[0].tables) == 1  # still waiting for its first answer
+    await served.shutdown()
+
+
+async def test_one_address_has_one_connection_limit_over_all_games(tmp_path, nursery):
+    served = house(tmp_path, max_connections_per_address=2)
+    port = await nursery.start(served.serve)
+    watchers = [await connect_tcp(port) for _ in TWO]  # kept open
+    for watcher, game in zip(watchers, TWO):
+        await watcher.hello(f"w-{game}", game=game, role="spectator")
+    third = await connect_tcp(port)
+    error = await third.until("error")
+    assert error["code"] == "too_many_connections" and error["fatal"]
+    assert served.per_address == {"127.0.0.1": 2}
+    await served.shutdown()
