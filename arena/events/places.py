@@ -6,14 +6,15 @@ with another's (the tables are those of a one-game ladder: every reader, ``arena
 - An SQLite file ``ladder.db``: the game's ladder is the file ``ladder.<game>.db`` beside it;
   ``ladder.db`` keeps the registry (a bot registered once may play every game).
 - A PostgreSQL URL: the game's ladder is the schema ``arena_<game>`` of the same database
-  (the URL with ``options=-csearch_path=arena_<game>``); the registry stays where it was.
+  (the URL with ``-csearch_path=arena_<game>`` added to its ``options``); the registry stays
+  where it was.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 #: The schema of a game's ladder in a PostgreSQL database (one of its name's characters that
 #: is not a letter, a digit or ``_`` is written ``_``).
@@ -32,8 +33,11 @@ def game_place(db: Path | str, game: str) -> Path | str:
     from arena.events.pg_storage import connect
 
     schema = schema_of(game)
-    if "options=" in db:
-        raise ValueError(f"{db}: a URL with options= cannot also name the schema of a game")
     with connect(db) as conn:
         conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-    return f"{db}{'&' if '?' in db else '?'}options={quote(f'-csearch_path={schema}')}"
+    parts = urlsplit(db)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    given = " ".join(value for key, value in query if key == "options")
+    query = [(key, value) for key, value in query if key != "options"]
+    query.append(("options", f"{given} -csearch_path={schema}".strip()))
+    return urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))
