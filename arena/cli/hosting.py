@@ -35,8 +35,6 @@ def hosted_games(config: Any, games: Sequence[tuple[Any, Any]],
     several games each has a seed of its own, its transcripts in a folder of its own (named
     after it), and under ``--db`` a ladder of its own (:func:`arena.events.places.game_place`:
     its ratings never mix with another game's)."""
-    from arena.events.places import game_place
-
     several = len(games) > 1
     hosted = []
     for spec, options in games:
@@ -45,13 +43,36 @@ def hosted_games(config: Any, games: Sequence[tuple[Any, Any]],
             own = attrs.evolve(own, seed=f"{seed}:{spec.name}")
         if several and own.transcript_dir is not None:  # each game numbers its connections
             own = attrs.evolve(own, transcript_dir=own.transcript_dir / spec.name)
-        place = None if db_file is None else (game_place(db_file, spec.name) if several
+        place = None if db_file is None else (own_place(db_file, spec.name) if several
                                               else db_file)
         book = open_ladder(place, spec, options, db_file)
         if book is not None and own.seed is not None:
             own = attrs.evolve(own, seed=book.run_seed(own.seed))
         hosted.append(Hosted(own, book, place))
     return hosted
+
+
+def own_place(db_file: Path | str, game: str) -> Path | str:
+    """Where ``game``'s ladder is kept beside ``db_file``'s registry; a database that cannot be
+    reached is one line (exit status 1)."""
+    from arena.events.places import game_place
+
+    try:
+        return game_place(db_file, game)
+    except Exception as exc:  # PostgreSQL's (psycopg is imported only for a URL)
+        if not type(exc).__module__.startswith("psycopg"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.ClickException(f"the ladder's database: {first}") from None
+
+
+def shown(place: Path | str) -> str:
+    """A ladder's place as the organiser reads it (a URL without its password)."""
+    if isinstance(place, Path):
+        return str(place)
+    from arena.events.pg_storage import redacted
+
+    return redacted(place)
 
 
 def game_line(record: Any, label: str | None) -> str:
@@ -85,6 +106,9 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
     first = hosted[0].config
     several = len(hosted) > 1
     tallies = [Tally() for _ in hosted]
+    for game in hosted if several else ():
+        if game.place is not None:
+            click.echo(f"arena: {game.config.spec.name}: its ladder in {shown(game.place)}")
     try:
         ensure_writable(first.log_dir)  # a line, not a traceback out of the server's nursery
     except LogDirectoryError as exc:

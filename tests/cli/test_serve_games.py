@@ -61,6 +61,8 @@ def test_under_db_each_game_keeps_its_own_ladder_and_one_registration_plays_both
                else request.getfixturevalue("pg_url"))
     tokens = {name: add(db, name) for name in ("alice", "bob", "carol", "dave")}
     with Served(tmp_path, *GAMES, "--games", "2", "--db", str(db)) as served:
+        for game in SEATS:  # the organiser is told where each game's ladder is
+            assert f"arena: {game}: its ladder in {game_place(db, game)}" in served.out.seen
         for game, names in SEATS.items():
             for name in names:
                 served.bot("--game", game, "--name", name, "--token", tokens[name])
