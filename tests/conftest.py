@@ -1,5 +1,9 @@
 """Fixtures shared by the test packages: a real PostgreSQL server (tests/pg_fixture.py), one
-per pytest-xdist worker, started by the first test that needs it and stopped at the end."""
+per pytest-xdist worker, started by the first test that needs it and stopped at the end.
+
+The toy game (tests/games/toy/, a game defined as a game's own package would be) is in the
+registry for the whole session, in this process and in every ``arena`` command a test starts
+(``ARENA_EXTRA_GAMES``): every battery that takes its games from the registry plays it too."""
 
 from __future__ import annotations
 
@@ -11,6 +15,16 @@ import pytest
 from hypothesis import settings
 
 from tests.pg_fixture import PgServer, PgUnavailable
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOY = "tests.games.toy:SPEC"
+os.environ["ARENA_EXTRA_GAMES"] = ",".join(
+    filter(None, [os.environ.get("ARENA_EXTRA_GAMES"), TOY]))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
+from arena.games import register  # noqa: E402
+from tests.games.toy import SPEC as TOY_SPEC  # noqa: E402
+
+register(TOY_SPEC)
 
 # In CI (``CI=true``) property tests draw the same examples every run: a run that fails is one a
 # developer can repeat, and a random draw never blocks a change that did not cause it.  Their

@@ -7,6 +7,7 @@ so that the same functions are tried on small made-up trees, where each rule mus
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,6 +194,53 @@ def long_cli_functions(root: Path, allowed: dict[str, str]) -> list[str]:
     return problems
 
 
+def game_packages(root: Path) -> list[str]:
+    """The games' own packages: the folders of arena/games/ (its files are what games share)."""
+    return sorted(path.parent.name for path in (root / "arena" / "games").glob("*/__init__.py"))
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def games_named_above_games(root: Path) -> list[str]:
+    """Code outside arena/games/ that knows a game by name: an import of a game's own package,
+    or a string (not a docstring) that is a game's name or a name made from it (``chochlik``,
+    ``wypas-heuristic``, ``arena.games.wypas.board``): a table keyed by game, a test of one
+    game.  A game's package is the only place that knows the game (README "A new game");
+    everything else asks the registry.  Sentences that mention a game (a help text's example)
+    are fine."""
+    games = game_packages(root)
+    if not games:
+        return []
+    named = re.compile(rf"^(?:arena\.games\.)?(?:{'|'.join(games)})(?:[-_.][\w.-]*)?$")
+    inside = re.compile(rf"arena\.games\.(?:{'|'.join(games)})\b")
+    known = modules(root)
+    problems = []
+    for name, path in known.items():
+        if name.startswith("arena.games") or layer(name) not in (*LAYERS, "protocol", "arena"):
+            continue
+        where = path.relative_to(root)
+        for line, target in sorted(set(imported(name, path, known))):
+            if named.match(target) and target.startswith("arena.games."):
+                problems.append(f"{where}:{line}: imports {target}, a game's own package")
+        tree = ast.parse(path.read_text(), str(path))
+        skip = _docstrings(tree)
+        strings = sorted((node.lineno, node.value) for node in ast.walk(tree)
+                         if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                         and id(node) not in skip)
+        problems += [f"{where}:{line}: names the game {text!r}" for line, text in strings
+                     if named.match(text) or inside.search(text)]
+    return problems
+
+
 # -- the project keeps them ------------------------------------------------------------------
 
 
@@ -210,6 +258,10 @@ def test_no_module_is_over_450_lines_unless_allowed():
 
 def test_no_cli_function_is_over_60_lines_unless_allowed():
     assert long_cli_functions(ROOT, LONG_CLI_FUNCTIONS) == []
+
+
+def test_only_a_games_own_package_names_it():
+    assert games_named_above_games(ROOT) == []
 
 
 def test_every_test_folder_is_a_package():
@@ -248,6 +300,7 @@ def tree(root: Path, files: dict[str, str]) -> Path:
         (root / "arena" / package).mkdir(exist_ok=True)
         (root / "arena" / package / "__init__.py").touch()
     for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     return root
 
@@ -311,3 +364,23 @@ def test_a_long_module_or_cli_function_is_found_unless_allowed(tmp_path):
                                             f"{MAX_CLI_FUNCTION_LINES + 1} lines (at most "
                                             f"{MAX_CLI_FUNCTION_LINES})"]
     assert long_cli_functions(root, {"arena/cli/c.py:long": "why"}) == []
+
+
+def test_a_game_named_above_the_games_is_found(tmp_path):
+    root = tree(tmp_path, {
+        "arena/web/w.py": '"""As in chochlik."""\nfrom arena.games.chochlik.board import B\n'
+                          'BOARDS = {"chochlik": B}\nBOT = "chochlik-heuristic"\n'
+                          'HELP = "as chochlik-heuristic --random-rate 0.25 does"\n'
+                          'MODULE = "reference_bots.x:y"\nENC = "arena.games.chochlik.encoding"\n',
+        "arena/games/board.py": "SHARED = 1\n",
+        "arena/games/chochlik/__init__.py": 'NAME = "chochlik"\n',
+    })
+    assert games_named_above_games(root) == [
+        "arena/web/w.py:2: imports arena.games.chochlik.board, a game's own package",
+        "arena/web/w.py:3: names the game 'chochlik'",
+        "arena/web/w.py:4: names the game 'chochlik-heuristic'",
+        "arena/web/w.py:7: names the game 'arena.games.chochlik.encoding'",
+    ]
+    (root / "arena/web/w.py").write_text("from arena.games import GAMES\nfrom arena.games.board "
+                                         "import B\n")
+    assert games_named_above_games(root) == []

@@ -22,7 +22,10 @@ from arena.kit.check_findings import Check
 from tests.kit.test_check_bot import FAST, check
 
 TUTORIAL = (Path(__file__).parent.parent / "TUTORIAL.md").read_text()
-README = (Path(__file__).parent.parent / "README.md").read_text()
+ROOT_DIR = Path(__file__).parent.parent
+#: README and the documents of docs/ (the commands they show must exist and parse).
+README = "\n".join(path.read_text() for path in [
+    ROOT_DIR / "README.md", *sorted((ROOT_DIR / "docs").rglob("*.md"))])
 
 
 def saved_files() -> dict[str, str]:

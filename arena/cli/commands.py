@@ -23,6 +23,7 @@ from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError
 from arena.games import GAMES
+from arena.kit.examples import examples
 from arena.launch.options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -38,6 +39,10 @@ from arena.launch.options import (
 from arena.launch.runner import BUILTIN_BOTS
 
 
+@examples(
+    "arena serve --game chochlik --port 7777",
+    "arena serve --game chochlik --game wypas -o chochlik:hands=1 --port 7777",
+)
 @main.command()
 @game_options(several=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
@@ -155,6 +160,10 @@ def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ..
                restarts=db_file is not None and not final)
 
 
+@examples(
+    "arena match --game chochlik --bot chochlik-heuristic --bot random --bot random --games 10",
+    'arena match --game wypas --bot "python3 my_bot.py" --bot wypas-boss --bot random --sandbox',
+)
 @main.command()
 @game_options(players_help="Seats per table: one per --bot (a --players that differs is "
                            "refused).")
@@ -253,6 +262,10 @@ async def _press_on_signals(interrupt: Any, signals: Any) -> None:
         interrupt.press()
 
 
+@examples(
+    "arena replay arena-logs/chochlik-20261206-101500-ab12-t1.jsonl.gz",
+    "arena replay arena-logs/chochlik-20261206-101500-ab12-t1.jsonl.gz --show --seat 0",
+)
 @main.command()
 @click.argument("log_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--show", is_flag=True, help="Print the game step by step for a person.")
@@ -270,6 +283,9 @@ def replay(log_file: Path, show: bool, seat: int | None) -> None:
     click.echo(f"replay: {log_file}: reproduces ({outcome})")
 
 
+@examples(
+    "arena games",
+)
 @main.command(name="games")
 def list_games() -> None:
     """List the games this arena hosts, each with its options (flags or -o NAME=VALUE)."""
@@ -280,6 +296,10 @@ def list_games() -> None:
                        f"[default: {shown_default(field)}]")
 
 
+@examples(
+    "arena schema > protocol-schema.json",
+    "arena schema --game wypas > wypas-schema.json",
+)
 @main.command(name="schema")
 @click.option("--game", "game_name", type=click.Choice(sorted(GAMES)), default=None,
               help="With this game's observation in requests (default: observations are any "

@@ -19,6 +19,7 @@ from arena.cli.worker import Database
 from arena.events.schedule import Format
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
+from arena.kit.examples import examples
 from arena.launch.options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -39,6 +40,12 @@ RESUME_KEEPS = frozenset({"resume", "db", "plan_only", "log_dir", "concurrency",
                           "lost_games"})
 
 
+@examples(
+    "arena tournament --game chochlik --bot chochlik-heuristic --bot random --bot random "
+    "--sets 10 --db my-event.db",
+    "arena tournament --resume --db my-event.db",
+    "arena tournament --db postgresql://arena@dbhost/event1 --status",
+)
 @click.command()
 @game_options(game_required=False)
 @click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
@@ -274,6 +281,10 @@ def run_event(settings: Any, bots: list[Any], planned: list[Any], storage: Any, 
     sys.exit(event.finish(report, resamples))
 
 
+@examples(
+    "arena ratings --db my-event.db --head-to-head",
+    "arena ratings --db ladder.db --history alice",
+)
 @click.command()
 @click.option("--db", type=Database(exists=True),
               required=True, help="An event's SQLite database, or PostgreSQL URL.")

@@ -10,8 +10,12 @@ from pathlib import Path
 import click
 
 from arena.cli.worker import Database
+from arena.kit.examples import examples
 
 
+@examples(
+    "arena export --db my-event.db --format csv --output games.csv",
+)
 @click.command()
 @click.option("--db", type=Database(), required=True,
               help="An event's SQLite database (arena tournament or sprt --db), or "

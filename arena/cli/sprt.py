@@ -15,6 +15,7 @@ from arena.cli.worker import Database, open_event_storage
 from arena.events.schedule import Format
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
+from arena.kit.examples import examples
 from arena.launch.options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
@@ -24,6 +25,10 @@ from arena.launch.options import (
 )
 
 
+@examples(
+    'arena sprt --game chochlik --bot new="python3 my_bot.py" --bot old=chochlik-heuristic '
+    "--field random --db sprt.db",
+)
 @click.command()
 @game_options
 @click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",

@@ -11,8 +11,13 @@ from typing import Any
 import click
 
 from arena.cli.worker import Database
+from arena.kit.examples import examples
 
 
+@examples(
+    "arena web --db my-event.db",
+    "arena web --db ladder.db --host 0.0.0.0 --port 8080",
+)
 @click.command()
 @click.option("--db", type=Database(), required=True,
               help="The event's database (arena tournament --db, arena serve --db): a file "

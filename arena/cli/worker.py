@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from arena.kit.examples import examples
 from arena.launch.options import TRUSTED_BOTS_NOTE, bot_launch, bot_launch_options
 
 #: Seconds ``arena worker`` waits at its start for a database it cannot reach (restarting).
@@ -32,6 +33,9 @@ class Database(click.ParamType):
         return str(value)
 
 
+@examples(
+    "arena worker --db postgresql://arena@dbhost/event1 --concurrency 2",
+)
 @click.command()
 @click.option("--db", required=True, metavar="URL",
               help="The event's PostgreSQL database (postgresql://...), planned by "

@@ -23,7 +23,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from arena.envs.encoding import GAME_CODECS, action_count
+from arena.envs.encoding import action_count, codec
 from arena.games import GAMES
 from protocol.codec import to_json
 
@@ -47,7 +47,7 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.game = game
         self.options = self.spec.parse_options(options or {})
         self.metadata = {**self.metadata, "name": f"arena_{game}_v0"}
-        self.tokens, self.encoder = GAME_CODECS[game]
+        self.tokens, self.encoder = codec(game)
         self.index = None if self.tokens is None else {t: i for i, t in enumerate(self.tokens)}
         self.encode = encode
         players = self.options.players

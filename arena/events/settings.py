@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from arena.events.schedule import Format, PlannedTable, plan, set_size
+from arena.games import GAMES
 from protocol.errors import ErrorCode
 
 #: Games aborted for these reasons are played again on resume (the others are stored): the
@@ -22,19 +23,13 @@ from protocol.errors import ErrorCode
 REPLAYED_ABORTS = frozenset({ErrorCode.SERVER_SHUTDOWN.value, ErrorCode.ALL_SEATS_GONE.value})
 #: Sets a round robin plays by default: every combination once, but no more than this.
 DEFAULT_MAX_SETS = 100
-#: The games whose tournaments play duplicate sets unless told (``--duplicate`` or
-#: ``--no-duplicate``): those where a duplicate set measured A against B with clearly less
-#: variance per game than independent seating (the ratio's 95 % interval below 1), by
-#: ``benchmarks/duplicate_variance.py`` (figures in README "Duplicate or independent").  The
-#: others, and games not measured, play independent seating.  Measured with 200 replications
-#: of 6 games: chochlik 0.97 (0.76 to 1.24), vollewolle 1.19 (0.88 to 1.60), wypas 0.95 (0.65
-#: to 1.38): none wins.
-DUPLICATE_GAMES: frozenset[str] = frozenset()
-
-
 def default_duplicate(game: str) -> bool:
-    """Whether a tournament of ``game`` plays duplicate sets when not told."""
-    return game in DUPLICATE_GAMES
+    """Whether a tournament of ``game`` plays duplicate sets when not told (``--duplicate`` or
+    ``--no-duplicate``): as its spec says (``GameSpec.duplicate_default``, set where a duplicate
+    set measured A against B with clearly less variance per game than independent seating,
+    ``benchmarks/duplicate_variance.py``); independent for a game this arena does not know."""
+    spec = GAMES.get(game)
+    return spec is not None and spec.duplicate_default
 
 
 @attrs.frozen

@@ -28,6 +28,7 @@ Edges:
 
 from __future__ import annotations
 
+import importlib.resources
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -260,6 +261,30 @@ class GameSpec:
     reference_bot: str | None = None
     #: How ``arena play`` draws the game for a person (None: every field as ``name: value``).
     drawing: Drawing | None = None
+    #: The game's built-in bots, by the command name ``arena match --bot`` knows them by (the
+    #: game's name, a dash, their role: ``chochlik-heuristic``, ``chochlik-boss``): the module
+    #: each runs as (``python -m <module>``, the ARENA_* variables saying where to connect).
+    #: ``reference_bot`` is one of them.
+    bots: Mapping[str, str] = attrs.field(factory=dict)
+    #: The pages' board of the game: a :class:`arena.games.board.Board` subclass, pure (None:
+    #: the plain board, each event as its fields).
+    board: type | None = None
+    #: The module of the game's training-environment encoding (``arena.envs``), imported when
+    #: an environment of the game is made: ``ACTIONS`` (the action index space: every token,
+    #: or None for the legal list's positions) and ``encode(observation) -> float32 vector``.
+    encoding: str | None = None
+    #: Whether a tournament plays duplicate sets unless told (``--duplicate``): True where a
+    #: duplicate set measured with clearly less variance than independent games
+    #: (``benchmarks/duplicate_variance.py``; the built-in games measured none so: figures in
+    #: docs/organisers/tournaments.md "Duplicate or independent").
+    duplicate_default: bool = False
+    #: ``arena play --ask worthwhile``: ``"module:factory"``, ``factory(seat, info)`` an
+    #: object whose ``offers(request)`` says which choices of a reaction window are worth a
+    #: person's look (a set; empty: none, decline with its ``decline`` token), or None (ask).
+    worthwhile: str | None = None
+    #: Where the game's section of the protocol document is (``"package:file.md"``, read with
+    #: :func:`section_text`), for a game from elsewhere; None: in arena's own SPEC.md.
+    spec_section: str | None = None
 
     def option_fields(self) -> list[attrs.Attribute]:
         """The game's options (``players`` first), each with ``metadata["help"]``."""
@@ -271,3 +296,11 @@ class GameSpec:
 
     def options_to_dict(self, options: Any) -> dict[str, Any]:
         return attrs.asdict(options)
+
+
+def section_text(spec: GameSpec) -> str | None:
+    """The text of the game's own SPEC section (``spec.spec_section``), or None."""
+    if spec.spec_section is None:
+        return None
+    package, _, name = spec.spec_section.partition(":")
+    return importlib.resources.files(package).joinpath(name).read_text(encoding="utf-8")

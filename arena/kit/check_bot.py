@@ -33,6 +33,7 @@ from arena.kit.check_findings import CheckResult, Outcome, summary
 from arena.kit.check_link import Connected, Exited, Link
 from arena.kit.check_series import BOT_NAME, ScriptedSeries
 from arena.kit.check_setup import SeriesSettings
+from arena.kit.examples import examples
 from arena.launch.errors import INTERRUPTED, only
 from arena.launch.options import transcripts_option
 from arena.launch.runner import BotLaunch, BotRun, BotSpec, builtin_command, launch
@@ -146,6 +147,10 @@ async def watch_process(process: trio.Process, inbox: trio.MemorySendChannel[Any
     await inbox.send(Exited(await process.wait()))
 
 
+@examples(
+    "arena check-bot --game chochlik -- python3 my_bot.py",
+    "arena check-bot --game all -- random",
+)
 @click.command("check-bot")
 @click.option("--game", "game_names", multiple=True, required=True,
               type=click.Choice(sorted(GAMES) + ["all"]),

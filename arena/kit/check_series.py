@@ -45,7 +45,7 @@ from protocol.requests import RequestCounter
 #: The bot's name at the checker's tables; the other seats are ``checker-<seat>``.
 BOT_NAME = "bot"
 #: The bot's request of the last game after which its connection is closed (reconnect check).
-DROP_AT_REQUEST = 2
+DROP_AT_REQUEST = 1
 #: Seconds to wait for the bot's process to end after its connection did, to report how.
 EXIT_LOOK = 1.0
 #: Why a hello whose connection is not the bot process's own fails the handshake.

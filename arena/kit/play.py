@@ -34,6 +34,7 @@ import trio
 from arena.edge.server import ArenaServer, ServerConfig
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
 from arena.games.base import GameSpec
+from arena.kit.examples import examples
 from arena.kit.play_auto import Ask as AskMode
 from arena.kit.play_auto import AutoAnswer
 from arena.kit.play_cards import label, labels, legend
@@ -313,6 +314,9 @@ def _with_think_time(command: click.Command) -> click.Command:
 
 
 @_with_think_time
+@examples(
+    "arena play --game chochlik --bot chochlik-heuristic --bot random",
+)
 @click.command(name="play")
 @game_options
 @click.option("--bot", "bot_commands", multiple=True, metavar="CMD",

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -53,17 +53,30 @@ from arena.launch.sandbox_run import SandboxRun
 from arena.seating.policies import RosterEntry, RosterSeating
 from protocol.errors import ErrorCode
 
-#: Short names for the reference bots, usable wherever a bot command is expected (they read
-#: where to connect, their name and their token file from the ARENA_* variables).
-BUILTIN_BOTS = {
-    "random": "{python} -m reference_bots.random",
-    # each game's reference bot, as its spec names it (reference_bots/<name, - as _>.py)
-    **{spec.reference_bot: "{python} -m reference_bots." + spec.reference_bot.replace("-", "_")
-       for spec in GAMES.values() if spec.reference_bot},
-    # each game's boss (determinized search, reference_bots/boss/; --think-ms, --iterations)
-    **{f"{name}-boss": f"{{python}} -m reference_bots.{name}_boss"
-       for name in ("chochlik", "vollewolle", "wypas")},
-}
+
+class _BuiltinBots(Mapping[str, str]):
+    """Short names for the reference bots, usable wherever a bot command is expected (they read
+    where to connect, their name and their token file from the ARENA_* variables): ``random``,
+    and each registered game's own bots as its spec names them (``GameSpec.bots``: the
+    heuristic, the boss...), read from the registry each time (a game registered later is
+    known too)."""
+
+    def _table(self) -> dict[str, str]:
+        return {"random": "{python} -m reference_bots.random",
+                **{name: f"{{python}} -m {module}" for spec in GAMES.values()
+                   for name, module in spec.bots.items()}}
+
+    def __getitem__(self, name: str) -> str:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+BUILTIN_BOTS: Mapping[str, str] = _BuiltinBots()
 #: Seconds bots get to exit after the match before they are killed.
 EXIT_GRACE = 5.0
 

@@ -321,7 +321,7 @@ def test_version_is_the_projects():
     assert code == 0 and out.strip() == f"arena {project['project']['version']}"
 
 
-@pytest.mark.parametrize("given,meant", [("--rounds", "--games"), ("--timeout", "--move-timeout"),
+@pytest.mark.parametrize("given,meant", [("--gamess", "--games"), ("--timeout", "--move-timeout"),
                                          ("--num-players", "--players"), ("--gmes", "--games")])
 def test_an_unknown_option_suggests_the_one_meant(given: str, meant: str):
     code, out = run("match", "--game", "chochlik", "--bot", "random", given, "3")

@@ -1,6 +1,6 @@
-"""A tournament plays duplicate sets by default only for the games where they measured bots
-with less variance per game (``benchmarks/duplicate_variance.py``); --duplicate and
---no-duplicate still choose."""
+"""A tournament plays duplicate sets by default only for the games whose spec says so (where
+they measured bots with less variance per game, ``benchmarks/duplicate_variance.py``);
+--duplicate and --no-duplicate still choose."""
 
 from __future__ import annotations
 
@@ -11,17 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.events.settings import DUPLICATE_GAMES, default_duplicate
+from arena.events.settings import default_duplicate
 from arena.games import GAMES
 
-#: The measured verdicts (README "Duplicate or independent"): True where the ratio of the
-#: variances, duplicate over independent, had its 95 % interval below 1.
-MEASURED = {"chochlik": False, "vollewolle": False, "wypas": False}
 
-
-def test_every_game_was_measured_and_the_default_follows_the_measurement():
-    assert set(MEASURED) == set(GAMES)
-    assert {game for game, wins in MEASURED.items() if wins} == DUPLICATE_GAMES
+def test_the_default_is_each_games_own():
+    assert {name for name in GAMES if default_duplicate(name)} == {
+        name for name, spec in GAMES.items() if spec.duplicate_default}
     assert not default_duplicate("a game nobody measured")
 
 
@@ -41,8 +37,8 @@ def settings_of(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, game: str,
     return seen["s"]
 
 
-@pytest.mark.parametrize("game", sorted(MEASURED))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_default_seating_per_game_and_the_flags_override_it(monkeypatch, tmp_path, game):
-    assert settings_of(monkeypatch, tmp_path, game).duplicate is bool(MEASURED[game])
+    assert settings_of(monkeypatch, tmp_path, game).duplicate is GAMES[game].duplicate_default
     assert settings_of(monkeypatch, tmp_path, game, "--duplicate").duplicate is True
     assert settings_of(monkeypatch, tmp_path, game, "--no-duplicate").duplicate is False

@@ -251,8 +251,9 @@ def test_the_wypas_choice_is_the_same_whatever_the_other_hands_hold():
     assert choices[0] == choices[1] and choices[0] in state.legal_actions(1)
 
 
-@pytest.mark.parametrize("game", ["chochlik", "vollewolle", "wypas"])
-def test_every_game_has_a_built_in_boss_that_takes_the_search_options(game):
+@pytest.mark.parametrize("game", sorted(name for name, spec in GAMES.items()
+                                         if f"{name}-boss" in spec.bots))
+def test_every_game_with_a_boss_has_it_built_in_that_takes_the_search_options(game):
     from arena.launch.runner import BUILTIN_BOTS, builtin_command
     name, template = builtin_command(f"{game}-boss --think-ms 25 --iterations 8")
     assert name == f"{game}-boss" and template.endswith("--think-ms 25 --iterations 8")

@@ -21,14 +21,17 @@ import trio
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.games import GAMES as REGISTRY
 from protocol.limits import MAX_LINE_BYTES
 from tests.edge.test_reconnection import ROSTER, TOKENS, cutting_proxy, log_records
 from tests.helpers import connect_in_memory, make_server
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = ROOT / "reference_bots" / "starters"
-#: Short games: each game's options for a series that takes a second or so.
-GAMES = {"chochlik": ["--hands", "1"], "wypas": ["--turn-cap", "10"], "vollewolle": []}
+#: Short games: each registered game's options for a series that takes a second or so.
+GAMES = {name: [word for option, value in spec.short_game.items()
+                for word in (f"--{option.replace('_', '-')}", str(value))]
+         for name, spec in REGISTRY.items()}
 #: The columns of ``arena match``'s result table (arena.launch.runner.MatchReport.table).
 COLUMNS = ("bot", "games", "wins", "win%", "avg score", "avg rank", "defaults", "errors",
            "status")

@@ -27,6 +27,7 @@ from arena.games.base import (
     StateBase,
 )
 from arena.games.chance import Chance, SeededChance
+from arena.games.chochlik.board import ChochlikBoard
 from arena.games.chochlik.core import (
     _OVER,
     _PARSE,
@@ -407,5 +408,9 @@ SPEC = GameSpec(
     tournament_options=lambda players: {"hands": players, "target": 0},
     short_game={"hands": 1},
     reference_bot="chochlik-heuristic",
+    bots={"chochlik-heuristic": "reference_bots.chochlik_heuristic",
+          "chochlik-boss": "reference_bots.chochlik_boss"},
     drawing=DRAWING,
+    board=ChochlikBoard,
+    encoding="arena.games.chochlik.encoding",
 )

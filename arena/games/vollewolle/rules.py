@@ -30,6 +30,7 @@ from arena.games.base import (
     Result,
 )
 from arena.games.chance import Chance, SeededChance
+from arena.games.vollewolle.board import VolleWolleBoard
 from arena.games.vollewolle.cards import KIND_NAMES, score_table
 from arena.games.vollewolle.core import (
     _BIDDING,
@@ -424,5 +425,9 @@ SPEC = GameSpec(
     other_world=other_world,
     info=info,
     reference_bot="vollewolle-heuristic",
+    bots={"vollewolle-heuristic": "reference_bots.vollewolle_heuristic",
+          "vollewolle-boss": "reference_bots.vollewolle_boss"},
     drawing=DRAWING,
+    board=VolleWolleBoard,
+    encoding="arena.games.vollewolle.encoding",
 )

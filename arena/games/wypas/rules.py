@@ -30,6 +30,7 @@ from arena.games.base import (
 )
 from arena.games.chance import Chance, SeededChance
 from arena.games.wypas.auction import Auction
+from arena.games.wypas.board import WypasBoard
 from arena.games.wypas.cards import (
     CARD_IDS,
     CARDS,
@@ -389,5 +390,10 @@ SPEC = GameSpec(
     reaction_windows=True,
     short_game={"turn_cap": 4},
     reference_bot="wypas-heuristic",
+    bots={"wypas-heuristic": "reference_bots.wypas_heuristic",
+          "wypas-boss": "reference_bots.wypas_boss"},
     drawing=DRAWING,
+    board=WypasBoard,
+    encoding="arena.games.wypas.encoding",
+    worthwhile="reference_bots.wypas_worthwhile:WorthwhileJudge",
 )

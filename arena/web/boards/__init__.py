@@ -13,9 +13,11 @@ The pages are sent each board as the parts that changed since the step before (a
 seat's row, the title: :class:`Drawing`): a long game's replay is not its board a thousand
 times over.
 
-A card is ``{"label", "corner", "colour", "title"}``: its number or name, its small figure (coins,
-points), a colour the page paints it with, and its full name (the games' own names,
-``arena.games.<game>.drawing``).  A board reads only the kinds of events the public is sent
+Each game's board is its own (:attr:`arena.games.base.GameSpec.board`, a subclass of
+:class:`arena.games.board.Board`, in the game's package); a game without one gets the plain
+board.  A card is ``{"label", "corner", "colour", "title"}``: its number or name, its small
+figure (coins, points), a colour the page paints it with, and its full name (the games' own
+names, ``arena.games.<game>.drawing``).  A board reads only the kinds of events the public is sent
 (the kinds that go to one seat only are not in its ``KINDS``): fed a seat's or the full view's
 events, it still draws the public view.
 """
@@ -25,20 +27,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.web.boards.base import Board
-from arena.web.boards.chochlik import ChochlikBoard
-from arena.web.boards.vollewolle import VolleWolleBoard
-from arena.web.boards.wypas import WypasBoard
+from arena.games import GAMES
+from arena.games.board import Board
 
 __all__ = ["Board", "Drawing", "board_for", "parts"]
 
-BOARDS: dict[str, type[Board]] = {"chochlik": ChochlikBoard, "vollewolle": VolleWolleBoard,
-                                  "wypas": WypasBoard}
-
 
 def board_for(game: str, names: Sequence[str], info: Mapping[str, Any]) -> Board:
-    """The board of ``game`` (a plain one, each event as its fields, for a game without)."""
-    return BOARDS.get(game, Board)(names, info)
+    """The board of ``game`` (a plain one, each event as its fields, for a game without, or
+    for a game this arena does not know)."""
+    spec = GAMES.get(game)
+    board: type[Board] = spec.board if spec is not None and spec.board is not None else Board
+    return board(names, info)
 
 
 def parts(view: Mapping[str, Any]) -> dict[str, Any]:

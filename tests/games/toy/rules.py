@@ -20,6 +20,7 @@ from arena.games.base import (
     StateBase,
 )
 from arena.games.chance import Chance, SeededChance
+from tests.games.toy.board import ToyBoard
 
 CARDS = tuple(f"c{value}" for value in range(1, 11))
 VALUE = {card: int(card[1:]) for card in CARDS}
@@ -157,5 +158,7 @@ SPEC = GameSpec(
     observation_type=ToyObservation,
     events={"dealt": EventSpec(("seat", "card"), "that seat only"),
             "revealed": EventSpec(("cards", "stakes", "winner"))},
-    other_world=other_world, info=info, short_game={"rounds": 1})
+    other_world=other_world, info=info, short_game={"rounds": 2},
+    encoding="tests.games.toy.encoding", duplicate_default=True, board=ToyBoard,
+    spec_section="tests.games.toy:spec.md")
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arena.games.board import Board, Card, card
 from arena.games.chochlik.drawing import namer
 from arena.games.drawing import by_id
-from arena.web.boards.base import Board, Card, card
 
 
 class ChochlikBoard(Board):

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arena.games.board import Board, Card, card
 from arena.games.drawing import by_id
 from arena.games.wypas.drawing import namer
-from arena.web.boards.base import Board, Card, card
 
 SPECIAL = {"thief", "dog", "wolf", "black_sheep", "super_dolly"}
 
