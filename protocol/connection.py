@@ -26,6 +26,7 @@ from the other lines (:meth:`ServerConnection.first_answer`; the rate limit spar
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from typing import Any, Final, TypeAlias
 
 from protocol import codec
@@ -102,8 +103,14 @@ GAME_MESSAGES: frozenset[str] = frozenset(
 class ServerConnection:
     """Bytes from a bot in, messages out; messages to the bot in, bytes out."""
 
-    def __init__(self, *, game: str, max_line: int = MAX_LINE_BYTES) -> None:
-        self.game = game
+    def __init__(self, *, game: str | None = None, games: Sequence[str] = (),
+                 max_line: int = MAX_LINE_BYTES) -> None:
+        """``game``: the server's one game; ``games``: the games a server that hosts several
+        lists (its front door's connections): a hello must name one of them."""
+        self.games: tuple[str, ...] = tuple(games) if game is None else (game,)
+        if not self.games:
+            raise ValueError("a connection is for one game or several, never none")
+        self.game = self.games[0] if len(self.games) == 1 else None
         #: Numbers the requests sent over this connection (a bot that reconnects keeps its
         #: numbering: :meth:`resume`).
         self.requests = RequestCounter()
@@ -170,9 +177,13 @@ class ServerConnection:
             return PeerError(ErrorCode.VERSION_MISMATCH,
                              f"this server speaks protocol {PROTOCOL_VERSION}, "
                              f"not {hello.protocol}", fatal=True)
-        if hello.game is not None and hello.game != self.game:
+        if hello.game is None and self.game is None:
+            return PeerError(ErrorCode.GAME_REQUIRED,
+                             f"this server hosts several games: name yours in hello (game: "
+                             f"one of {self._listed()})", fatal=True)
+        if hello.game is not None and hello.game not in self.games:
             return PeerError(ErrorCode.WRONG_GAME,
-                             f"this server hosts {self.game!r}, not {quote(hello.game)}",
+                             f"this server hosts {self._listed()}, not {quote(hello.game)}",
                              fatal=True)
         name = hello.name.strip()
         if not name or len(name) > MAX_NAME_CHARS or not name.isprintable():
@@ -186,6 +197,9 @@ class ServerConnection:
             return PeerError(ErrorCode.BAD_HELLO, "events is \"live\" or \"with_requests\"")
         return None
 
+    def _listed(self) -> str:
+        return ", ".join(repr(game) for game in self.games)
+
     def _error(self, error: PeerError) -> PeerError:
         self._errors_in_a_row += 1
         if not error.fatal and self._errors_in_a_row >= MAX_CONSECUTIVE_ERRORS:
@@ -195,6 +209,24 @@ class ServerConnection:
         if error.fatal:
             self.state = State.CLOSED
         return error
+
+    # -- a server of several games: its front door greets, the game's server goes on --
+
+    def greeted(self) -> None:
+        """The welcome went out on the front door's connection (a server of several games):
+        this one, the game's, awaits the hello without sending one."""
+        if self.state is not State.START:
+            raise LocalProtocolError(f"greeted in state {self.state.name}")
+        self.state = State.AWAIT_HELLO
+
+    def hand_over(self) -> bytes:
+        """The front door's part: the hello's line just read and every byte after it, for the
+        game's connection to read (:meth:`greeted`); this connection is closed."""
+        line = self.last_line
+        if self.state is not State.READY or line is None:
+            raise LocalProtocolError("hand over right after a valid hello only")
+        self.state = State.CLOSED
+        return line + b"\n" + self._lines.take_rest()
 
     # -- requests --
 

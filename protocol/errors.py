@@ -18,6 +18,8 @@ class ErrorCode(enum.StrEnum):
     BAD_HELLO = "bad_hello"  # empty or over-long name, over-long token
     VERSION_MISMATCH = "version_mismatch"  # hello asked for another protocol version (fatal)
     WRONG_GAME = "wrong_game"  # hello named a game this server does not host (fatal)
+    #: A server that hosts several games: hello named none of them (fatal).
+    GAME_REQUIRED = "game_required"
     UNKNOWN_TOKEN = "unknown_token"  # a roster server does not know this token (fatal)
     TOKEN_IN_USE = "token_in_use"  # another live connection holds this token (fatal)
     BAD_TOKEN = "bad_token"  # the name is registered and this is not its token (fatal)

@@ -68,6 +68,15 @@ class LineBuffer:
                 continue
             return line
 
+    def take_rest(self) -> bytes:
+        """Every byte held and not yet returned as a line; the buffer is then empty (a
+        connection handed over to another reads them next)."""
+        rest = b"" if self._discarding else bytes(self._data)
+        self._data.clear()
+        self._scanned = 0
+        self._discarding = False
+        return rest
+
     @property
     def buffered(self) -> int:
         """Bytes held (a bound check for tests: never much above ``max_line``)."""

@@ -95,14 +95,18 @@ class Bye:
 
 @attrs.frozen
 class Welcome:
-    """``players`` is the number of seats at every table of this server."""
+    """``players`` is the number of seats at every table of this server.  A server that hosts
+    several games (an addition to protocol 1, issue 31) lists them in ``games`` instead, and
+    sends neither ``game`` nor ``players`` (each game has its own; ``game_start`` says them):
+    its bots name their game in ``hello``."""
 
     TYPE: ClassVar[str] = "welcome"
     protocol: int
     server: str
-    game: str
-    players: int
-    limits: dict[str, Any]
+    game: str | None = attrs.field(default=None, kw_only=True)
+    players: int | None = attrs.field(default=None, kw_only=True)
+    limits: dict[str, Any] = attrs.field(kw_only=True)
+    games: list[str] | None = attrs.field(default=None, kw_only=True)
 
 
 @attrs.frozen

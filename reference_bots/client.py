@@ -172,10 +172,13 @@ class Restarting(Exception):
 
 
 def run(policy: Policy, host: str, port: int, name: str, token: str | None = None,
-        *, log: Any = None, connect_timeout: float = 10.0, stdio: bool = False) -> int:
+        *, log: Any = None, connect_timeout: float = 10.0, stdio: bool = False,
+        game: str | None = None) -> int:
     """Connect (or speak over stdin/stdout with ``stdio``), say hello, answer every request
     until the server ends the session.  If the connection is lost and the bot has a token, it
-    reconnects within the server's ``reconnect_grace_ms`` and plays on from the resync."""
+    reconnects within the server's ``reconnect_grace_ms`` and plays on from the resync.
+    ``game``: the game named in hello (a server of several games needs it; by default the
+    welcome's game is named)."""
     grace = 0.0
     back_by = None  # while reconnecting: give up at this time
     pause = None  # while the server restarts: the next pause before a try (no limit of tries)
@@ -195,7 +198,7 @@ def run(policy: Policy, host: str, port: int, name: str, token: str | None = Non
             return 1
         pause = None
         try:
-            return _session(conn, policy, name, token, log)
+            return _session(conn, policy, name, token, log, game)
         except Restarting as restart:
             if stdio:
                 return 0
@@ -214,7 +217,7 @@ def run(policy: Policy, host: str, port: int, name: str, token: str | None = Non
 
 
 def _session(conn: Connection, policy: Policy, name: str, token: str | None,
-             log: Any) -> int:
+             log: Any, game: str | None = None) -> int:
     """One connection, from welcome to bye; raises :class:`Lost` (with the server's grace in
     seconds) when it ends without one."""
     rescue = random.Random()
@@ -233,7 +236,8 @@ def _session(conn: Connection, policy: Policy, name: str, token: str | None,
         # thinks while others play says ``live_events = True``)
         events = "live" if getattr(policy, "live_events", False) else "with_requests"
         conn.write({"type": "hello", "name": name, "token": token,
-                    "protocol": PROTOCOL_VERSION, "game": welcome.get("game"), "events": events})
+                    "protocol": PROTOCOL_VERSION, "game": game or welcome.get("game"),
+                    "events": events})
         for line in lines:
             if unwanted_event(line, wanted):
                 continue
@@ -278,6 +282,10 @@ def argument_parser(description: str, default_name: str) -> argparse.ArgumentPar
     parser.add_argument("--stdio", action="store_true",
                         default=env.get("ARENA_TRANSPORT") == "stdio",
                         help="speak the protocol on stdin/stdout instead of a socket")
+    parser.add_argument("--game", default=env.get("ARENA_GAME") or None,
+                        help="the game to play, named in hello: needed at a server that hosts "
+                             "several (its welcome lists them in games); by default the "
+                             "welcome's game")
     parser.add_argument("--seed", default=None, help="seed for the bot's own choices")
     parser.add_argument("--verbose", action="store_true", help="print errors to stderr")
     return parser
@@ -294,7 +302,7 @@ def token_from(args: argparse.Namespace) -> str | None:
 def play(policy: Policy, args: argparse.Namespace) -> int:
     """Run ``policy`` with the options of :func:`argument_parser`; the bot's exit status."""
     return run(policy, args.host, args.port, args.name, token_from(args), stdio=args.stdio,
-               log=sys.stderr if args.verbose else None)
+               log=sys.stderr if args.verbose else None, game=args.game)
 
 
 class FunctionPolicy:

@@ -61,15 +61,18 @@ def open_registry_view(db_file: Path | str | None, tokens: Any) -> Any:
     return view
 
 
-def open_ladder(db_file: Path | str | None, spec: Any, options: Any) -> Any:
-    """``arena serve --db``: the ladder's results book in the same file (None without)."""
+def open_ladder(db_file: Path | str | None, spec: Any, options: Any,
+                registry: Path | str | None = None) -> Any:
+    """``arena serve --db``: the ladder's results book in the same file (None without);
+    ``registry``: where the bots are registered, if elsewhere (several games)."""
     if db_file is None:
         return None
     from arena.edge.ladder_book import LadderBook, LadderError
 
     try:
         return LadderBook.open(db_file, {"game": spec.name,
-                                         "options": spec.options_to_dict(options)})
+                                         "options": spec.options_to_dict(options)},
+                               registry=registry)
     except (LadderError, sqlite3.Error) as exc:
         raise click.ClickException(f"{db_file}: {exc}" if isinstance(exc, sqlite3.Error)
                                    else str(exc)) from None

@@ -18,29 +18,33 @@ import outcome
 import trio
 
 from arena.cli.entry import main
-from arena.cli.errors import listen_failure
-from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, pages_beside
+from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION
 from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
-from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
+from arena.gameplay.gamelog import LogDirectoryError
 from arena.games import GAMES
 from arena.kit.examples import examples
-from arena.launch.errors import INTERRUPTED, only
 from arena.launch.options import (
     TRUSTED_BOTS_NOTE,
     bot_launch,
     bot_launch_options,
+    chosen_games,
     game_options,
     parse_game_options,
     plain_logs_option,
+    several_games_options,
     shown_default,
     transcripts_option,
 )
 from arena.launch.runner import BUILTIN_BOTS
 
 
+@examples(
+    "arena serve --game chochlik --port 7777",
+    "arena serve --game chochlik --game wypas -o chochlik:hands=1 --port 7777",
+)
 @main.command()
-@game_options
+@game_options(several=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=7777, show_default=True, help="Port (0: any free).")
 @click.option("--max-connections", type=click.IntRange(1), default=None,
@@ -102,24 +106,29 @@ from arena.launch.runner import BUILTIN_BOTS
 @plain_logs_option
 @WEB_OPTION
 @WEB_HOST_OPTION
-def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
-          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
-          host: str, port: int, max_connections: int | None, max_connections_per_address: int,
-          hello_timeout: float, max_queued_bytes: int, max_messages_per_second: float,
-          idle_timeout: float, tokens_file: Path | None, reconnect_grace: float,
-          transcript_dir: Path | None, max_hellos_per_second: float,
+def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ...],
+          seed: str | None, move_timeout: float, reaction_timeout: float, time_bank: float,
+          log_dir: Path, host: str, port: int, max_connections: int | None,
+          max_connections_per_address: int, hello_timeout: float, max_queued_bytes: int,
+          max_messages_per_second: float, idle_timeout: float, tokens_file: Path | None,
+          reconnect_grace: float, transcript_dir: Path | None, max_hellos_per_second: float,
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
           web_port: int | None, web_host: str, seating_kind: str | None, final: bool,
           **flags: Any) -> None:
-    """Host tables of a game: bots are seated in arrival order, a game starts when a table is
-    full, and a bot stays seated for game after game.  Connections, seatings and open seats
-    are reported on stderr (at most a line a second), a running tally on stdout.  Ctrl-C
-    stops cleanly and prints a summary."""
+    """Host tables of a game (or of several: --game A --game B, each at its own tables): bots
+    are seated in arrival order, a game starts when a table is full, and a bot stays seated
+    for game after game.  Connections, seatings and open seats are reported on stderr (at
+    most a line a second), a running tally on stdout.  Ctrl-C stops cleanly and prints a
+    summary."""
     from arena.cli.events import load_tokens
+    from arena.cli.hosting import host_games, hosted_games
     from arena.edge.server import SERVE_RECORDS_KEPT, ServerConfig
 
-    spec, options = parse_game_options(game_name, players, extra, flags)
+    names = chosen_games(game_names)
+    chosen = (several_games_options(names, players, extra, flags) if len(names) > 1
+              else [parse_game_options(names[0], players, extra, flags)])
+    spec, options = chosen[0]
     config = ServerConfig(spec=spec, options=options, host=host, port=port,
                           move_timeout=move_timeout, reaction_timeout=reaction_timeout,
                           log_dir=log_dir, seed=seed, max_connections=max_connections,
@@ -142,102 +151,13 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         config = attrs.evolve(config, prepare_hello=view)
     if seating_kind == "ladder" and db_file is None:
         raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
-    book = open_ladder(db_file, spec, options)
-    if book is not None and seed is not None:
-        config = attrs.evolve(config, seed=book.run_seed(seed))
-    host_games(config, registry, games=games, quiet=quiet,
+    hosted = hosted_games(config, chosen, db_file, seed)
+    host_games(hosted, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
                checker=view and view.check,
                web=None if web_port is None else ((web_host, web_port), db_file),
-               book=book,
                seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"),
                restarts=db_file is not None and not final)
-
-
-def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
-               quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
-               web: tuple[tuple[str, int], Path | str | None] | None = None,
-               book: Any = None, seating_kind: str = "arrival", restarts: bool = False) -> None:
-    """Serve ``config``'s game with ``seating_kind`` (``games`` at most) until Ctrl-C: a line
-    per game unless ``quiet``, the running tallies, the summary; failures as one line. ``book``:
-    the ladder's results (``arena.edge.ladder_book``); ``restarts``: see ``run_serve``."""
-    from arena.edge.serve_report import Tally
-    from arena.edge.serve_run import GameLimit, run_serve
-    from arena.edge.server import ArenaServer, tune_garbage_collector
-    from arena.edge.signals import run_stoppable
-    from arena.seating.interface import Seating
-
-    spec, options, log_dir, host = config.spec, config.options, config.log_dir, config.host
-    tally = Tally()
-
-    def game_over(record: Any) -> None:
-        tally.add(record)
-        if book is not None:
-            book.game_over(record)
-        if quiet:
-            return
-        outcome = record.aborted or " ".join(
-            f"{name}={score}" for name, score in zip(record.names, record.scores))
-        click.echo(f"table {record.game_id}: {outcome}  [{record.log_path}]")
-
-    try:
-        ensure_writable(log_dir)  # a line, not a traceback out of the server's nursery
-    except LogDirectoryError as exc:
-        raise click.ClickException(str(exc)) from None
-    listening = False
-
-    def banner(port: int) -> str:
-        nonlocal listening
-        listening = True
-        return (f"arena: hosting {spec.name} ({options.players} players) on {host}:{port}; "
-                f"logs in {log_dir}/; Ctrl-C stops")
-
-    async def run(signals: Any) -> None:
-        seating: Seating = make_seating(seating_kind, options.players, registry, checker,
-                                        book, config.seed)
-        if games is not None:
-            seating = GameLimit(seating, games)
-        server = ArenaServer(config, on_game_over=game_over, seating=seating)
-        tune_garbage_collector()
-        async with pages_beside(server, *(web or (None, None))), ladder_writing(book):
-            await run_serve(server, games=games, tally=tally, tally_every=tally_every,
-                            banner=banner, signals=signals, restarts=restarts,
-                            out=click.echo, err=lambda line: click.echo(line, err=True))
-        if server.unwritten_logs:
-            raise click.ClickException(f"{len(server.unwritten_logs)} game log(s) could not be "
-                                       f"written to {log_dir} (is the disk full?)")
-
-    try:
-        run_stoppable(run)  # Ctrl-C and SIGTERM from before the loop until after it
-    except (OSError, LogDirectoryError, BaseExceptionGroup, KeyboardInterrupt) as exc:
-        problem = serve_failure(exc, host, config.port, listening)
-        if problem is None:
-            raise
-        raise problem from None
-
-
-class Stopped(click.ClickException):
-    """A command stopped by Ctrl-C where it could not stop cleanly: one line, exit 130."""
-
-    exit_code = INTERRUPTED
-
-
-def serve_failure(exc: BaseException, host: str, port: int,
-                  listening: bool) -> click.ClickException | None:
-    """What ``arena serve`` says of ``exc`` in one line when it is foreseeable (a log folder
-    it cannot write, a listener it could not open, a network failure); None: raise it."""
-    if isinstance(exc, KeyboardInterrupt):  # the last resort: no Ctrl-C is a traceback
-        return Stopped("stopped by Ctrl-C before it could stop cleanly")
-    unwritable = only(exc, LogDirectoryError)
-    if unwritable is not None:
-        return click.ClickException(str(unwritable))
-    problem = None if listening else listen_failure(exc, host, port)
-    if problem is not None:
-        return problem
-    failed = only(exc, OSError)
-    if failed is None:
-        return None
-    return click.ClickException(f"cannot serve on {host}:{port}: {failed}")
 
 
 @examples(
@@ -400,9 +320,6 @@ def schema(game_name: str | None) -> None:
 
 from arena.cli.bots import (  # noqa: E402 - registration, ladders
     bots,
-    ladder_writing,
-    make_seating,
-    open_ladder,
     open_registry_view,
 )
 from arena.cli.events import ratings, tournament  # noqa: E402 - the event commands

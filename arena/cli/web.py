@@ -73,10 +73,11 @@ WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=T
 
 
 @contextlib.asynccontextmanager
-async def pages_beside(server: Any, web: tuple[str, int] | None,
-                       db: Path | str | None) -> AsyncIterator[None]:
+async def pages_beside(server: Any, web: tuple[str, int] | None, db: Path | str | None,
+                       label: str | None = None) -> AsyncIterator[None]:
     """``arena serve --web``: the pages in a process of their own while the body runs
-    (nothing when ``web`` is None); a port that cannot be had is one line."""
+    (nothing when ``web`` is None); a port that cannot be had is one line.  ``label``: the
+    game whose pages they are, said in their lines (a server of several games)."""
     if web is None:
         yield
         return
@@ -87,6 +88,9 @@ async def pages_beside(server: Any, web: tuple[str, int] | None,
     except OSError as exc:
         raise click.ClickException(f"cannot serve the pages on {web[0]}:{web[1]}: "
                                    f"{exc.strerror or exc}") from None
-    async with pages_process(server, listener, db, out=click.echo,
-                             err=lambda line: click.echo(line, err=True)):
+    said = "arena: " if label is None else f"arena: {label}: "
+    async with pages_process(
+            server, listener, db,
+            out=lambda line: click.echo(line.replace("arena: ", said, 1)),
+            err=lambda line: click.echo(line.replace("arena: ", said, 1), err=True)):
         yield

@@ -155,15 +155,21 @@ class LadderBook:
         self.storage.write_event(self.meta, self.entrants)
 
     @classmethod
-    def open(cls, path: Path | str, meta: Mapping[str, Any]) -> LadderBook:
-        """The ladder in an SQLite file, or in a PostgreSQL database (a URL)."""
+    def open(cls, path: Path | str, meta: Mapping[str, Any], *,
+             registry: Path | str | None = None) -> LadderBook:
+        """The ladder in an SQLite file, or in a PostgreSQL database (a URL); ``registry``:
+        where the bots are registered, when not in the same place (a server of several games
+        keeps each game's ladder apart: ``arena.events.places``)."""
+        registry = path if registry is None else registry
         if isinstance(path, str):
             from arena.events.pg_registry import PgRegistry
             from arena.events.pg_storage import PostgresStorage
 
-            return cls(PostgresStorage(path), PgRegistry(path, shared=True),
+            assert isinstance(registry, str), "a ladder and its registry: both PostgreSQL"
+            return cls(PostgresStorage(path), PgRegistry(registry, shared=True),
                        {**meta, "ladder": True})
-        return cls(SqliteStorage(path), Registry(path, shared=True),
+        assert isinstance(registry, Path), "a ladder and its registry: both SQLite"
+        return cls(SqliteStorage(path), Registry(registry, shared=True),
                    {**meta, "ladder": True})
 
     def run_seed(self, seed: str) -> str:

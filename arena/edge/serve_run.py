@@ -3,11 +3,12 @@ one hurries the stop) or after ``--games N`` (:class:`GameLimit`), then print th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import attrs
 import trio
 
+from arena.edge.house import GameHouse
 from arena.edge.serve_report import Notes, Tally, TallyClock, report_loop
 from arena.edge.server import ArenaServer
 from arena.seating.policies import Admission, SeatedTable, Seating, SeatingStatistics
@@ -72,7 +73,15 @@ class GameLimit:
                             done=self.started >= self.games and self.running == 0)
 
 
-async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
+def _labelled(label: str | None, out: Callable[[str], None]) -> Callable[[str], None]:
+    """A server of several games says which game each status and tally line is about."""
+    if label is None:
+        return out
+    return lambda line: out(line.replace("arena: ", f"arena: {label}: ", 1))
+
+
+async def run_serve(server: ArenaServer | GameHouse, *, games: int | None,
+                    tally: Tally | Sequence[Tally],
                     tally_every: tuple[float, int] | None, banner: Callable[[int], str],
                     out: Callable[[str], None], err: Callable[[str], None],
                     signals: trio.abc.ReceiveChannel[int], restarts: bool = False) -> None:
@@ -85,19 +94,28 @@ async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
     ``banner(port)``: the first line; ``restarts``: a signal tells the bots the server will be
     back (``bye`` ``server_restart``: a ladder's); after ``games`` it is ``server_shutdown``."""
     stop_reason = ErrorCode.SERVER_RESTART if restarts else ErrorCode.SERVER_SHUTDOWN
-    notes = server.notes = Notes()
-    lines: Callable[[Iterable[str]], None] = lambda lines: out("\n".join(lines))  # noqa: E731
+    rooms = server.servers if isinstance(server, GameHouse) else (server,)
+    tallies = [tally] if isinstance(tally, Tally) else list(tally)
+    labels = [room.spec.name if len(rooms) > 1 else None for room in rooms]
+    for room in rooms:
+        room.notes = Notes()
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(server.serve)
         out(banner(bound))
-        clock = None if tally_every is None else TallyClock(*tally_every, trio.current_time())
-        reporting = trio.CancelScope()
+        reporting = [trio.CancelScope() for _ in rooms]
 
-        async def report() -> None:
-            with reporting:
-                await report_loop(server, notes, server.players, err, tally, clock, lines)
+        async def report(scope: trio.CancelScope, room: ArenaServer, tally: Tally,
+                         label: str | None) -> None:
+            clock = None if tally_every is None else TallyClock(*tally_every,
+                                                                trio.current_time())
+            said = _labelled(label, out)
+            with scope:
+                assert room.notes is not None
+                await report_loop(room, room.notes, room.players, _labelled(label, err), tally,
+                                  clock, lambda lines: said("\n".join(lines)))
 
-        nursery.start_soon(report)
+        for scope, room, room_tally, label in zip(reporting, rooms, tallies, labels):
+            nursery.start_soon(report, scope, room, room_tally, label)
         reason = ErrorCode.SERVER_SHUTDOWN
         async with trio.open_nursery() as waiting:
             async def on_signal() -> None:
@@ -111,7 +129,8 @@ async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
 
             async def on_games_done() -> None:
                 await server.all_games_done.wait()
-                out(f"arena: {games} games played: stopping")
+                each = " of each game" if len(rooms) > 1 else ""
+                out(f"arena: {games} games{each} played: stopping")
                 waiting.cancel_scope.cancel()
 
             waiting.start_soon(on_signal)
@@ -128,5 +147,7 @@ async def run_serve(server: ArenaServer, *, games: int | None, tally: Tally,
             async for _ in signals:
                 out("arena: stopping now")
                 server.hurry()
-        reporting.cancel()
-    lines(tally.lines())
+        for scope in reporting:
+            scope.cancel()
+    for room_tally, label in zip(tallies, labels):
+        _labelled(label, out)("\n".join(room_tally.lines()))

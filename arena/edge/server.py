@@ -54,8 +54,8 @@ from protocol.errors import ErrorCode
 from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
 from protocol.messages import Bye, Welcome
 
-__all__ = ["BYE_MESSAGES", "REFUSALS", "SERVE_RECORDS_KEPT", "ArenaServer", "ServerConfig",
-           "ServerStatistics", "tune_garbage_collector"]
+__all__ = ["BYE_MESSAGES", "REFUSALS", "SERVE_RECORDS_KEPT", "ArenaServer", "Greeted",
+           "ServerConfig", "ServerStatistics", "tune_garbage_collector"]
 
 log = logging.getLogger("arena.server")
 
@@ -78,6 +78,15 @@ HURRIED_FLUSH = 0.2
 #: Seconds between looks at the tables and connections still open while stopping (the stop
 #: takes at least two: a second Ctrl-C a few milliseconds after the first still hurries it).
 STOP_TICK = 0.01
+
+
+@attrs.frozen
+class Greeted:
+    """A connection the door of a server of several games (:class:`~arena.edge.house.GameHouse`)
+    let in: the welcome it sent, and the hello's line with the bytes that came after it."""
+
+    welcome: bytes
+    hello: bytes
 
 
 @attrs.frozen
@@ -257,14 +266,17 @@ class ArenaServer:
 
     # -- connections --
 
-    async def handle_stream(self, stream: trio.abc.Stream, *,
-                            bound_token: str | None = None) -> None:
+    async def handle_stream(self, stream: trio.abc.Stream, *, bound_token: str | None = None,
+                            greeted: Greeted | None = None) -> None:
         """Serve one connection to its end; never raises for anything the peer does.
         ``bound_token``: the connection is the server's own pipe to the bot given that token
-        (``arena match --stdio``), which then needs to send none."""
+        (``arena match --stdio``), which then needs to send none.  ``greeted``: the front door
+        of a server of several games (:class:`~arena.edge.house.GameHouse`) let the connection
+        in, sent its welcome and read its hello, which named this server's game (no welcome is
+        sent again; a transcript starts with the door's)."""
         self.open_streams += 1  # every open socket counts, closing and refused ones too
         try:
-            await self._handle(stream, bound_token)
+            await self._handle(stream, bound_token, greeted)
         finally:
             self.open_streams -= 1
             self.stage.poke()
@@ -274,7 +286,8 @@ class ArenaServer:
         code that waits on the server's state: a stop, tests)."""
         await self.stage.next_change()
 
-    async def _handle(self, stream: trio.abc.Stream, bound_token: str | None) -> None:
+    async def _handle(self, stream: trio.abc.Stream, bound_token: str | None,
+                      greeted: Greeted | None) -> None:
         address = peer_address(stream)
         if self.stage.shutting_down or self.open_streams > self.max_connections + REFUSAL_ROOM:
             # past the room kept for polite refusals: close at once, so that the files kept
@@ -288,7 +301,8 @@ class ArenaServer:
                          f"this server holds {self.max_connections} connections at most, "
                          f"{self.config.max_connections_per_address} from one address")
             return
-        if bound_token is None and not await self._through_the_door(stream, address):
+        if bound_token is None and greeted is None \
+                and not await self._through_the_door(stream, address):
             return
         session = Session(next(self._connections),
                           ServerConnection(game=self.spec.name, max_line=MAX_LINE_BYTES),
@@ -307,7 +321,13 @@ class ArenaServer:
                 link.cancel_scope = nursery.cancel_scope
                 nursery.start_soon(self.loops.write_loop, link, stream)
                 nursery.start_soon(self.loops.hello_deadline, link)
-                session.send(self._welcome())
+                if greeted is None:
+                    session.send(self.welcome())
+                else:  # welcomed at the front door: its hello is read here
+                    session.conn.greeted()
+                    if link.transcript is not None:
+                        link.transcript.sent(greeted.welcome)
+                    session.conn.receive_data(greeted.hello)
                 await self.loops.read_loop(session, stream)
                 link.finish()  # the writer flushes the queue, then the nursery ends
                 nursery.cancel_scope.deadline = trio.current_time() + FLUSH_GRACE
@@ -327,7 +347,7 @@ class ArenaServer:
                 log.exception("cleaning up connection %s failed", session.name)
             await close_gently(stream)
 
-    def _welcome(self) -> Welcome:
+    def welcome(self) -> Welcome:
         config = self.config
         return Welcome(
             protocol=PROTOCOL_VERSION, server="arena", game=self.spec.name,

@@ -85,17 +85,31 @@ def _flag_option(name: str) -> Any:
     return click.option(flag, f"flag_{name}", default=None, help=_flag_help(name))
 
 
-def game_options(function: Any = None, *, game_required: bool = True,
+#: ``--game all`` (``arena serve``): every game of the registry.
+ALL_GAMES = "all"
+
+
+def _game_option(game_required: bool, several: bool) -> Any:
+    if not several:
+        return click.option("--game", "game_name", type=click.Choice(sorted(GAMES)),
+                            required=game_required, help="Which game to play.")
+    return click.option(
+        "--game", "game_names", type=click.Choice([*sorted(GAMES), ALL_GAMES]), multiple=True,
+        required=game_required,
+        help="Which game to host; repeat it (or say all) to host several on one port, each "
+             "with its own tables, its own defaults and (with --db) its own ratings.")
+
+
+def game_options(function: Any = None, *, game_required: bool = True, several: bool = False,
                  players_help: str = "Seats per table (default: the game's).") -> Any:
     """Options shared by every command that starts games; declared once.  Each game's own
     options (``arena games`` lists them) are typed flags too, refused for a game without
-    them."""
+    them.  ``several``: ``--game`` may be repeated (or ``all``): ``game_names``, a tuple."""
     if function is None:
-        return lambda f: game_options(f, game_required=game_required,
+        return lambda f: game_options(f, game_required=game_required, several=several,
                                       players_help=players_help)
     decorators = [
-        click.option("--game", "game_name", type=click.Choice(sorted(GAMES)),
-                     required=game_required, help="Which game to play."),
+        _game_option(game_required, several),
         click.option("--players", type=int, default=None, help=players_help),
         *[_flag_option(name) for name in sorted(OPTION_FLAGS)],
         click.option("--option", "-o", "extra", multiple=True, metavar="NAME=VALUE",
@@ -159,6 +173,38 @@ def parse_game_options(game_name: str, players: int | None, extra: tuple[str, ..
         return spec, spec.parse_options(raw)
     except OptionsError as exc:
         raise click.UsageError(f"{exc} (see `arena games`)") from None
+
+
+def chosen_games(names: Sequence[str]) -> list[str]:
+    """The games of a repeated ``--game`` in the order given, once each (``all``: every game
+    of the registry)."""
+    chosen = [name for given in names
+              for name in (sorted(GAMES) if given == ALL_GAMES else [given])]
+    return list(dict.fromkeys(chosen))
+
+
+def several_games_options(names: Sequence[str], players: int | None, extra: tuple[str, ...],
+                          flags: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """Each game and its options when several are hosted: its own defaults, and what
+    ``-o GAME:NAME=VALUE`` says for it.  ``--players`` and the games' flags would apply to
+    every game at once, and are refused (a usage error says how to set them)."""
+    given = ["--players"] if players is not None else []
+    given += [f"--{key.removeprefix('flag_').replace('_', '-')}"
+              for key, value in flags.items() if value is not None]
+    if given:
+        raise click.UsageError(
+            f"{', '.join(given)}: with several games each plays its own defaults; set one "
+            "game's option with -o GAME:NAME=VALUE (say, -o "
+            f"{names[0]}:players=4)")
+    own: dict[str, list[str]] = {name: [] for name in names}
+    for item in extra:
+        game, sep, option = item.partition(":")
+        if not sep or game.strip() not in own:
+            raise click.BadParameter(
+                f"{item!r}: with several games an option is GAME:NAME=VALUE, GAME one of "
+                f"{', '.join(names)}", param_hint="--option")
+        own[game.strip()].append(option)
+    return [parse_game_options(name, None, tuple(own[name]), {}) for name in names]
 
 
 def plain_logs_option(function: Any) -> Any:

@@ -38,6 +38,9 @@ SERVER_CASES = [
              limits={"max_line_bytes": 65536}),
      '{"type":"welcome","protocol":1,"server":"arena","game":"chochlik","players":3,'
      '"limits":{"max_line_bytes":65536}}'),
+    (Welcome(protocol=1, server="arena", game=None, players=None, limits={},
+             games=["chochlik", "wypas"]),
+     '{"type":"welcome","protocol":1,"server":"arena","limits":{},"games":["chochlik","wypas"]}'),
     (GameStart(game_id="g1", table=1, game="chochlik", seat=2, names=["a", "b", "c"],
                options={"players": 3}, info={}),
      '{"type":"game_start","game_id":"g1","table":1,"game":"chochlik","seat":2,'

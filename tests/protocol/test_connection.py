@@ -147,3 +147,44 @@ def test_offer_sends_nothing_a_closing_connection_may_not_send():
                               limits={})) is None
     bye = conn.offer(Bye(reason="server_shutdown"))
     assert bye == b'{"type":"bye","reason":"server_shutdown"}\n'
+
+
+def several() -> ServerConnection:
+    """The connection of a server that hosts two games (its welcome lists them)."""
+    conn = ServerConnection(games=("chochlik", "wypas"))
+    conn.send(Welcome(protocol=1, server="arena", game=None, players=None, limits={},
+                      games=["chochlik", "wypas"]))
+    return conn
+
+
+def test_at_a_server_of_several_games_a_hello_without_a_game_gets_one_clear_error():
+    conn = several()
+    (error,) = feed(conn, '{"type":"hello","name":"bot"}')
+    assert error.code is ErrorCode.GAME_REQUIRED and error.fatal
+    assert "'chochlik', 'wypas'" in error.detail and conn.state is State.CLOSED
+
+
+def test_at_a_server_of_several_games_a_hello_names_one_of_them():
+    conn = several()
+    assert feed(conn, '{"type":"hello","name":"bot","game":"wypas"}') == [
+        Hello("bot", game="wypas")]
+    conn = several()
+    (error,) = feed(conn, '{"type":"hello","name":"bot","game":"vollewolle"}')
+    assert error.code is ErrorCode.WRONG_GAME and error.fatal
+    assert "'chochlik', 'wypas'" in error.detail
+
+
+def test_a_connection_greeted_by_the_front_door_awaits_its_hello_without_a_welcome():
+    conn = ServerConnection(game="wypas")
+    conn.greeted()
+    assert conn.state is State.AWAIT_HELLO
+    assert feed(conn, '{"type":"hello","name":"bot","game":"wypas"}') == [
+        Hello("bot", game="wypas")]
+
+
+def test_the_line_buffer_hands_over_what_it_holds():
+    conn = several()
+    conn.receive_data(b'{"type":"hello","name":"bot","game":"wypas"}\n{"type":"bye"}\n{"ty')
+    assert conn.next_event() == Hello("bot", game="wypas")
+    assert conn.hand_over() == (b'{"type":"hello","name":"bot","game":"wypas"}\n'
+                                b'{"type":"bye"}\n{"ty')
