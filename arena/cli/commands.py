@@ -116,9 +116,10 @@ def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ..
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
           web_port: int | None, web_host: str, seating_kind: str | None, final: bool,
           **flags: Any) -> None:
-    """Host tables of a game (or of several: --game A --game B, each at its own tables): bots
-    are seated in arrival order, a game starts when a table is full, and a bot stays seated
-    for game after game.  Connections, seatings and open seats are reported on stderr (at
+    """Host tables of a game (or of several: --game A --game B, each at its own tables): a
+    game starts when a table is full, and a bot stays seated for game after game.  Bots are
+    seated in arrival order, or with --db (a ladder) by rating, near bots of their strength
+    (--seating to choose).  Connections, seatings and open seats are reported on stderr (at
     most a line a second), a running tally on stdout.  Ctrl-C stops cleanly and prints a
     summary."""
     from arena.cli.events import load_tokens
