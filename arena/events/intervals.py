@@ -5,7 +5,7 @@ with a small-sample correction.  Pure arithmetic, numpy only.
 too small by two effects when G is small: the resampled variance of a mean of G clusters is
 (G - 1) / G of the estimate's, and the 2.5 % and 97.5 % points of a normal ignore that this
 variance is itself estimated from G clusters (a Student t with G - 1 degrees of freedom has
-wider tails).  Measured with ``benchmarks/rating_coverage.py`` (five bots, tables of 3, luck
+wider tails).  Measured with ``benchmarks/studies/rating_coverage.py`` (five bots, tables of 3, luck
 per seat): the percentile interval covered the true rating 87.7 % of the time at 10
 duplicate sets (85.5 to 89.6), this one 96.4 % (95.1 to 97.4).
 

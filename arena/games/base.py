@@ -275,7 +275,7 @@ class GameSpec:
     encoding: str | None = None
     #: Whether a tournament plays duplicate sets unless told (``--duplicate``): True where a
     #: duplicate set measured with clearly less variance than independent games
-    #: (``benchmarks/duplicate_variance.py``; the built-in games measured none so: figures in
+    #: (``benchmarks/studies/duplicate_variance.py``; the built-in games measured none so: figures in
     #: docs/organisers/tournaments.md "Duplicate or independent").
     duplicate_default: bool = False
     #: ``arena play --ask worthwhile``: ``"module:factory"``, ``factory(seat, info)`` an

@@ -6,7 +6,7 @@ returned for want of a dog, its dogs against the others', the bone, 0-0-7s and 3
 trio and whether the cards to finish it are still out, the top card's modifier, its wool), each
 times the share of the cards still to be taken and its square, and :data:`WEIGHTS` is a least
 squares fit of the final score minus the current one on them over heuristic self-play games
-(``benchmarks/vollewolle_value_fit.py``)."""
+(``benchmarks/studies/vollewolle_value_fit.py``)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ NAMES = ("returned", "dogs0", "dogs1", "dogs2", "dogs3", "most", "lead", "bone",
          "minus", "plus", "wool")
 
 #: Each feature's weight times the share of cards left, then times its square (1500 games:
-#: ``python benchmarks/vollewolle_value_fit.py --games 1500``).
+#: ``python benchmarks/studies/vollewolle_value_fit.py --games 1500``).
 WEIGHTS = (
     4.196, 1.340, -15.547, 3.890, 10.317, 26.359, -2.321, 1.884, -16.874, -2.751, 1.378, 16.418,
     36.806, 7.065, 0.165, -22.327, -1.571, 8.401, 4.658,

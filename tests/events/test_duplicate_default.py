@@ -1,5 +1,5 @@
 """A tournament plays duplicate sets by default only for the games whose spec says so (where
-they measured bots with less variance per game, ``benchmarks/duplicate_variance.py``);
+they measured bots with less variance per game, ``benchmarks/studies/duplicate_variance.py``);
 --duplicate and --no-duplicate still choose."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The leaderboard's interval (``arena.events.intervals``): the t quantile against tables, and
 its coverage in a small seeded simulation where the old percentile bootstrap falls short.
-(``benchmarks/rating_coverage.py`` measures it at length.)"""
+(``benchmarks/studies/rating_coverage.py`` measures it at length.)"""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_sets_per_entrant_counts_the_sets_a_bot_played_in():
 
 TRUE_ELO = (1300.0, 1400.0, 1500.0, 1600.0, 1700.0)
 LUCK = 100.0
-#: The fit's limit under this luck (benchmarks/rating_coverage.py's pseudo_truth).
+#: The fit's limit under this luck (benchmarks/studies/rating_coverage.py's pseudo_truth).
 TRUTH = (1323.0, 1411.7, 1500.0, 1588.3, 1677.0)
 
 

@@ -102,7 +102,7 @@ def test_it_clearly_beats_random_players_and_random_rate_weakens_it():
 def test_it_beats_two_bots_that_always_play_their_lowest_legal_card():
     # a seeded series (every game a function of its seeds): the heuristic in each seat of 40
     # deals of three hands, the other seats always playing legal[0]; issue 30 found it losing
-    # (0.41 pairwise over 100 deals; benchmarks/heuristic_strength.py measures it)
+    # (0.41 pairwise over 100 deals; benchmarks/studies/heuristic_strength.py measures it)
     pairwise = 0.0
     for deal in range(40):
         for hero in range(3):

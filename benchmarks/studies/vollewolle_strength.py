@@ -1,6 +1,6 @@
 """How clearly the vollewolle heuristic bot beats random bots, over TCP, with ``arena match``.
 
-    python benchmarks/vollewolle_strength.py [--games 40] [--players 3] [--random-rate 0]
+    python benchmarks/studies/vollewolle_strength.py [--games 40] [--players 3] [--random-rate 0]
 
 Plays ``--games`` whole games of the heuristic bot against ``--players - 1`` random bots, seats
 rotating, all through the real server and real bot processes.  Prints each bot's win share
@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import trio
-from strength_table import print_strength  # benchmarks/strength_table.py
+from strength_table import print_strength  # benchmarks/studies/strength_table.py
 
 from arena.games import get_game
 from arena.launch.runner import BUILTIN_BOTS, BotSpec, run_match

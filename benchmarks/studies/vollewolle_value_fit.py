@@ -1,7 +1,7 @@
 """Fit the vollewolle boss's round's-start value (``reference_bots/boss/vollewolle_value.py``)
 on heuristic self-play, and say how well it predicts.
 
-    python benchmarks/vollewolle_value_fit.py [--games 1500] [--procs 2] [--data FILE]
+    python benchmarks/studies/vollewolle_value_fit.py [--games 1500] [--procs 2] [--data FILE]
 
 Plays ``--games`` games of three reference heuristics in process (deals ``train0``,
 ``train1``, ...; kept as JSON lines in ``--data``, by default in the temporary folder, and

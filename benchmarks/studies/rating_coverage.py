@@ -2,7 +2,7 @@
 known ratings: the old percentile bootstrap next to the new interval (and, as candidates that
 were measured and not chosen, BCa and the expanded percentile).
 
-    python benchmarks/rating_coverage.py [--trials 200] [--sets 10 20 40] [--luck 100]
+    python benchmarks/studies/rating_coverage.py [--trials 200] [--sets 10 20 40] [--luck 100]
 
 Five bots with true Elo 1300, 1400, 1500, 1600, 1700 play tables of 3 (the round robin of
 ``arena.events.schedule.plan``).  **Luck is per seat**: every deal (a game seed) gives each

@@ -1,6 +1,7 @@
 """How clearly the wypas heuristic bot beats random bots, over TCP, with ``arena match``.
 
-    python benchmarks/wypas_strength.py [--games 40] [--players 3] [--random-rate 0] [--bluff]
+    python benchmarks/studies/wypas_strength.py [--games 40] [--players 3] [--random-rate 0]
+        [--bluff]
 
 Plays ``--games`` whole games of the heuristic bot against ``--players - 1`` random bots, seats
 rotating, all through the real server and real bot processes.  Prints each bot's win share
@@ -18,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 import trio
-from strength_table import print_strength  # benchmarks/strength_table.py
+from strength_table import print_strength  # benchmarks/studies/strength_table.py
 
 from arena.gameplay.gamelog import log_lines
 from arena.games import get_game

@@ -1,7 +1,8 @@
 """How clearly each game's heuristic beats simple bots, and how clearly its boss beats it, in
 process (no sockets), at tables of 3 with duplicate seatings.
 
-    python benchmarks/heuristic_strength.py [--games chochlik,vollewolle,wypas] [--deals 100]
+    python benchmarks/studies/heuristic_strength.py [--games chochlik,vollewolle,wypas]
+        [--deals 100]
         [--opponents random,first,last] [--players 3] [--boss-games 60] [--iterations 40]
         [--procs 2] [--first 0]
 
@@ -31,7 +32,7 @@ import sys
 import time
 from typing import Any
 
-from boss_strength import _elo, _mean_error, in_process  # benchmarks/boss_strength.py
+from boss_strength import _elo, _mean_error, in_process  # benchmarks/studies/boss_strength.py
 
 OPPONENTS = ("random", "first", "last")
 

@@ -1,10 +1,10 @@
 """How much stronger each boss bot is than its game's heuristic, and how that grows with the
 think time, with ``arena tournament`` on duplicate sets (and optionally ``arena sprt``).
 
-    python benchmarks/boss_strength.py [--games chochlik,vollewolle] [--think-ms 25,100,400]
+    python benchmarks/studies/boss_strength.py [--games chochlik,vollewolle] [--think-ms 25,100,400]
         [--tables 120] [--players 3] [--seeds boss] [--sprt] [--keep DIR]
-    python benchmarks/boss_strength.py --outputs DIR     # summarise earlier runs' outputs
-    python benchmarks/boss_strength.py --in-process 300 --iterations 10 [--games vollewolle]
+    python benchmarks/studies/boss_strength.py --outputs DIR     # summarise earlier runs' outputs
+    python benchmarks/studies/boss_strength.py --in-process 300 --iterations 10 [--games vollewolle]
         [--procs 2] [--boss-options JSON] [--paired JSON] [--first K]
                                                          # quick: fixed work, no sockets
 

@@ -1,6 +1,6 @@
 """How clearly the chochlik heuristic bot beats random bots, over TCP, with ``arena match``.
 
-    python benchmarks/chochlik_strength.py [--hands 200] [--random-rate 0]
+    python benchmarks/studies/chochlik_strength.py [--hands 200] [--random-rate 0]
 
 Plays whole matches (to 200 by default) of the heuristic bot against two random bots, seats
 rotating, until at least ``--hands`` hands are played, all through the real server and real bot

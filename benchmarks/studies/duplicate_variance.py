@@ -1,7 +1,7 @@
 """Do duplicate sets need fewer games than independent seating?  The variance of an A-vs-B
 estimate under each, per game, over seeded replications.
 
-    python benchmarks/duplicate_variance.py [--replications 500] [--sets 1]
+    python benchmarks/studies/duplicate_variance.py [--replications 500] [--sets 1]
                                             [--games chochlik vollewolle wypas]
                                             [--b-random-rate 0.25] [--field heuristic|random]
 
@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import argparse
 import enum
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
 import numpy as np
-from in_process import play_game  # benchmarks/in_process.py
 
 from arena.events.schedule import plan
 from arena.events.sprt import set_outcome
@@ -44,6 +45,9 @@ from reference_bots.chochlik_heuristic import ChochlikHeuristic
 from reference_bots.random import RandomPolicy
 from reference_bots.vollewolle_heuristic import VolleWolleHeuristic
 from reference_bots.wypas_heuristic import WypasHeuristic
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/in_process.py
+from in_process import play_game  # noqa: E402
 
 HEURISTICS = {"chochlik": ChochlikHeuristic, "vollewolle": VolleWolleHeuristic,
               "wypas": WypasHeuristic}
