@@ -1,0 +1,115 @@
+"""The play page in Chromium: a person plays a whole game of each registered game against
+random bots, clicking a legal button at random each time they are asked; the end's table is
+shown and the game's log replays.  Skipped without chromium as tests/web/test_browser.py is."""
+
+from __future__ import annotations
+
+import functools
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import trio
+
+from arena.gameplay.gamelog import read_log
+from arena.gameplay.replay import replay_log
+from arena.games import GAMES
+from arena.web.play_table import PlaySettings, play_game
+from arena.web.serve import serve_pages
+from tests.helpers import log_files
+from tests.web.test_browser import browser, shot  # noqa: F401  (the session's browser)
+
+#: Seconds a whole game may take in the browser (bots start as processes; 2 shared cores).
+GAME_SECONDS = 120
+
+
+def short_game(name: str) -> Any:
+    spec = GAMES[name]
+    return play_game(name, {"players": spec.min_players, **spec.short_game}, ["random"])
+
+
+class PlaySite:
+    """The pages with play open, in a trio loop of their own thread."""
+
+    def __init__(self, settings: PlaySettings) -> None:
+        self.settings = settings
+        self.ready = threading.Event()
+        self.base = ""
+        self.thread = threading.Thread(target=trio.run, args=(self.main,), daemon=True)
+
+    async def main(self) -> None:
+        self.token = trio.lowlevel.current_trio_token()
+        async with trio.open_nursery() as nursery:
+            self.scope = nursery.cancel_scope
+            self.base = await nursery.start(functools.partial(
+                serve_pages, None, port=0, play=self.settings))
+            self.ready.set()
+
+    def stop(self) -> None:
+        trio.from_thread.run_sync(self.scope.cancel, trio_token=self.token)
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlaySite]:
+    settings = PlaySettings(tuple(short_game(name) for name in sorted(GAMES)),
+                            tmp_path_factory.mktemp("play"), max_tables=2)
+    running = PlaySite(settings)
+    running.thread.start()
+    assert running.ready.wait(30)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:  # noqa: F811
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def play_to_the_end(page: Any, rng: random.Random) -> int:
+    """Click a legal button at random whenever asked, until the end's table shows; the
+    number of clicks."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    clicks = 0
+    while True:
+        page.wait_for_selector("#choices button, #end:not([hidden])", timeout=GAME_SECONDS * 1000)
+        if page.locator("#end:not([hidden])").count():
+            return clicks
+        buttons = page.locator("#choices button")
+        count = buttons.count()
+        if not count:
+            continue
+        try:
+            buttons.nth(rng.randrange(count)).click(timeout=2000)
+        except PlaywrightTimeout:  # the request was answered for the person meanwhile
+            continue
+        clicks += 1
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_person_plays_a_whole_game_of_each_game_in_the_browser(site, page, game):
+    before = set(log_files(site.settings.log_dir))
+    page.goto(site.base + "/play")
+    form = page.locator(f"form[data-game='{game}']")
+    form.locator("button").click()
+    page.wait_for_url(f"**/play/{game}?bot=*")
+    clicks = play_to_the_end(page, random.Random(game))
+    assert clicks > 0
+    rows = page.locator("#end table tr")
+    players = GAMES[game].min_players
+    assert rows.count() == 1 + players
+    assert page.locator("#end tr.you").count() == 1
+    assert page.locator("#board .board-title, #board .panel, #board table.seats").count() > 0
+    assert page.locator("#seat-view").inner_text().strip()  # the seat's view, drawn
+    assert "{" not in page.locator("#seat-view").inner_text()[:1]  # not raw JSON
+    shot(page, f"play-{game}")
+    page.wait_for_function("document.body.dataset.closed === '1'", timeout=30000)
+    [log] = sorted(set(log_files(site.settings.log_dir)) - before)
+    header = read_log(log)[0]
+    assert header["game"] == game and "visitor" in header["names"]
+    assert replay_log(log)  # arena replay checks it
