@@ -19,7 +19,7 @@ import trio
 
 from arena.cli.entry import main
 from arena.cli.errors import listen_failure
-from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, pages_beside
+from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, pages_beside, play_options, play_settings
 from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
@@ -101,6 +101,7 @@ from arena.launch.runner import BUILTIN_BOTS
 @plain_logs_option
 @WEB_OPTION
 @WEB_HOST_OPTION
+@play_options
 def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
           move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
           host: str, port: int, max_connections: int | None, max_connections_per_address: int,
@@ -110,6 +111,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
           web_port: int | None, web_host: str, seating_kind: str | None, final: bool,
+          play: bool, play_bots: str | None, play_tables: int, play_short: bool,
           **flags: Any) -> None:
     """Host tables of a game: bots are seated in arrival order, a game starts when a table is
     full, and a bot stays seated for game after game.  Connections, seatings and open seats
@@ -141,13 +143,18 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
         config = attrs.evolve(config, prepare_hello=view)
     if seating_kind == "ladder" and db_file is None:
         raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
+    if play and web_port is None:
+        raise click.UsageError("--play needs --web PORT (the play page is one of the pages)")
+    played = play_settings([(spec.name, spec.options_to_dict(options))], log_dir / "play",
+                           play=play, play_bots=play_bots, play_tables=play_tables,
+                           play_short=play_short)
     book = open_ladder(db_file, spec, options)
     if book is not None and seed is not None:
         config = attrs.evolve(config, seed=book.run_seed(seed))
     host_games(config, registry, games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
                checker=view and view.check,
-               web=None if web_port is None else ((web_host, web_port), db_file),
+               web=None if web_port is None else ((web_host, web_port), db_file, played),
                book=book,
                seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"),
                restarts=db_file is not None and not final)
@@ -155,7 +162,7 @@ def serve(game_name: str, players: int | None, extra: tuple[str, ...], seed: str
 
 def host_games(config: Any, registry: dict[str, str] | None, *, games: int | None,
                quiet: bool, tally_every: tuple[float, int] | None, checker: Any = None,
-               web: tuple[tuple[str, int], Path | str | None] | None = None,
+               web: tuple[tuple[str, int], Path | str | None, Any] | None = None,
                book: Any = None, seating_kind: str = "arrival", restarts: bool = False) -> None:
     """Serve ``config``'s game with ``seating_kind`` (``games`` at most) until Ctrl-C: a line
     per game unless ``quiet``, the running tallies, the summary; failures as one line. ``book``:
@@ -198,7 +205,7 @@ def host_games(config: Any, registry: dict[str, str] | None, *, games: int | Non
             seating = GameLimit(seating, games)
         server = ArenaServer(config, on_game_over=game_over, seating=seating)
         tune_garbage_collector()
-        async with pages_beside(server, *(web or (None, None))), ladder_writing(book):
+        async with pages_beside(server, *(web or (None, None, None))), ladder_writing(book):
             await run_serve(server, games=games, tally=tally, tally_every=tally_every,
                             banner=banner, signals=signals, restarts=restarts,
                             out=click.echo, err=lambda line: click.echo(line, err=True))

@@ -186,3 +186,26 @@ async def private_table(settings: PlaySettings, game: PlayGame,
                 await over.wait()
             nursery.cancel_scope.cancel()
             await person.aclose()
+
+
+def settings_for(games: Sequence[tuple[str, Mapping[str, Any]]], log_dir: Path, *,
+                 bots: Sequence[str] = (), short: bool = False,
+                 max_tables: int = MAX_TABLES) -> PlaySettings:
+    """The play page's settings for ``games`` (names, each with its options), as the
+    organiser's options say: ``bots`` the built-in bots a visitor may pick (each game gets
+    those that play it: ``random`` and its own; none given: :func:`default_bots`), ``short``
+    each game's short options (``GameSpec.short_game``) on top of its own.  A
+    :class:`ValueError` says what cannot be had."""
+    offered = []
+    for name, options in games:
+        spec = GAMES[name]
+        playing = [bot for bot in bots if bot == "random" or bot in spec.bots]
+        if bots and not playing:
+            raise ValueError(f"none of {', '.join(bots)} plays {name} (its bots: random, "
+                             f"{', '.join(spec.bots)})")
+        chosen = {**options, **(spec.short_game if short else {})}
+        offered.append(play_game(name, chosen, playing or None))
+    unused = [bot for bot in bots if not any(bot in game.bots for game in offered)]
+    if unused:
+        raise ValueError(f"{', '.join(unused)}: no game offered here has such a bot")
+    return PlaySettings(tuple(offered), log_dir, max_tables=max_tables)
