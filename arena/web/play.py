@@ -15,7 +15,8 @@ Limits, each a constant or a setting of :class:`~arena.web.play_table.PlaySettin
 - a browser's message is at most :data:`protocol.limits.MAX_LINE_BYTES` bytes and one JSON
   object of a type a seat may send (``hello`` without a token or role, ``action``, ``bye``):
   anything else ends the table.  The seat is bound to its token by the table itself, so a
-  browser can neither take another seat nor reach another table, nor watch one.
+  browser can neither take another seat nor reach another table, nor watch one;
+- a socket opened by another site's page (its ``Origin`` is not this site) is closed at once.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import trio
 from starlette.requests import Request
@@ -44,6 +46,8 @@ READ_BYTES = 65536
 #: the table binds the seat).
 SENDABLE = {"hello": ("type", "name", "protocol", "game", "events"),
             "action": ("type", "id", "action"), "bye": ("type",)}
+#: The WebSocket close code for a socket opened from another site's page.
+POLICY_VIOLATION = 1008
 #: Opponents named in one request at most (a table's seats are fewer).
 MAX_OPPONENTS = 16
 
@@ -136,6 +140,9 @@ def play_routes(tables: PlayTables | None) -> list[Any]:
                                          title_of_game=game.spec.title, bots=opponents))
 
     async def socket(websocket: WebSocket) -> None:
+        if not same_origin(websocket):
+            await websocket.close(code=POLICY_VIOLATION)
+            return
         await websocket.accept()
         name, opponents = websocket.path_params["game"], opponents_of(websocket.query_params)
         refused = "play is not open here" if tables is None else tables.refusal(name, opponents)
@@ -153,6 +160,15 @@ def play_routes(tables: PlayTables | None) -> list[Any]:
 
     return [Route("/play", index), Route("/play/{game}", page),
             WebSocketRoute("/play/{game}/socket", socket)]
+
+
+def same_origin(websocket: WebSocket) -> bool:
+    """Whether the socket was opened by a page of this site (a browser says which page's
+    origin opened it; another site's page may not seat its visitors here)."""
+    origin = websocket.headers.get("origin")
+    if origin is None:  # not a browser: it could send any header anyway
+        return True
+    return urlsplit(origin).netloc == websocket.headers.get("host")
 
 
 async def refuse(websocket: WebSocket, why: str) -> None:

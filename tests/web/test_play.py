@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
+import trio
+import trio.testing
 from click.testing import CliRunner
 
 from arena.cli import main
 from arena.games import GAMES
-from arena.web.play import PlayTables, checked
+from arena.web.play import PlayTables, checked, from_browser, same_origin
 from arena.web.play_table import PlaySettings, default_bots, play_game, settings_for
 from arena.web.play_view import SeatView
 from protocol.limits import MAX_LINE_BYTES
@@ -110,3 +113,53 @@ def test_play_is_opened_with_the_pages_only(tmp_path):
     assert result.exit_code == 2 and "nobody" in result.output
     result = runner.invoke(main, ["serve", "--game", "toy", "--play-short"])
     assert result.exit_code == 2 and "need --play" in result.output
+
+
+class Browser:
+    """A browser's end of the socket, scripted: its messages, then silence."""
+
+    def __init__(self, *messages: dict[str, Any], origin: str | None = None) -> None:
+        self.messages = list(messages)
+        self.headers = {"host": "arena.example:8080",
+                        **({"origin": origin} if origin is not None else {})}
+
+    async def receive(self) -> dict[str, Any]:
+        if self.messages:
+            return self.messages.pop(0)
+        await trio.sleep_forever()
+        raise AssertionError
+
+
+async def relayed(browser: Browser, idle: float = 300.0) -> tuple[str, bytes]:
+    ours, theirs = trio.testing.memory_stream_pair()
+    why = await from_browser(browser, ours, idle)  # type: ignore[arg-type]
+    await ours.aclose()
+    received = b""
+    while data := await theirs.receive_some(65536):
+        received += data
+    return why, received
+
+
+async def test_a_closed_tab_ends_its_table():
+    why, sent = await relayed(Browser({"type": "websocket.receive", "text": '{"type":"bye"}'},
+                                      {"type": "websocket.disconnect"}))
+    assert why == "gone" and sent == b'{"type":"bye"}\n'
+
+
+async def test_a_table_the_browser_leaves_idle_ends(autojump_clock):
+    with trio.move_on_after(301) as scope:
+        why, sent = await relayed(Browser(), idle=300.0)
+    assert not scope.cancelled_caught and "nothing came" in why and sent == b""
+
+
+async def test_a_browser_that_sends_what_a_seat_may_not_ends_its_table():
+    why, sent = await relayed(Browser({"type": "websocket.receive",
+                                       "text": '{"type":"watch","table":0}'}))
+    assert "may not send" in why and sent == b""
+
+
+@pytest.mark.parametrize(("origin", "same"), [
+    (None, True), ("http://arena.example:8080", True), ("https://evil.example", False),
+    ("http://arena.example:8081", False)])
+def test_only_this_sites_pages_open_a_table(origin, same):
+    assert same_origin(Browser(origin=origin)) is same  # type: ignore[arg-type]
