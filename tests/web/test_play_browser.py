@@ -1,6 +1,7 @@
 """The play page in Chromium: a person plays a whole game of each registered game against
-random bots, clicking a legal button at random each time they are asked; the end's table is
-shown and the game's log replays.  Skipped without chromium as tests/web/test_browser.py is."""
+random bots, clicking a legal button at random each time they are asked (reaction windows
+included); the end's table is shown and the game's log replays.  Skipped without chromium as
+tests/web/test_browser.py is."""
 
 from __future__ import annotations
 
@@ -23,11 +24,16 @@ from tests.web.test_browser import browser, shot  # noqa: F401  (the session's b
 
 #: Seconds a whole game may take in the browser (bots start as processes; 2 shared cores).
 GAME_SECONDS = 120
+#: Longer than the short game where the person is asked in reaction windows too seldom in it:
+#: in 3 short wypas games (4 turns) the person was asked in 0, 0 and 1 window; with 8 turns
+#: in 31, 8, 14 and 8 (about 18 s a game).
+LONGER = {"wypas": {"turn_cap": 8}}
 
 
 def short_game(name: str) -> Any:
     spec = GAMES[name]
-    return play_game(name, {"players": spec.min_players, **spec.short_game}, ["random"])
+    return play_game(name, {"players": spec.min_players, **spec.short_game,
+                            **LONGER.get(name, {})}, ["random"])
 
 
 class PlaySite:
@@ -70,25 +76,27 @@ def page(browser: Any) -> Iterator[Any]:  # noqa: F811
     context.close()
 
 
-def play_to_the_end(page: Any, rng: random.Random) -> int:
+def play_to_the_end(page: Any, rng: random.Random) -> tuple[int, int]:
     """Click a legal button at random whenever asked, until the end's table shows; the
-    number of clicks."""
+    number of clicks, and of those in reaction windows (shown with their own clock)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    clicks = 0
+    clicks = reactions = 0
     while True:
         page.wait_for_selector("#choices button, #end:not([hidden])", timeout=GAME_SECONDS * 1000)
         if page.locator("#end:not([hidden])").count():
-            return clicks
+            return clicks, reactions
         buttons = page.locator("#choices button")
         count = buttons.count()
         if not count:
             continue
+        reaction = page.locator("#turn.reaction").count() > 0
         try:
             buttons.nth(rng.randrange(count)).click(timeout=2000)
         except PlaywrightTimeout:  # the request was answered for the person meanwhile
             continue
         clicks += 1
+        reactions += reaction
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -98,8 +106,10 @@ def test_a_person_plays_a_whole_game_of_each_game_in_the_browser(site, page, gam
     form = page.locator(f"form[data-game='{game}']")
     form.locator("button").click()
     page.wait_for_url(f"**/play/{game}?bot=*")
-    clicks = play_to_the_end(page, random.Random(game))
+    clicks, reactions = play_to_the_end(page, random.Random(game))
     assert clicks > 0
+    # the reaction windows are shown as such (their own clock): where the game has them only
+    assert (reactions > 0) is GAMES[game].reaction_windows
     rows = page.locator("#end table tr")
     players = GAMES[game].min_players
     assert rows.count() == 1 + players
