@@ -31,7 +31,7 @@ import trio
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.gameplay.gamelog import LogDirectoryError
 from arena.web import pages
@@ -188,16 +188,9 @@ async def relay(websocket: WebSocket, settings: PlaySettings, game: PlayGame,
                     trio.open_nursery() as nursery:
 
                 async def to_browser() -> None:
-                    lines = LineBuffer(max_line=MAX_LINE_BYTES)
-                    while data := await seat.stream.receive_some(READ_BYTES):
-                        lines.feed(bytes(data))
-                        while (line := lines.next_line()) is not None:
-                            if isinstance(line, bytes):
-                                message = view.annotate(json.loads(line))
-                                await websocket.send_text(json.dumps(message))
-                                if message.get("type") == "bye":
-                                    break
-                    nursery.cancel_scope.cancel()  # the table said bye: the game is over
+                    with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # it left
+                        await send_all(websocket, seat.stream, view)
+                    nursery.cancel_scope.cancel()  # the table said bye, or the browser left
 
                 nursery.start_soon(to_browser)
                 why = await from_browser(websocket, seat.stream, settings.idle_timeout)
@@ -209,6 +202,20 @@ async def relay(websocket: WebSocket, settings: PlaySettings, game: PlayGame,
     if why != "gone":
         with contextlib.suppress(Exception):  # the browser may have gone meanwhile
             await refuse(websocket, why)
+
+
+async def send_all(websocket: WebSocket, table: trio.abc.Stream, view: SeatView) -> None:
+    """Send the browser each line the table sends the seat, drawn (:class:`SeatView`), until
+    the table says ``bye`` or closes."""
+    lines = LineBuffer(max_line=MAX_LINE_BYTES)
+    while data := await table.receive_some(READ_BYTES):
+        lines.feed(bytes(data))
+        while (line := lines.next_line()) is not None:
+            if isinstance(line, bytes):
+                message = view.annotate(json.loads(line))
+                await websocket.send_text(json.dumps(message))
+                if message.get("type") == "bye":
+                    return
 
 
 async def from_browser(websocket: WebSocket, table: trio.abc.Stream, idle: float) -> str:

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.games import GAMES
-from arena.web.play import PlayTables, checked, from_browser, same_origin
+from arena.web.play import PlayTables, checked, from_browser, same_origin, send_all
 from arena.web.play_table import PlaySettings, default_bots, play_game, settings_for
 from arena.web.play_view import SeatView
 from protocol.limits import MAX_LINE_BYTES
@@ -163,3 +163,24 @@ async def test_a_browser_that_sends_what_a_seat_may_not_ends_its_table():
     ("http://arena.example:8081", False)])
 def test_only_this_sites_pages_open_a_table(origin, same):
     assert same_origin(Browser(origin=origin)) is same  # type: ignore[arg-type]
+
+
+class Page:
+    """What the browser was sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+
+async def test_the_seats_lines_go_to_the_browser_drawn_until_bye():
+    ours, theirs = trio.testing.memory_stream_pair()
+    await theirs.send_all(b'{"type":"game_start","seat":0,"names":["visitor","bot"],'
+                          b'"info":{},"game":"toy"}\n{"type":"bye","reason":"series_over"}\n'
+                          b'{"type":"never"}\n')
+    page = Page()
+    await send_all(page, ours, SeatView("toy"))  # type: ignore[arg-type]
+    assert [m["type"] for m in page.sent] == ["game_start", "bye"]
+    assert "board" in page.sent[0]
