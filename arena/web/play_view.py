@@ -7,7 +7,8 @@ additions are drawings of what the seat was sent and nothing else:
 - ``event``: ``text``, the step's sentence, and for the kinds the public is sent ``board``, the
   public board's changed parts (:class:`arena.web.boards.Drawing`, drawn by ``viewer.js``);
 - ``request`` (and an ``error`` that asks again): ``drawn``, the seat's observation drawn as
-  ``arena play`` draws it (the game's own drawing: cards by their names), ``labels``, each
+  ``arena play`` draws it (the game's own drawing: cards by their names), ``own``, the seat's
+  own cards drawn as cards (panels, as the board's: ``Board.own_cards``), ``labels``, each
   legal action labelled with its card;
 - ``game_start``: ``legend``, what the codes mean, and ``board``, the board as it starts;
 - ``game_end``: ``text`` and ``board`` as for an event, and ``table``, the result as rows
@@ -52,6 +53,8 @@ class SeatView:
             message["labels"] = [self.label(str(token)) for token in message["legal"]]
             if isinstance(message.get("observation"), Mapping):
                 message["drawn"] = draw(self.game, message["observation"], self.table)
+                if self.board is not None:
+                    message["own"] = self.board.board.own_cards(message["observation"])
         elif kind == "game_end":
             if self.board is not None:
                 message.update(self.board.step(message))

@@ -99,6 +99,9 @@ def test_a_seats_lines_are_drawn_for_a_person_and_keep_their_protocol_fields():
     drawn = view.annotate(dict(request))
     assert {k: drawn[k] for k in request} == request
     assert len(drawn["labels"]) == len(request["legal"]) and drawn["drawn"].strip()
+    [own] = drawn["own"]  # the toy's hidden card, drawn as a card
+    assert own["title"] == "your card"
+    assert [card["id"] for card in own["cards"]] == [request["observation"]["card"]]
     end = view.annotate({"type": "game_end", "scores": [1, 0], "ranks": [1, 2],
                          "winners": [0]})
     assert end["table"] == [["visitor", 1, 1, "won"], ["bot", 0, 2, ""]]

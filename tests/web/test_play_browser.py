@@ -116,6 +116,8 @@ def test_a_person_plays_a_whole_game_of_each_game_in_the_browser(site, page, gam
     assert page.locator("#end tr.you").count() == 1
     assert page.locator("#board .board-title, #board .panel, #board table.seats").count() > 0
     assert page.locator("#seat-view").inner_text().strip()  # the seat's view, drawn
+    board = GAMES[game].board
+    assert page.locator("#own .panel").count() == len(board.OWN_CARDS if board else {})
     assert "{" not in page.locator("#seat-view").inner_text()[:1]  # not raw JSON
     shot(page, f"play-{game}")
     page.wait_for_function("document.body.dataset.closed === '1'", timeout=30000)

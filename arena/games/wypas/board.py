@@ -19,6 +19,7 @@ class WypasBoard(Board):
                        "bid_passed", "checked", "showdown", "auction_won", "placed", "swapped",
                        "sheared", "special_played", "resolved", "stole", "chased",
                        "reshuffled", "end_triggered", "game_over"})
+    OWN_CARDS = {"hand": "your hand"}
 
     def __init__(self, names: Sequence[str], info: Mapping[str, Any]) -> None:
         super().__init__(names, info)

@@ -58,6 +58,12 @@
     asked = message;
     deadline = Date.now() + (message.time_left_ms || 0);
     if (message.drawn !== undefined) byId("seat-view").textContent = message.drawn;
+    if (message.own !== undefined) {
+      var own = {panels: message.own.length}, holder = byId("own");
+      message.own.forEach(function (panel, i) { own["panel" + i] = panel; });
+      holder.textContent = "";
+      arenaViewer.drawBoard(holder, own);
+    }
     var reaction = isReaction(message);
     byId("turn").className = "turn asked" + (reaction ? " reaction" : "");
     var choices = byId("choices");
