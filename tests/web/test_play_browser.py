@@ -125,3 +125,30 @@ def test_a_person_plays_a_whole_game_of_each_game_in_the_browser(site, page, gam
     header = read_log(log)[0]
     assert header["game"] == game and "visitor" in header["names"]
     assert replay_log(log)  # arena replay checks it
+
+
+def test_a_ladders_play_page_runs_in_its_pages_process_and_rates_nothing(tmp_path, page):
+    """``arena serve --db --web --play``: the visitor's game is played in the pages' process,
+    logged beside the server's logs, and never stored in the ladder's database."""
+    from arena.events.pg_open import open_existing
+    from tests.cli.test_bots_command import add
+    from tests.serve_harness import Served
+    from tests.web.test_pages_process import pages_address
+
+    db = tmp_path / "ladder.db"
+    add(db, "alice")
+    with Served(tmp_path, "--game", "toy", "--db", str(db), "--web", "0", "--play",
+                "--play-short", "--play-bots", "random") as served:
+        page.goto(pages_address(served) + "/play")
+        page.locator("form[data-game='toy'] button").click()
+        clicks, _ = play_to_the_end(page, random.Random(0))
+        assert clicks > 0 and page.locator("#end tr.you").count() == 1
+        page.wait_for_function("document.body.dataset.closed === '1'", timeout=30000)
+        [log] = log_files(tmp_path / "logs" / "play")
+        assert replay_log(log) and "visitor" in read_log(log)[0]["names"]
+        assert served.interrupt() == 0
+    storage = open_existing(db)
+    try:
+        assert storage.games() == []  # in no rating
+    finally:
+        storage.close()
