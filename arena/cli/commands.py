@@ -18,7 +18,7 @@ import outcome
 import trio
 
 from arena.cli.entry import main
-from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION
+from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, play_for, play_options
 from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError
@@ -106,6 +106,7 @@ from arena.launch.runner import BUILTIN_BOTS
 @plain_logs_option
 @WEB_OPTION
 @WEB_HOST_OPTION
+@play_options
 def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ...],
           seed: str | None, move_timeout: float, reaction_timeout: float, time_bank: float,
           log_dir: Path, host: str, port: int, max_connections: int | None,
@@ -115,6 +116,7 @@ def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ..
           spectator_mode: str | None, max_spectators: int, games: int | None, quiet: bool,
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
           web_port: int | None, web_host: str, seating_kind: str | None, final: bool,
+          play: bool, play_bots: str | None, play_tables: int, play_short: bool,
           **flags: Any) -> None:
     """Host tables of a game (or of several: --game A --game B, each at its own tables): a
     game starts when a table is full, and a bot stays seated for game after game.  Bots are
@@ -157,6 +159,8 @@ def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ..
                tally_every=None if quiet else (tally_every, tally_games),
                checker=view and view.check,
                web=None if web_port is None else ((web_host, web_port), db_file),
+               play=play_for(chosen, log_dir, web_port, play=play, play_bots=play_bots,
+                             play_tables=play_tables, play_short=play_short),
                seating_kind=seating_kind or ("ladder" if db_file is not None else "arrival"),
                restarts=db_file is not None and not final)
 

@@ -6,7 +6,7 @@ summary; failures as one line."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,11 +92,12 @@ def banner_line(hosted: Sequence[Hosted], port: int) -> str:
 def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
                games: int | None, quiet: bool, tally_every: tuple[float, int] | None,
                checker: Any = None, web: tuple[tuple[str, int], Any] | None = None,
-               seating_kind: str = "arrival", restarts: bool = False) -> None:
+               seating_kind: str = "arrival", restarts: bool = False,
+               play: Mapping[str, Any] | None = None) -> None:
     """Serve ``hosted`` with ``seating_kind`` (``games`` at most, of each) until Ctrl-C: a
     line per game unless ``quiet``, the running tallies, the summary; failures as one line.
-    ``web``: the pages' address (each further game's on the next port); ``restarts``: see
-    ``run_serve``."""
+    ``web``: the pages' address (each further game's on the next port); ``play``: each game's
+    play page settings (``--play``); ``restarts``: see ``run_serve``."""
     from arena.edge.house import GameHouse
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import run_serve
@@ -127,7 +128,8 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
         async with contextlib.AsyncExitStack() as stack:
             for i, (server, game) in enumerate(zip(servers, hosted)):
                 await stack.enter_async_context(pages_beside(
-                    server, *web_of(web, i, game), game.config.spec.name if several else None))
+                    server, *web_of(web, i, game), game.config.spec.name if several else None,
+                    play=(play or {}).get(game.config.spec.name)))
                 await stack.enter_async_context(ladder_writing(game.book))
             await run_serve(GameHouse(servers) if several else servers[0], games=games,
                             tally=tallies, tally_every=tally_every, banner=banner,

@@ -13,6 +13,44 @@ import click
 from arena.cli.worker import Database
 from arena.kit.examples import examples
 
+#: Tables the play page plays at once unless --play-tables says (arena.web.play_table's).
+MAX_TABLES = 4
+
+
+def play_options(command: Any) -> Any:
+    """The play page's options, shared by ``arena web`` and ``arena serve --web``."""
+    for option in reversed([
+        click.option("--play", is_flag=True,
+                     help="Open the play page (/play): visitors sit at a table of their own "
+                          "against bots, in the browser; their games are logged and in no "
+                          "rating."),
+        click.option("--play-bots", default=None, metavar="NAMES",
+                     help="With --play: the built-in bots a visitor may pick, comma-separated "
+                          "(default: random and each game's own, its heuristic and boss)."),
+        click.option("--play-tables", type=click.IntRange(min=1), default=MAX_TABLES,
+                     show_default=True, help="With --play: tables played at once at most."),
+        click.option("--play-short", is_flag=True,
+                     help="With --play: short games (each game's short options).")]):
+        command = option(command)
+    return command
+
+
+def play_settings(games: list[tuple[str, Any]], log_dir: Path, *, play: bool,
+                  play_bots: str | None, play_tables: int, play_short: bool) -> Any:
+    """The play page's settings from the options (None without --play)."""
+    if not play:
+        if play_bots is not None or play_short:
+            raise click.UsageError("--play-bots and --play-short need --play")
+        return None
+    from arena.web.play_table import settings_for
+
+    bots = [bot for bot in (play_bots or "").split(",") if bot]
+    try:
+        return settings_for(games, log_dir, bots=bots, short=play_short,
+                            max_tables=play_tables)
+    except ValueError as exc:
+        raise click.UsageError(f"--play-bots: {exc}") from None
+
 
 @examples(
     "arena web --db my-event.db",
@@ -29,13 +67,19 @@ from arena.kit.examples import examples
               help="Address to listen on (another than 127.0.0.1 shows the pages to others).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
               help="Port (0: any free).")
-def web(db: Path | str, logs: Path | None, host: str, port: int) -> None:
+@click.option("--play-logs", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("arena-logs") / "play", show_default=True,
+              help="With --play: the folder of the play page's game logs.")
+@play_options
+def web(db: Path | str, logs: Path | None, host: str, port: int, play_logs: Path,
+        **play: Any) -> None:
     """Serve the pages of a stored event: leaderboard, each bot's page, head to head and
-    replays of its games.  Read-only; Ctrl-C stops."""
+    replays of its games.  Read-only (but --play); Ctrl-C stops."""
     import trio
 
     from arena.edge.signals import run_stoppable
     from arena.events.pg_open import NotAnEvent, open_existing
+    from arena.games import GAMES
     from arena.web.serve import serve_pages
 
     try:
@@ -44,11 +88,12 @@ def web(db: Path | str, logs: Path | None, host: str, port: int) -> None:
         raise click.UsageError(str(exc)) from None
     if logs is not None and not logs.is_dir():
         raise click.UsageError(f"--logs {logs}: no such folder")
+    settings = play_settings([(name, {}) for name in sorted(GAMES)], play_logs, **play)
 
     async def run(signals: trio.MemoryReceiveChannel[int]) -> None:
         async with trio.open_nursery() as nursery:
             address = await nursery.start(functools.partial(
-                serve_pages, storage, host=host, port=port, logs=logs))
+                serve_pages, storage, host=host, port=port, logs=logs, play=settings))
             click.echo(f"arena: the pages of {db} at {address}/ ; Ctrl-C stops")
             await signals.receive()  # one more while it stops is dropped, never a traceback
             nursery.cancel_scope.cancel()
@@ -72,12 +117,25 @@ WEB_HOST_OPTION = click.option("--web-host", default="127.0.0.1", show_default=T
                                help="Address of the --web pages.")
 
 
+def play_for(chosen: list[tuple[Any, Any]], log_dir: Path, web_port: int | None, *,
+             play: bool, **options: Any) -> dict[str, Any]:
+    """``arena serve``'s play page settings by game (each game's pages have their own),
+    from the options; empty without --play."""
+    if play and web_port is None:
+        raise click.UsageError("--play needs --web PORT (the play page is one of the pages)")
+    found = {spec.name: play_settings([(spec.name, spec.options_to_dict(options_))],
+                                      log_dir / "play", play=play, **options)
+             for spec, options_ in chosen}
+    return {name: settings for name, settings in found.items() if settings is not None}
+
+
 @contextlib.asynccontextmanager
 async def pages_beside(server: Any, web: tuple[str, int] | None, db: Path | str | None,
-                       label: str | None = None) -> AsyncIterator[None]:
+                       label: str | None = None, play: Any = None) -> AsyncIterator[None]:
     """``arena serve --web``: the pages in a process of their own while the body runs
-    (nothing when ``web`` is None); a port that cannot be had is one line.  ``label``: the
-    game whose pages they are, said in their lines (a server of several games)."""
+    (nothing when ``web`` is None), with the play page when ``play`` (its settings) is given; a
+    port that cannot be had is one line.  ``label``: the game whose pages they are, said in
+    their lines (a server of several games)."""
     if web is None:
         yield
         return
@@ -92,5 +150,6 @@ async def pages_beside(server: Any, web: tuple[str, int] | None, db: Path | str 
     async with pages_process(
             server, listener, db,
             out=lambda line: click.echo(line.replace("arena: ", said, 1)),
-            err=lambda line: click.echo(line.replace("arena: ", said, 1), err=True)):
+            err=lambda line: click.echo(line.replace("arena: ", said, 1), err=True),
+            play=play):
         yield

@@ -27,7 +27,8 @@ def default_duplicate(game: str) -> bool:
     """Whether a tournament of ``game`` plays duplicate sets when not told (``--duplicate`` or
     ``--no-duplicate``): as its spec says (``GameSpec.duplicate_default``, set where a duplicate
     set measured A against B with clearly less variance per game than independent seating,
-    ``benchmarks/studies/duplicate_variance.py``); independent for a game this arena does not know."""
+    ``benchmarks/studies/duplicate_variance.py``); independent for a game this arena does not
+    know."""
     spec = GAMES.get(game)
     return spec is not None and spec.duplicate_default
 

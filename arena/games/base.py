@@ -275,8 +275,8 @@ class GameSpec:
     encoding: str | None = None
     #: Whether a tournament plays duplicate sets unless told (``--duplicate``): True where a
     #: duplicate set measured with clearly less variance than independent games
-    #: (``benchmarks/studies/duplicate_variance.py``; the built-in games measured none so: figures in
-    #: docs/organisers/tournaments.md "Duplicate or independent").
+    #: (``benchmarks/studies/duplicate_variance.py``; the built-in games measured none so:
+    #: figures in docs/organisers/tournaments.md "Duplicate or independent").
     duplicate_default: bool = False
     #: ``arena play --ask worthwhile``: ``"module:factory"``, ``factory(seat, info)`` an
     #: object whose ``offers(request)`` says which choices of a reaction window are worth a

@@ -31,6 +31,9 @@ class Board:
     #: The fields of a seat's observation that hold the game's card ids, drawn as cards on a
     #: seat's view of a replay (:meth:`observed`): a list of ids, or one list per seat.
     CARD_FIELDS: tuple[str, ...] = ()
+    #: The observation's fields that hold the seat's own cards (a card id, or a list of ids),
+    #: each with its title: the play page draws them as cards beside the public board.
+    OWN_CARDS: Mapping[str, str] = {}
 
     def __init__(self, names: Sequence[str], info: Mapping[str, Any]) -> None:
         self.names = list(names)
@@ -95,6 +98,16 @@ class Board:
 
     def view(self) -> dict[str, Any]:
         return {"panels": [], "seats": None, "over": self.over}
+
+    def own_cards(self, observation: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The seat's own cards (:attr:`OWN_CARDS`) as panels, as ``view`` draws its own."""
+        panels = []
+        for field, title in self.OWN_CARDS.items():
+            value = observation.get(field)
+            ids = value if isinstance(value, list) else [] if value is None else [value]
+            panels.append({"title": title, "cards": [self.face(ident) for ident in ids],
+                           "lines": [] if ids else ["none"]})
+        return panels
 
     def seats_table(self, columns: Sequence[str], cells: Sequence[Sequence[Any]],
                     current: int | None = None) -> dict[str, Any]:

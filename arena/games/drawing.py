@@ -1,7 +1,8 @@
 """What a game declares so that ``arena play`` can draw it for a person (its ``GameSpec``'s
 ``drawing``): the observation drawn, cards named, choices labelled, a legend, the ends of hands
-and games as tables.  The frame (:mod:`arena.kit.render`, :mod:`arena.kit.play`) is the kit's
-and asks the spec; each game's own drawing lives in its folder (``<game>/drawing.py``).
+and games as tables.  The frame (:mod:`arena.games.render`: below both ``arena play`` in the
+terminal and the pages' play page, which draw alike) asks the spec; each game's own drawing
+lives in its folder (``<game>/drawing.py``).
 
 Everything works on what a seat receives (the JSON of an observation, an event's ``data``,
 ``game_start``'s ``info``) and forgives what it does not know: an unknown card id or seat is
@@ -24,7 +25,7 @@ CardName = Callable[[Any], str]
 
 class TableView(Protocol):
     """What a drawing gets besides the observation: the players' names by seat, the game's
-    ``info`` (:class:`arena.kit.render.Table` is one)."""
+    ``info`` (:class:`arena.games.render.Table` is one)."""
 
     @property
     def names(self) -> tuple[str, ...]: ...

@@ -3,7 +3,7 @@
 The series is run as ``arena match`` runs one (a server, bot subprocesses seated by token, seats
 rotating every game, a result table), with one seat held by the person: an in-process client
 connected to the same server over a socket pair, so the person gets exactly the lines a bot
-gets.  On each request the observation is drawn (:mod:`arena.kit.render`) and the legal actions
+gets.  On each request the observation is drawn (:mod:`arena.games.render`) and the legal actions
 are listed, numbered and labelled with their cards (:mod:`arena.kit.play_cards`); the person
 answers with a number or the token itself (``?`` shows the request as it came).  A request
 that is no real decision is answered for them and said so (:mod:`arena.kit.play_auto`, ``--ask``).
@@ -34,13 +34,13 @@ import trio
 from arena.edge.server import ArenaServer, ServerConfig
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
 from arena.games.base import GameSpec
+from arena.games.render import Table, describe_result, draw
 from arena.kit.examples import examples
 from arena.kit.play_auto import Ask as AskMode
 from arena.kit.play_auto import AutoAnswer
 from arena.kit.play_cards import label, labels, legend
 from arena.kit.play_style import paint, wants_colour
 from arena.kit.play_tables import describe
-from arena.kit.render import Table, describe_result, draw
 from arena.launch.options import (
     bot_launch,
     bot_launch_options,

@@ -2,9 +2,9 @@
 their card is, and a legend that says what the codes and numbers mean, each as the game's
 drawing declares it (its ``GameSpec.drawing``, in the game's folder).
 
-Everything works on what a seat receives (``game_start``'s ``info``), like :mod:`arena.kit.render`,
-and forgives what it does not know: an unknown card id, or a game without a drawing, is shown as
-it came.
+Everything works on what a seat receives (``game_start``'s ``info``), like
+:mod:`arena.games.render`, and forgives what it does not know: an unknown card id, or a game
+without a drawing, is shown as it came.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.drawing import CardName
-from arena.kit.render import drawing_of
+from arena.games.render import drawing_of
 
 
 def namer(game: str, info: Mapping[str, Any]) -> CardName:

@@ -1,13 +1,13 @@
 """The ends of hands and games drawn as tables, a row per seat, as the game's drawing declares
 them (chochlik's ``hand_end``, vollewolle's ``final_scoring``, wypas's ``game_over``).  Other
-events stay one line (:func:`arena.kit.render.describe_event`); :func:`describe` picks."""
+events stay one line (:func:`arena.games.render.describe_event`); :func:`describe` picks."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from arena.kit.render import Table, describe_event, drawing_of
+from arena.games.render import Table, describe_event, drawing_of
 
 Data = Mapping[str, Any]
 

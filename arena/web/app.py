@@ -1,4 +1,5 @@
-"""The pages as an ASGI application (Starlette).  Read-only: every route is a GET.
+"""The pages as an ASGI application (Starlette).  Read-only: every route is a GET, but the
+play page's WebSocket (:mod:`arena.web.play`), when the organiser opens it.
 
 Pages are rendered in a worker thread and kept per standings (the same bytes until the games
 count changes); replays are read and rebuilt in a worker thread and kept for the last few
@@ -25,6 +26,8 @@ from arena.web import pages
 from arena.web.data import EventData
 from arena.web.frames import PUBLIC, FramesError, frames
 from arena.web.live import LiveTables
+from arena.web.play import PlayTables, play_routes
+from arena.web.play_table import PlaySettings
 
 STATIC = Path(__file__).parent / "static"
 #: Replays kept built (game, view).
@@ -187,8 +190,10 @@ def routes(site: Site) -> list[Any]:
     ]
 
 
-def make_app(data: EventData, live: LiveTables | None = None) -> Starlette:
-    """The pages of ``data``'s event (and of ``live``'s running tables, when given)."""
+def make_app(data: EventData, live: LiveTables | None = None,
+             play: PlaySettings | None = None) -> Starlette:
+    """The pages of ``data``'s event (and of ``live``'s running tables, when given; the play
+    page's tables when ``play`` is given: :mod:`arena.web.play`)."""
     site = Site(data, live)
 
     @contextlib.asynccontextmanager
@@ -200,4 +205,5 @@ def make_app(data: EventData, live: LiveTables | None = None) -> Starlette:
             yield
             nursery.cancel_scope.cancel()
 
-    return Starlette(routes=routes(site), lifespan=lifespan)
+    tables = PlayTables(play) if play is not None else None
+    return Starlette(routes=[*play_routes(tables), *routes(site)], lifespan=lifespan)

@@ -43,6 +43,7 @@ from typing import Any
 import trio
 
 from arena.edge.page_feed import PageFeed
+from arena.web.play_table import PlaySettings
 
 #: Seconds the pages' process gets to exit once its feed ended (then it is killed).
 STOP_GRACE = 5.0
@@ -87,8 +88,9 @@ class PagesProcess:
     reading ``db`` (a file or URL, or None); ``err`` writes the operator's lines."""
 
     def __init__(self, server: Any, listener: socket.socket, db: Path | str | None,
-                 err: Callable[[str], None], empty: str) -> None:
+                 err: Callable[[str], None], empty: str, play: PlaySettings | None = None) -> None:
         self.server = server
+        self.play = play
         self.listener = listener
         self.db = db
         self.err = err
@@ -101,7 +103,8 @@ class PagesProcess:
     def command(self, feed_fd: int) -> list[str]:
         settings = {"listener": self.listener.fileno(), "feed": feed_fd,
                     "spectators": self.server.config.spectators.mode,
-                    "db": None if self.db is None else str(self.db), "empty": self.empty}
+                    "db": None if self.db is None else str(self.db), "empty": self.empty,
+                    "play": None if self.play is None else self.play.to_json()}
         return [sys.executable, "-m", "arena.web.pagesjob", json.dumps(settings)]
 
     async def run(self) -> None:
@@ -182,12 +185,13 @@ async def drain(stream: trio.abc.ReceiveStream, into: bytearray) -> None:
 
 @contextlib.asynccontextmanager
 async def pages_process(server: Any, listener: socket.socket, db: Path | str | None,
-                        out: Callable[[str], None],
-                        err: Callable[[str], None]) -> AsyncIterator[PagesProcess]:
+                        out: Callable[[str], None], err: Callable[[str], None],
+                        play: PlaySettings | None = None) -> AsyncIterator[PagesProcess]:
     """``arena serve --web``: the pages' process serving on ``listener`` (:func:`listen`)
-    while the body runs, stopped when it ends; the listener is closed then."""
+    while the body runs, stopped when it ends; the listener is closed then.  ``play``: the
+    play page's settings (its tables run in the pages' process)."""
     empty = "no games stored here (arena serve --db FILE stores them)"
-    pages = PagesProcess(server, listener, db, err, empty)
+    pages = PagesProcess(server, listener, db, err, empty, play)
     address = address_of(listener)
     out(f"arena: the pages at {address}/ (live tables at {address}/live)")
     try:

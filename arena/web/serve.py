@@ -14,8 +14,12 @@ from arena.events.storage import Storage
 from arena.web.app import make_app
 from arena.web.data import NO_EVENT, REFRESH, EventData
 from arena.web.live import LiveTables
+from arena.web.play_table import PlaySettings
+from protocol.limits import MAX_LINE_BYTES
 
 DEFAULT_HOST = "127.0.0.1"
+#: The longest WebSocket message a browser may send (the play page's: one protocol line).
+WEBSOCKET_BYTES = 2 * MAX_LINE_BYTES
 
 
 def config_for(host: str, port: int, listener: int | None = None) -> Config:
@@ -27,19 +31,21 @@ def config_for(host: str, port: int, listener: int | None = None) -> Config:
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 1.0
+    config.websocket_max_message_size = WEBSOCKET_BYTES
     return config
 
 
 async def serve_pages(storage: Storage | None, *, host: str = DEFAULT_HOST, port: int = 0,
                       logs: Path | None = None, live: LiveTables | None = None,
                       listener: int | None = None, empty: str = NO_EVENT,
-                      refresh: float = REFRESH,
+                      refresh: float = REFRESH, play: PlaySettings | None = None,
                       task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the pages until cancelled; ``task_status`` gets the address (``http://...``).
     ``live``: a game server's running tables (read from its feed); ``listener``: a listening
-    socket to serve on (a file descriptor) instead of ``host``:``port``."""
+    socket to serve on (a file descriptor) instead of ``host``:``port``; ``play``: the play
+    page's settings (None: play is not open)."""
     data = EventData(storage, logs=logs, empty=empty, refresh=refresh)
-    app = make_app(data, live)
+    app = make_app(data, live, play)
 
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(serve, app, config_for(host, port, listener))

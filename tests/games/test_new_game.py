@@ -15,7 +15,7 @@ import pytest
 from hypothesis import settings
 
 import tests.games.test_conformance as conformance
-import tests.kit.test_render as render
+import tests.games.test_render as render
 import tests.protocol.test_schema as schema
 import tests.test_hidden_information as hidden
 import tests.test_spec as spec_checks

@@ -15,6 +15,7 @@ from arena.games.drawing import by_id
 class ChochlikBoard(Board):
     KINDS = frozenset({"hand_start", "play_start", "card_played", "trick_won", "hand_end"})
     CARD_FIELDS = ("hand", "won")
+    OWN_CARDS = {"hand": "your hand"}
 
     def __init__(self, names: Sequence[str], info: Mapping[str, Any]) -> None:
         super().__init__(names, info)

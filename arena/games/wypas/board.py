@@ -20,6 +20,7 @@ class WypasBoard(Board):
                        "sheared", "special_played", "resolved", "stole", "chased",
                        "reshuffled", "end_triggered", "game_over"})
     CARD_FIELDS = ("hand", "lot", "laid")
+    OWN_CARDS = {"hand": "your hand"}
 
     def __init__(self, names: Sequence[str], info: Mapping[str, Any]) -> None:
         super().__init__(names, info)

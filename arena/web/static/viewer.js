@@ -255,5 +255,5 @@ var arenaViewer = (function () {
     source.onerror = function () { status.textContent = "disconnected"; source.close(); };
     render();
   }
-  return {replay: replay, live: live, describe: describe};
+  return {replay: replay, live: live, describe: describe, drawBoard: drawBoard};
 })();

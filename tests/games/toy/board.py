@@ -10,6 +10,7 @@ from arena.games.board import Board, card
 
 class ToyBoard(Board):
     KINDS = frozenset({"revealed"})
+    OWN_CARDS = {"card": "your card"}
 
     def __init__(self, names: Sequence[str], info: Mapping[str, Any]) -> None:
         super().__init__(names, info)

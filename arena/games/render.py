@@ -22,7 +22,7 @@ import attrs
 
 from arena.games import GAMES
 from arena.games.drawing import CardName, Drawing, listed, named_cards
-from arena.kit.play_grid import fit, grid, name_width
+from arena.games.textgrid import fit, grid, name_width
 
 Observation = Mapping[str, Any]
 
@@ -72,7 +72,7 @@ class Table:
         return " · ".join(f"{self.name(seat)} {show(value)}" for seat, value in enumerate(values))
 
     def name_column(self) -> int:
-        """The width of a column of the players' names (see :mod:`arena.kit.play_grid`)."""
+        """The width of a column of the players' names (see :mod:`arena.games.textgrid`)."""
         return name_width(self.names)
 
     def seat_cell(self, seat: int) -> str:
@@ -88,7 +88,7 @@ class Table:
                 if isinstance(card, Mapping)}
 
     def grid(self, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-        """Rows under a header, in columns (:func:`arena.kit.play_grid.grid`)."""
+        """Rows under a header, in columns (:func:`arena.games.textgrid.grid`)."""
         return grid(header, rows)
 
 

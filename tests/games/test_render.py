@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 from arena.games import GAMES
-from arena.kit.render import (
+from arena.games.render import (
     Table,
     describe_event,
     describe_result,
