@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import random
 import re
 import threading
@@ -34,12 +33,10 @@ from arena.web.app import make_app
 from arena.web.data import EventData
 from arena.web.serve import config_for, serve_pages
 from tests.helpers import connect_in_memory, log_files, make_server
+from tests.web.browser import unavailable  # noqa: F401
 from tests.web.events import HOSTILE, HeldFit, fed_live, make_event, unlined
 from tests.web.test_boards import values as scalars
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 #: The pictures of docs/organisers/pages.md.
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
@@ -51,24 +48,6 @@ NEWCOMER = "newcomer"
 OTHER_GAMES = [("vollewolle", {"players": 3}), ("wypas", {"players": 3, "turn_cap": 8})]
 
 
-def unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason}: CI must run the browser tests (.ci/run installs chromium)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        unavailable(f"no chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("Playwright is not installed (pip install '.[test]')")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 class Site:

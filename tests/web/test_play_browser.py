@@ -20,7 +20,7 @@ from arena.games import GAMES
 from arena.web.play_table import PlaySettings, play_game
 from arena.web.serve import serve_pages
 from tests.helpers import log_files
-from tests.web.test_browser import browser, shot  # noqa: F401  (the session's browser)
+from tests.web.test_browser import shot
 
 #: Seconds a whole game may take in the browser (bots start as processes; 2 shared cores).
 GAME_SECONDS = 120
