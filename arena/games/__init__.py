@@ -48,6 +48,7 @@ def discover(found: Iterable[EntryPoint], report: Callable[[str], object]) -> di
     origin: dict[str, str] = {}
     for point in found:
         where = point.dist.name if point.dist is not None else "an unnamed distribution"
+        problem: str | None
         try:
             spec = point.load()
         except Exception as exc:  # any failure of a game's own import is that game's, not ours
