@@ -1,8 +1,8 @@
 """GAME_AUTHORS.md, run: a game made by ``arena new-game`` is built as a distribution of its
 own, installed (offline, into a folder put on the path), and every command the guide shows
 runs on it, in order, in processes that know nothing of the test session's toy game: ``arena
-games``, ``check-game``, the package's own tests, ``match``, ``check-bot``, ``tournament``,
-``ratings``, ``bots add``; the commands that run until stopped (``serve``, ``web``) are parsed,
+games``, ``check-game``, the package's own tests, ``match``, ``check-bot``, ``arena.envs``,
+``tournament``, ``ratings``, ``bots add`` (then ``replay`` of one of its logs); the commands that run until stopped (``serve``, ``web``) are parsed,
 and one page of the event is served and read.  No file of arena is written.  A broken game
 package beside it is named in one line, and the other games still work."""
 
@@ -75,7 +75,12 @@ def test_every_command_of_the_guide_runs_on_the_installed_game(tmp_path):
     assert "passed" in outputs["python -m"] and "failed" not in outputs["python -m"]
     assert "dice-cautious" in outputs["arena match"]
     assert "check-bot: no check failed" in outputs["arena check-bot"]
+    assert "Passed API test" in outputs["python -c"]
     assert not (ROOT / "arena-dice").exists()
+    logs = sorted((place / "dice-logs").glob("dice-*.jsonl.gz"))
+    assert len(logs) == 6
+    done = run(["arena", "replay", str(logs[0])], place, env)
+    assert done.returncode == 0 and "reproduces" in done.stdout, done.stdout + done.stderr
     done = subprocess.run([sys.executable, "-m", "tests.kit.outside", "page",
                            str(place / "dice-event.db"), "/game/0"], cwd=place,
                           env=environment(place), capture_output=True, text=True, timeout=120)
