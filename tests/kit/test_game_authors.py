@@ -2,9 +2,10 @@
 own, installed (offline, into a folder put on the path), and every command the guide shows
 runs on it, in order, in processes that know nothing of the test session's toy game: ``arena
 games``, ``check-game``, the package's own tests, ``match``, ``check-bot``, ``arena.envs``,
-``tournament``, ``ratings``, ``bots add`` (then ``replay`` of one of its logs); the commands that run until stopped (``serve``, ``web``) are parsed,
-and one page of the event is served and read.  No file of arena is written.  A broken game
-package beside it is named in one line, and the other games still work."""
+``tournament``, ``ratings``, ``bots add`` (then ``replay`` of one of its logs); the commands
+that run until stopped (``serve``, ``web``) are parsed, and one page of the event is served
+and read.  No file of arena is written.  A broken game package beside it is named in one
+line, and the other games still work."""
 
 from __future__ import annotations
 
