@@ -8,7 +8,8 @@ does not import, is not a ``GameSpec``, carries another name than its entry poin
 name already taken) is reported in one line on stderr, naming its distribution and the reason,
 and skipped: the other games still work.
 
-``ARENA_EXTRA_GAMES`` adds games when the registry is first imported (a test's toy game, say):
+The registry (:data:`GAMES`) looks for them when first used.  ``ARENA_EXTRA_GAMES`` adds games
+then too (a test's toy game, say):
 comma-separated ``module:attribute`` entries, each attribute a :class:`GameSpec`;
 :func:`register` adds one in-process."""
 
@@ -17,10 +18,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable
-from importlib.metadata import EntryPoint, entry_points
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from typing import TYPE_CHECKING
 
 from arena.games.base import GameEvent, GameSpec, GameState, IllegalAction, OptionsError, Result
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 #: The entry-point group games are found in (name: the game's name; object: its spec).
 GROUP = "arena.games"
@@ -32,7 +36,39 @@ GROUP = "arena.games"
 BUILT_IN = {"chochlik": "arena.games.chochlik:SPEC", "vollewolle": "arena.games.vollewolle:SPEC",
             "wypas": "arena.games.wypas:SPEC"}
 
-GAMES: dict[str, GameSpec] = {}
+
+
+class Registry(MutableMapping[str, GameSpec]):
+    """The games by name, looked for when first used (read or written), not when this module is
+    imported: :mod:`importlib.metadata` brings the ``email`` package and with it ``socket``,
+    which a process that only imports the pure engines does without."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, GameSpec] | None = None
+
+    def _loaded(self) -> dict[str, GameSpec]:
+        if self._games is None:
+            self._games = _installed_games()
+            _register_extra_games(self._games, os.environ.get("ARENA_EXTRA_GAMES", ""))
+        return self._games
+
+    def __getitem__(self, name: str) -> GameSpec:
+        return self._loaded()[name]
+
+    def __setitem__(self, name: str, spec: GameSpec) -> None:
+        self._loaded()[name] = spec
+
+    def __delitem__(self, name: str) -> None:
+        del self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+GAMES: MutableMapping[str, GameSpec] = Registry()
 
 
 def register(spec: GameSpec) -> GameSpec:
@@ -79,19 +115,21 @@ def _report(line: str) -> None:
 
 
 def _installed_games() -> dict[str, GameSpec]:
+    from importlib.metadata import EntryPoint, entry_points
+
     found = list(entry_points(group=GROUP))
     if not any(point.name in BUILT_IN for point in found):  # a checkout never installed
         found += [EntryPoint(name, value, GROUP) for name, value in BUILT_IN.items()]
     return discover(found, _report)
 
 
-def _register_extra_games(entries: str) -> None:
+def _register_extra_games(games: dict[str, GameSpec], entries: str) -> None:
     for entry in filter(None, (part.strip() for part in entries.split(","))):
         module, _, attribute = entry.partition(":")
         spec = getattr(importlib.import_module(module), attribute or "SPEC")
         if not isinstance(spec, GameSpec):
             raise TypeError(f"ARENA_EXTRA_GAMES: {entry} is not a GameSpec")
-        register(spec)
+        games[spec.name] = spec
 
 
 def get_game(name: str) -> GameSpec:
@@ -100,9 +138,6 @@ def get_game(name: str) -> GameSpec:
     except KeyError:
         raise OptionsError(f"unknown game {name!r}; known: {', '.join(sorted(GAMES))}") from None
 
-
-GAMES.update(_installed_games())
-_register_extra_games(os.environ.get("ARENA_EXTRA_GAMES", ""))
 
 __all__ = ["GAMES", "GROUP", "GameEvent", "GameSpec", "GameState", "IllegalAction",
            "OptionsError", "Result", "discover", "get_game", "register"]

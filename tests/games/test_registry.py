@@ -3,6 +3,7 @@ a broken game package is named in one line and skipped, the others still work.""
 
 from __future__ import annotations
 
+import importlib.metadata
 import sys
 import types
 from importlib.metadata import EntryPoint, entry_points
@@ -57,7 +58,19 @@ def test_a_broken_one_is_named_in_one_line_and_the_others_still_work(modules, na
                      f"{reason}"]
 
 
+def test_the_registry_is_read_when_first_used_not_when_imported():
+    """Importing the games imports no I/O library (importlib.metadata brings socket)."""
+    import subprocess
+
+    code = ("import sys, arena.games; before = 'socket' in sys.modules; "
+            "names = sorted(arena.games.GAMES); print(before, 'socket' in sys.modules, "
+            "len(names) >= 3)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
 def test_a_checkout_never_installed_still_hosts_its_own_games(monkeypatch):
     """No entry points at all (no metadata): the built-in games are imported directly."""
-    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
     assert sorted(registry._installed_games()) == sorted(BUILT_IN)
