@@ -333,9 +333,12 @@ from arena.cli.hosted import languages  # noqa: E402 - hosted bots (adds bots su
 from arena.cli.sprt import sprt  # noqa: E402 - a sequential test of two bots
 from arena.cli.web import web  # noqa: E402 - the competition pages
 from arena.kit.check_bot import check_bot  # noqa: E402 - the conformance checker
+from arena.kit.check_game import check_game  # noqa: E402 - a game's batteries
+from arena.kit.new_game import new_game  # noqa: E402 - a game's package to start from
 from arena.kit.play import play  # noqa: E402 - a person at the table
 
-for command in (tournament, ratings, sprt, export, play, check_bot, bots, web, languages):
+for command in (tournament, ratings, sprt, export, play, check_bot, check_game, new_game, bots,
+                web, languages):
     main.add_command(command)
 
 from arena.cli.worker import worker  # noqa: E402 - an event's tables on many hosts

@@ -11,6 +11,8 @@ stdin/stdout).  Only failures make the exit status non-zero.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
+from typing import Protocol
 
 import attrs
 
@@ -112,7 +114,14 @@ class Findings:
         return [self.result(check) for check in Check]
 
 
-def summary(results: list[CheckResult]) -> str:
+class Reported(Protocol):
+    """A check's result, of a bot or of a game (``arena check-game``)."""
+
+    @property
+    def outcome(self) -> Outcome: ...
+
+
+def summary(results: Sequence[Reported]) -> str:
     """``12 checks: 10 passed, 1 failed, 1 skipped`` (``, 1 not applicable`` where some
     are)."""
     counts = {outcome: sum(r.outcome is outcome for r in results) for outcome in Outcome}

@@ -105,6 +105,22 @@ def own_packages() -> list[Path]:
     return found
 
 
+def module_packages(argv: Sequence[str]) -> list[Path]:
+    """The folders of the package a ``python -m package.module`` command runs (a game's own
+    bot from elsewhere: ``GameSpec.bots``), where it is installed: public code like arena's,
+    found, not imported (only the top-level name is looked up, which runs none of its code)."""
+    if "-m" not in argv[1:-1]:
+        return []
+    top = argv[argv.index("-m", 1) + 1].split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []  # a module of one file, or none: nothing beyond the interpreter's own
+    return [real(folder) for folder in spec.submodule_search_locations]
+
+
 def visible_paths(argv: Sequence[str], hidden: Iterable[Path | str],
                   protected: Iterable[Path | str], cwd: Path | None = None, *,
                   others: Iterable[Path | str] = (),
@@ -130,7 +146,7 @@ def visible_paths(argv: Sequence[str], hidden: Iterable[Path | str],
     # installation, only a bot's own folder is shown)
     if target is not None and not any(under(target, event) for event in events):
         wanted.append((target, None) if target.is_dir() else (target.parent, target))
-    wanted.extend((folder, None) for folder in own_packages())
+    wanted.extend((folder, None) for folder in [*own_packages(), *module_packages(argv)])
     for path in named_paths(argv, cwd):
         wanted.append((path, None) if path.is_dir() else (path.parent, path))
 

@@ -1,8 +1,10 @@
-"""A new game is four places: its folder (here tests/games/toy/, a game defined inside the test
-suite), its registration, its SPEC section (here a text fixture, toy/spec.md) and its tests.
-The toy game passes every shared battery (conformance, hidden information, the SPEC section's
-checks, the drawing, the schema, check-bot with the random bot) and plays through
-``arena match``, without a line changed outside its own files."""
+"""A game from elsewhere, without installing it: its folder (here tests/games/toy/, a game
+defined inside the test suite) registered by ``ARENA_EXTRA_GAMES``, its SPEC section (here a
+text fixture, toy/spec.md) and its tests (an installed game package registers through its
+entry point instead: tests/kit/test_game_authors.py).  The toy game passes every shared
+battery (conformance, hidden information, the SPEC section's checks, the drawing, the schema,
+check-bot with the random bot) and plays through ``arena match``, without a line changed
+outside its own files."""
 
 from __future__ import annotations
 

@@ -218,6 +218,26 @@ def test_a_folder_holding_the_current_folder_or_the_database_is_shown_only_as_th
                                                                protected=[])
 
 
+def test_a_bot_run_as_a_module_is_shown_its_package(tmp_path: Path, monkeypatch):
+    """A game's bot from elsewhere runs as ``python -m package.bot`` (``GameSpec.bots``): the
+    package's folder is shown (read-only), wherever it is installed (an editable install
+    included), and nothing beside it."""
+    site = tmp_path / "elsewhere"
+    (site / "somegame").mkdir(parents=True)
+    (site / "somegame" / "__init__.py").write_text("")
+    (site / "somegame" / "bot.py").write_text("")
+    (site / "secret.txt").write_text("")
+    monkeypatch.syspath_prepend(str(site))
+    shown = visible_paths([sys.executable, "-m", "somegame.bot"], [], [], cwd=tmp_path)
+    assert site / "somegame" in shown and site not in shown
+    assert not [p for p in visible_paths([sys.executable, "-m", "no_such_module_here"], [], [],
+                                         cwd=tmp_path) if under_tmp(p, tmp_path)]
+
+
+def under_tmp(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
 def test_the_bot_is_given_none_of_the_organisers_environment():
     env = {"PATH": "/usr/bin", "ARENA_PORT": "1", "PGPASSWORD": "hunter2", "AWS_SECRET": "x",
            "LANG": "C.UTF-8"}
