@@ -108,6 +108,12 @@ class HostedStore:
             raise VersionError(f"no build {digest}")
         return bytes(row[0])
 
+    def build_in_use(self, digest: str) -> bool:
+        """Whether a version not refused has the build ``digest`` (its folder is kept)."""
+        row = self._run("SELECT count(*) FROM hosted_versions WHERE build_digest = ? AND "
+                        "state <> ?", (digest, VersionState.REFUSED.value)).fetchone()
+        return int(row[0]) > 0
+
     def builds(self) -> int:
         return int(self._run("SELECT count(*) FROM hosted_builds").fetchone()[0])
 

@@ -122,8 +122,13 @@ def submit(store: HostedStore, name: str, path: Path, language: str | None,
     version = store.built(name, version.number, built.files, built.digest, built.log,
                           built.run)
     say(f"built ({len(built.files)} bytes, {built.digest[:12]}): validating")
-    with _refused_if_stopped(store, version, "validating"):
-        return validate(store, version, toolchain, settings, say)
+    try:
+        with _refused_if_stopped(store, version, "validating"):
+            return validate(store, version, toolchain, settings, say)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            drop_build(store, built.digest, settings.builds)
+        raise
 
 
 @contextlib.contextmanager
@@ -139,9 +144,20 @@ def _refused_if_stopped(store: HostedStore, version: BotVersion, doing: str) -> 
         raise
 
 
-def unpacked_build(store: HostedStore, build_digest: str, builds: Path) -> Path:
+def build_limits(limits: BuildLimits) -> UnpackLimits:
+    """What a stored build may hold, unpacked: what its build could give back."""
+    return UnpackLimits(limits.output_files, limits.output_bytes)
+
+
+#: What a stored build may hold, unpacked, by default (what a default build gives back).
+BUILD_UNPACK_LIMITS = build_limits(BuildLimits())
+
+
+def unpacked_build(store: HostedStore, build_digest: str, builds: Path,
+                   limits: UnpackLimits = BUILD_UNPACK_LIMITS) -> Path:
     """The folder a build is unpacked in (fetched by its digest, which is checked, and
-    unpacked once: a folder there is complete, it was renamed into place)."""
+    unpacked once, within ``limits``: a folder there is complete, it was renamed into place);
+    a VersionError when it cannot be."""
     folder = builds / build_digest
     if folder.is_dir():
         return folder
@@ -152,14 +168,23 @@ def unpacked_build(store: HostedStore, build_digest: str, builds: Path) -> Path:
     partial = builds / f".partial-{secrets.token_hex(8)}"
     partial.mkdir()
     try:
-        unpack_tar(io.BytesIO(files), partial, UnpackLimits(10**6, 10**12))
+        unpack_tar(io.BytesIO(files), partial, limits)
         os.rename(partial, folder)
+    except UnpackError as exc:
+        raise VersionError(f"build {build_digest}: cannot be unpacked: {exc}") from None
     except OSError:
         if not folder.is_dir():
             raise
     finally:
         shutil.rmtree(partial, ignore_errors=True)
     return folder
+
+
+def drop_build(store: HostedStore, build_digest: str, builds: Path) -> None:
+    """Remove a build's folder when no version left (not refused) has that build."""
+    if not build_digest or store.build_in_use(build_digest):
+        return
+    shutil.rmtree(builds / build_digest, ignore_errors=True)
 
 
 def run_sandbox(toolchain: Toolchain, limits: RunLimits, protect: tuple[str, ...]) -> Sandbox:
@@ -177,7 +202,8 @@ def validate(store: HostedStore, version: BotVersion, toolchain: Toolchain,
     if not toolchain.available:
         reason = toolchain.refusal()
         return store.refuse(version.bot, version.number, reason)
-    folder = unpacked_build(store, version.build_digest, settings.builds)
+    folder = unpacked_build(store, version.build_digest, settings.builds,
+                            build_limits(settings.build))
     argv = run_argv(version.run, folder, toolchain)
     spec = GAMES[settings.game]
     series = SeriesSettings(
@@ -200,7 +226,9 @@ def validate(store: HostedStore, version: BotVersion, toolchain: Toolchain,
     if failed:
         reason = f"validation failed: {failed[0].line()}"[:300]
         say(f"refused: {reason}")
-        return store.refuse(version.bot, version.number, reason, check_log=log)
+        refused = store.refuse(version.bot, version.number, reason, check_log=log)
+        drop_build(store, version.build_digest, settings.builds)
+        return refused
     say(f"validated: {summary(results)}: active")
     return store.passed(version.bot, version.number, log)
 

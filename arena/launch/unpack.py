@@ -8,7 +8,11 @@ build gives back, into a folder of ours, by rules no archive can talk its way ar
   device, a FIFO or a socket is refused, and no member is written through a link (a member
   whose folder is a link is refused);
 - at most ``max_files`` members and ``max_bytes`` bytes in all, counted while the bytes are
-  written, whatever the archive's headers say (a compressed bomb stops at the limit);
+  written, whatever the archive's headers say (a compressed bomb stops at the limit); every
+  folder made, named by a member or implied by a member's path, counts as a file and as
+  :data:`FOLDER_BYTES` bytes (a bomb of deep paths stops at the limit too);
+- a name at most :data:`MAX_DEPTH` parts deep, each part at most :data:`MAX_PART` bytes, the
+  whole at most :data:`MAX_NAME` bytes;
 - files are written new (``O_EXCL``, ``O_NOFOLLOW``), with mode 0644, or 0755 when the member
   was executable; owners and times are not kept.
 
@@ -37,6 +41,13 @@ CHUNK = 64 * 1024
 #: Suffixes read as archives; any other file is submitted as itself.
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 ZIP_SUFFIXES = (".zip",)
+#: The deepest a member's name may be (its parts), the longest a part and a whole name may be
+#: (bytes, UTF-8).
+MAX_DEPTH = 32
+MAX_PART = 255
+MAX_NAME = 1024
+#: The bytes a folder made counts for (its disk use, nominally).
+FOLDER_BYTES = 4096
 
 
 class UnpackError(ValueError):
@@ -60,6 +71,11 @@ class _Tally:
         if self.files > self.limits.max_files:
             raise UnpackError(f"more than {self.limits.max_files} files (at {name!r})")
 
+    def folder(self, name: str) -> None:
+        """A folder is to be made (named or implied by ``name``)."""
+        self.member(name)
+        self.add(FOLDER_BYTES, name)
+
     def add(self, count: int, name: str) -> None:
         self.bytes += count
         if self.bytes > self.limits.max_bytes:
@@ -79,6 +95,12 @@ def member_path(name: str) -> PurePosixPath:
         raise UnpackError(f"{name!r}: a path with '..'")
     if not parts:
         raise UnpackError(f"{name!r}: an empty name")
+    if len(parts) > MAX_DEPTH:
+        raise UnpackError(f"{name[:80]!r}...: more than {MAX_DEPTH} folders deep")
+    if any(len(part.encode("utf-8", "surrogateescape")) > MAX_PART for part in parts):
+        raise UnpackError(f"{name[:80]!r}...: a part of the name longer than {MAX_PART} bytes")
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_NAME:
+        raise UnpackError(f"{name[:80]!r}...: a name longer than {MAX_NAME} bytes")
     return PurePosixPath(*parts)
 
 
@@ -95,14 +117,15 @@ def link_target(name: str, target: str) -> str:
     return target
 
 
-def _parent(dest: Path, relative: PurePosixPath) -> Path:
-    """The member's folder, made as real folders (never through a link)."""
+def _parent(dest: Path, relative: PurePosixPath, tally: _Tally) -> Path:
+    """The member's folder, made as real folders (never through a link), each counted."""
     folder = dest
     for part in relative.parts[:-1]:
         folder = folder / part
         if folder.is_symlink():
             raise UnpackError(f"{str(relative)!r}: written through a link ({part!r})")
         if not folder.exists():
+            tally.folder(str(relative))
             folder.mkdir()
         elif not folder.is_dir():
             raise UnpackError(f"{str(relative)!r}: {part!r} is not a folder")
@@ -111,7 +134,7 @@ def _parent(dest: Path, relative: PurePosixPath) -> Path:
 
 def _write(dest: Path, relative: PurePosixPath, source: IO[bytes], executable: bool,
            tally: _Tally) -> None:
-    target = _parent(dest, relative) / relative.name
+    target = _parent(dest, relative, tally) / relative.name
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     try:
         descriptor = os.open(target, flags, 0o755 if executable else 0o644)
@@ -123,15 +146,17 @@ def _write(dest: Path, relative: PurePosixPath, source: IO[bytes], executable: b
             out.write(chunk)
 
 
-def _folder(dest: Path, relative: PurePosixPath) -> None:
-    target = _parent(dest, relative) / relative.name
+def _folder(dest: Path, relative: PurePosixPath, tally: _Tally) -> None:
+    target = _parent(dest, relative, tally) / relative.name
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise UnpackError(f"{str(relative)!r}: given twice")
-    target.mkdir(exist_ok=True)
+    if not target.exists():
+        tally.add(FOLDER_BYTES, str(relative))
+        target.mkdir()
 
 
-def _link(dest: Path, relative: PurePosixPath, target: str) -> None:
-    where = _parent(dest, relative) / relative.name
+def _link(dest: Path, relative: PurePosixPath, target: str, tally: _Tally) -> None:
+    where = _parent(dest, relative, tally) / relative.name
     if where.exists() or where.is_symlink():
         raise UnpackError(f"{str(relative)!r}: given twice")
     os.symlink(link_target(str(relative), target), where)
@@ -152,9 +177,9 @@ def unpack_tar(source: IO[bytes], dest: Path, limits: UnpackLimits) -> None:
                     assert data is not None
                     _write(dest, relative, data, bool(member.mode & 0o111), tally)
                 elif member.isdir():
-                    _folder(dest, relative)
+                    _folder(dest, relative, tally)
                 elif member.issym():
-                    _link(dest, relative, member.linkname)
+                    _link(dest, relative, member.linkname, tally)
                 elif member.islnk():
                     raise UnpackError(f"{member.name!r}: a hard link")
                 else:
@@ -174,7 +199,7 @@ def unpack_zip(path: Path, dest: Path, limits: UnpackLimits) -> None:
                 relative = member_path(info.filename)
                 mode = info.external_attr >> 16
                 if info.is_dir():
-                    _folder(dest, relative)
+                    _folder(dest, relative, tally)
                 elif mode and not stat.S_ISREG(mode):
                     raise UnpackError(f"{info.filename!r}: a link or special file in a zip")
                 else:
@@ -186,15 +211,15 @@ def unpack_zip(path: Path, dest: Path, limits: UnpackLimits) -> None:
 
 def _copy_folder(folder: Path, dest: Path, limits: UnpackLimits) -> None:
     tally = _Tally(limits)
-    for path in sorted(walk(folder)):
+    for path in sorted(walk(folder, max_depth=MAX_DEPTH, max_entries=limits.max_files)):
         name = path.relative_to(folder).as_posix()
         tally.member(name)
         relative = member_path(name)
         info = path.lstat()
         if stat.S_ISLNK(info.st_mode):
-            _link(dest, relative, os.readlink(path))
+            _link(dest, relative, os.readlink(path), tally)
         elif stat.S_ISDIR(info.st_mode):
-            _folder(dest, relative)
+            _folder(dest, relative, tally)
         elif stat.S_ISREG(info.st_mode):
             with path.open("rb") as data:
                 _write(dest, relative, data, bool(info.st_mode & 0o111), tally)
@@ -202,11 +227,27 @@ def _copy_folder(folder: Path, dest: Path, limits: UnpackLimits) -> None:
             raise UnpackError(f"{name!r}: a device, FIFO or other special file")
 
 
-def walk(folder: Path) -> Iterator[Path]:
-    """Everything under ``folder``, links not followed."""
-    for root, folders, files in os.walk(folder):
-        for name in [*folders, *files]:
-            yield Path(root) / name
+def walk(folder: Path, max_depth: int | None = None,
+         max_entries: int | None = None) -> Iterator[Path]:
+    """Everything under ``folder``, links not followed, without recursion (however deep the
+    folder is); an UnpackError past ``max_depth`` parts deep or ``max_entries`` entries."""
+    pending = [(folder, 0)]
+    seen = 0
+    while pending:
+        where, depth = pending.pop()
+        with os.scandir(where) as entries:
+            for entry in entries:
+                path = Path(entry.path)
+                seen += 1
+                if max_entries is not None and seen > max_entries:
+                    raise UnpackError(f"more than {max_entries} files (at "
+                                      f"{path.relative_to(folder).as_posix()[:80]!r})")
+                if max_depth is not None and depth + 1 > max_depth:
+                    raise UnpackError(f"{path.relative_to(folder).as_posix()[:80]!r}...: more "
+                                      f"than {max_depth} folders deep")
+                yield path
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((path, depth + 1))
 
 
 def unpack(path: Path, dest: Path, limits: UnpackLimits) -> None:

@@ -3,14 +3,20 @@ left ``building`` or ``validating`` for ever: it is refused saying so, and the e
 
 from __future__ import annotations
 
+import io
+import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from arena.events.hosted_store import SqliteHosted
-from arena.events.hosted_versions import VersionState
+from arena.events.hosted_versions import VersionError, VersionState
 from arena.events.registry import Registry
 from arena.kit import hosted
+from arena.kit.check_bot import BOT_OUTPUT
+from arena.kit.check_findings import Check, CheckResult, Outcome
+from arena.launch.unpack import UnpackLimits, digest, pack
 from tests.games.toy import SPEC as TOY
 
 
@@ -37,3 +43,77 @@ def test_a_failure_of_arena_refuses_the_version_and_is_raised(tmp_path: Path, mo
         version = store.version("alice", 1)
     assert version.state is VersionState.REFUSED
     assert version.reason == f"arena stopped while {where.rstrip('e')}ing it (KeyboardInterrupt)"
+
+
+def registered(tmp_path: Path) -> Path:
+    db = tmp_path / "bots.db"
+    with Registry(db) as registry:
+        registry.add("alice")
+    return db
+
+
+def tar_of(path: Path, names: list[str]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.size = 1
+            archive.addfile(info, io.BytesIO(b"x"))
+    return path
+
+
+@pytest.mark.parametrize(("names", "said"), [
+    ([f"{i}/" + "/".join(["d"] * 30) + "/f.py" for i in range(40)], "more than 1000 files"),
+    (["/".join(["d"] * 2000) + "/main.py"], "more than 32 folders deep"),
+])
+def test_a_folder_bomb_is_refused_in_one_line_and_leaves_nothing(tmp_path: Path, monkeypatch,
+                                                                names: list[str], said: str):
+    db = registered(tmp_path)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    archive = tar_of(tmp_path / "bomb.tar.gz", names)
+    settings = hosted.HostedSettings(game=TOY.name, builds=tmp_path / "builds")
+    with SqliteHosted(db) as store, pytest.raises(hosted.SubmitError, match=said):
+        hosted.submit(store, "alice", archive, "python", settings, lambda line: None)
+    assert list(temp.iterdir()) == []
+
+
+def test_an_unpacked_build_has_real_limits(tmp_path: Path):
+    db = registered(tmp_path)
+    folder = tmp_path / "b"
+    folder.mkdir()
+    for i in range(5):
+        (folder / f"f{i}").write_bytes(b"x")
+    files = pack(folder)
+    with SqliteHosted(db) as store:
+        version = store.submit("alice", "python", b"src", "s")
+        store.built("alice", version.number, files, digest(files), "", ("x",))
+        with pytest.raises(VersionError, match="more than 3 files"):
+            hosted.unpacked_build(store, digest(files), tmp_path / "builds",
+                                  UnpackLimits(max_files=3, max_bytes=10**6))
+    assert [p.name for p in (tmp_path / "builds").iterdir()] == []
+
+
+@pytest.mark.parametrize("how", ["fails", "breaks"])
+def test_a_refused_version_leaves_no_build_folder(tmp_path: Path, monkeypatch, how: str):
+    db = registered(tmp_path)
+    source = tmp_path / "main.py"
+    source.write_text("print('hi')\n")
+
+    async def check_game(*args: object, keep_in: Path, **kwargs: object) -> list[CheckResult]:
+        (keep_in / BOT_OUTPUT).write_bytes(b"")
+        if how == "breaks":
+            raise RuntimeError("a bug")
+        return [CheckResult(Check.HANDSHAKE, Outcome.FAIL, "no hello")]
+
+    monkeypatch.setattr(hosted, "check_game", check_game)
+    builds = tmp_path / "builds"
+    settings = hosted.HostedSettings(game=TOY.name, builds=builds)
+    with SqliteHosted(db) as store:
+        if how == "breaks":
+            with pytest.raises(RuntimeError):
+                hosted.submit(store, "alice", source, None, settings, lambda line: None)
+        else:
+            hosted.submit(store, "alice", source, None, settings, lambda line: None)
+        assert store.version("alice", 1).state is VersionState.REFUSED
+    assert list(builds.iterdir()) == []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.launch.unpack import UnpackError, UnpackLimits, digest, pack, unpack
+from arena.launch.unpack import UnpackError, UnpackLimits, digest, pack, unpack, walk
 
 LIMITS = UnpackLimits(max_files=20, max_bytes=10_000)
 
@@ -45,6 +45,10 @@ def member(name: str, data: bytes = b"x", **fields: object) -> tuple[tarfile.Tar
     ([member(f"f{i}") for i in range(21)], "more than 20 files"),
     ([member("big", b"a" * 10_001)], "more than 10000 bytes"),
     ([member("main.py"), member("main.py")], "given twice"),
+    ([member("a/b/c/x")], "more than 10000 bytes"),
+    ([member("/".join(["d"] * 32) + "/f")], "more than 32 folders deep"),
+    ([member("a" * 256)], "longer than 255 bytes"),
+    ([member("/".join(["a" * 200] * 6))], "longer than 1024 bytes"),
 ])
 def test_a_hostile_tar_is_refused_and_writes_nothing_outside(tmp_path: Path, members, said):
     dest = tmp_path / "dest"
@@ -126,3 +130,37 @@ def tar_of(folder: Path, path: Path) -> Path:
     with tarfile.open(path, "w:gz") as archive:
         archive.add(folder, arcname=".")
     return path
+
+
+def test_a_folder_bomb_of_deep_paths_stops_at_the_file_limit(tmp_path: Path):
+    """40 members 900 folders deep (a KB compressed) made 36,040 folders: every folder made,
+    named or implied, now counts as a file, and a name is at most 32 parts deep."""
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    deep = "/".join(["d"] * 30)
+    archive = tar_with(tmp_path / "bomb.tar.gz",
+                       *(member(f"{i}/{deep}/f") for i in range(40)))
+    with pytest.raises(UnpackError, match="more than 20 files"):
+        unpack(archive, dest, UnpackLimits(max_files=20, max_bytes=10**9))
+    assert sum(1 for _ in walk(dest)) <= 20
+
+
+def test_a_too_deep_folder_is_refused_in_one_line_without_recursing(tmp_path: Path):
+    """A submitted folder 1,100 levels deep: os.walk (recursive in Python 3.11) raised a
+    RecursionError; it is refused, as too deep, and :func:`walk` goes through it all."""
+    top = tmp_path / "bot"
+    top.mkdir()
+    (top / "main.py").write_text("print('hi')\n")
+    chain = [top]
+    for _ in range(1100):
+        chain.append(chain[-1] / "d")
+        chain[-1].mkdir()
+    try:
+        dest = tmp_path / "dest"
+        dest.mkdir()
+        with pytest.raises(UnpackError, match="more than 32 folders deep"):
+            unpack(top, dest, UnpackLimits(max_files=5000, max_bytes=10**9))
+        assert sum(1 for _ in walk(top)) == 1101
+    finally:
+        for folder in reversed(chain[1:]):
+            folder.rmdir()
