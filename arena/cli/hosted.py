@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +22,22 @@ BUILDS_OPTION = click.option(
     "--builds", "builds", type=click.Path(file_okay=False, path_type=Path), default=None,
     help="Where builds are unpacked to be run (default: DB.builds beside an SQLite file, "
          "arena-builds for a URL).")
+
+
+#: Control characters a terminal may act on: C0 but newline and tab (ESC among them), DEL, C1.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """Bot-controlled text (a log, a reason, a file name) made safe to print: each control
+    character but newline and tab written as a visible escape (``\\x1b``), so no escape
+    sequence reaches the terminal (no title, clipboard, clearing or hidden text)."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def echo(text: str) -> None:
+    """Print ``text`` (bot-controlled) through :func:`shown`."""
+    click.echo(shown(text))
 
 
 @contextmanager
@@ -42,11 +59,12 @@ def hosted_store(db_file: Path | str) -> Iterator[Any]:
         with opened:
             yield opened
     except (VersionError, RegistryError, SchemaTooNew, SubmitError, sqlite3.Error) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(shown(str(exc))) from None
     except Exception as exc:  # PostgreSQL's (psycopg is imported only for a URL)
         if not type(exc).__module__.startswith("psycopg"):
             raise
-        raise click.ClickException(f"the database: {str(exc).strip().splitlines()[0]}") from None
+        raise click.ClickException(
+            shown(f"the database: {str(exc).strip().splitlines()[0]}")) from None
 
 
 def builds_folder(db_file: Path | str, builds: Path | None) -> Path:
@@ -92,7 +110,7 @@ def submit(name: str, path: Path, db_file: Path | str, language: str | None, gam
         run=RunLimits(move_timeout=move_timeout, cpu_seconds=cpu_seconds),
         protect=(str(db_file),) if isinstance(db_file, Path) else ())
     with hosted_store(db_file) as store:
-        version = submit_version(store, name, path, language, settings, click.echo)
+        version = submit_version(store, name, path, language, settings, echo)
     if version.state is not VersionState.ACTIVE:
         raise SystemExit(1)
 
@@ -105,7 +123,7 @@ def versions(name: str, db_file: Path | str) -> None:
     """NAME's versions, one a line: number, language, state (and why it was refused)."""
     with hosted_store(db_file) as store:
         for version in store.versions(name):
-            click.echo(version.summary())
+            echo(version.summary())
 
 
 @bots.command()
@@ -139,10 +157,10 @@ def log(name: str, number: int, db_file: Path | str) -> None:
     with hosted_store(db_file) as store:
         version = store.version(name, number)
         build_log, check_log = store.logs(name, number)
-    click.echo(version.summary())
-    click.echo(f"build {version.build_digest or '(none)'}; run: {' '.join(version.run)}")
-    click.echo(f"-- build log --\n{build_log.rstrip()}")
-    click.echo(f"-- validation log --\n{check_log.rstrip()}")
+    echo(version.summary())
+    echo(f"build {version.build_digest or '(none)'}; run: {' '.join(version.run)}")
+    echo(f"-- build log --\n{build_log.rstrip()}")
+    echo(f"-- validation log --\n{check_log.rstrip()}")
 
 
 @examples("arena languages")

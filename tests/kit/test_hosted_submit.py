@@ -117,3 +117,53 @@ def test_a_refused_version_leaves_no_build_folder(tmp_path: Path, monkeypatch, h
             hosted.submit(store, "alice", source, None, settings, lambda line: None)
         assert store.version("alice", 1).state is VersionState.REFUSED
     assert list(builds.iterdir()) == []
+
+
+HOSTILE = ("ok\x1b]52;c;cm0gLXJmIH4K\x07\x1b]0;title\x07\x1b[2J\x1b[8mhidden\x1b[0m"
+           "\x9b31m\x85\x7f\r\x00end\tx")
+
+
+def escapes_gone(output: str) -> None:
+    assert not any(ch in output for ch in "\x1b\x07\x9b\x85\x7f\r\x00"), repr(output)
+    assert "\\x1b]52;c;cm0gLXJmIH4K\\x07" in output
+    assert "\\x9b31m\\x85\\x7f\\x0d\\x00end\tx" in output
+
+
+def test_shown_escapes_every_control_character_but_newline_and_tab():
+    from arena.cli.hosted import shown
+
+    assert shown("a\nb\tc") == "a\nb\tc"
+    assert shown("\x1b[2J\x07\x00\x7f\x80\x9f\xa0é") == "\\x1b[2J\\x07\\x00\\x7f\\x80\\x9f\xa0é"
+
+
+def test_logs_versions_and_submit_show_bot_text_without_terminal_escapes(tmp_path: Path,
+                                                                          monkeypatch):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+    from arena.launch.hosted_build import Built
+
+    db = registered(tmp_path)
+    with SqliteHosted(db) as store:
+        version = store.submit("alice", "python", b"src", "s")
+        store.refuse("alice", version.number, HOSTILE, build_log=HOSTILE)
+        version = store.submit("alice", "python", b"src", "s2")
+        store.built("alice", version.number, b"files", "d", HOSTILE, ("x",))
+        store.refuse("alice", version.number, "validation failed", check_log=HOSTILE)
+    runner = CliRunner()
+    listed = runner.invoke(main, ["bots", "versions", "alice", "--db", str(db)])
+    escapes_gone(listed.output)
+    for number in ("1", "2"):
+        logged = runner.invoke(main, ["bots", "log", "alice", number, "--db", str(db)])
+        escapes_gone(logged.output)
+
+    def build(*args: object, **kwargs: object) -> Built:
+        return Built(False, f"the build failed (exit status 1): {HOSTILE}", HOSTILE)
+
+    monkeypatch.setattr(hosted, "build", build)
+    source = tmp_path / "main.py"
+    source.write_text("print('hi')\n")
+    submitted = runner.invoke(main, ["bots", "submit", "alice", str(source), "--db", str(db),
+                                     "--game", TOY.name, "--builds", str(tmp_path / "b")])
+    assert submitted.exit_code == 1, submitted.output
+    escapes_gone(submitted.output)
