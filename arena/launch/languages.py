@@ -60,6 +60,12 @@ class Language:
 _PY = ("import pathlib; [compile(p.read_bytes(), str(p), 'exec') "
        "for p in sorted(pathlib.Path('.').rglob('*.py'))]")
 
+#: The source files ``find`` gives (``./``-prefixed, so none starts with a dash) as the shell's
+#: arguments, one a line (a name holds no newline: :func:`arena.launch.unpack.member_path`),
+#: never split at a space or expanded as a pattern: ``"$@"`` is then every file, each one word.
+_FILES = ("set -f; nl=$(printf '\\nx'); IFS=${{nl%x}}; set -- $(find . {}); unset IFS; "
+          "set +f\n")
+
 #: Every language a host may build, by name.
 LANGUAGES: dict[str, Language] = {language.name: language for language in (
     Language("python", (".py",), ("python3",), ("main.py", "bot.py"),
@@ -72,12 +78,14 @@ LANGUAGES: dict[str, Language] = {language.name: language for language in (
              "export GOCACHE=/tmp/go-cache GOPATH=/tmp/go GOPROXY=off GOFLAGS=-mod=mod\n"
              "{go} build -o bot .", ("{dir}/bot",), memory_mb=2048),
     Language("c", (".c",), ("gcc",), ("main.c",),
-             "{gcc} -O2 -std=gnu17 -o bot $(find . -name '*.c') -lm", ("{dir}/bot",)),
+             _FILES.format("-name '*.c'") + '{gcc} -O2 -std=gnu17 -o bot "$@" -lm',
+             ("{dir}/bot",)),
     Language("cpp", (".cpp", ".cc", ".cxx"), ("g++",), ("main.cpp",),
-             "{g++} -O2 -std=gnu++17 -o bot $(find . -name '*.cpp' -o -name '*.cc' "
-             "-o -name '*.cxx')", ("{dir}/bot",)),
+             _FILES.format("-name '*.cpp' -o -name '*.cc' -o -name '*.cxx'")
+             + '{g++} -O2 -std=gnu++17 -o bot "$@"', ("{dir}/bot",)),
     Language("java", (".java",), ("javac", "java"), ("Main.java",),
-             "{javac} -J-Xmx512m -J-XX:+UseSerialGC -d . $(find . -name '*.java')",
+             _FILES.format("-name '*.java'")
+             + '{javac} -J-Xmx512m -J-XX:+UseSerialGC -d . "$@"',
              ("java", "-Xmx512m", "-XX:+UseSerialGC", "-cp", "{dir}", "Main"),
              memory_mb=4096),
     Language("binary", (), (), ("bot",), "chmod +x {entry}", ("{dir}/{entry}",)),

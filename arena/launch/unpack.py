@@ -2,7 +2,8 @@
 build gives back, into a folder of ours, by rules no archive can talk its way around:
 
 - a member's name is relative, with no ``..`` part and no empty name; an absolute name is
-  refused, not made relative;
+  refused, not made relative; a name with a backslash or a control character (a newline) is
+  refused (a build's recipe lists its files one a line);
 - only regular files, folders and symbolic links whose target is relative and goes only down
   (no ``..`` part, not absolute) are accepted: a link out of the folder, a hard link, a
   device, a FIFO or a socket is refused, and no member is written through a link (a member
@@ -85,8 +86,9 @@ class _Tally:
 def member_path(name: str) -> PurePosixPath:
     """The relative path a member's name stands for; an UnpackError for an absolute one, one
     with a ``..`` part, or an empty one."""
-    if "\0" in name or "\\" in name:
-        raise UnpackError(f"{name!r}: a name with a NUL or a backslash")
+    if "\\" in name or any(ord(char) < 0x20 or ord(char) == 0x7f for char in name):
+        raise UnpackError(f"{name!r}: a name with a control character (a newline, a NUL...) "
+                          "or a backslash")
     path = PurePosixPath(name)
     if path.is_absolute():
         raise UnpackError(f"{name!r}: an absolute path")

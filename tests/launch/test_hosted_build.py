@@ -8,6 +8,7 @@ the sandbox, the limits and the reports are the real ones."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import time
@@ -19,6 +20,7 @@ import pytest
 from arena.launch.hosted_build import BuildLimits, Built, build
 from arena.launch.languages import LANGUAGES, probe
 from arena.launch.sandbox import Sandbox, SandboxUnavailable
+from arena.launch.unpack import UnpackLimits, unpack_tar
 
 FAST = BuildLimits(seconds=20, disk_bytes=16 * 1024 * 1024, output_bytes=1024 * 1024,
                    log_bytes=8 * 1024, max_processes=32)
@@ -130,3 +132,39 @@ def test_a_missing_toolchain_is_a_clear_refusal(tmp_path: Path):
     done = build(tmp_path, toolchain, "main.go", tmp_path, FAST)
     assert not done.ok
     assert done.reason == "go: this host has no go (the go toolchain), so it cannot build it"
+
+
+@pytest.mark.parametrize(("language", "entry", "files"), [
+    ("c", "main.c", {"main.c": "int main(void) { return 0; }\n",
+                     "z -wrapper sh,w.sh .c": "int z(void) { return 1; }\n",
+                     "-lead ing.c": "int lead(void) { return 2; }\n"}),
+    ("cpp", "main.cpp", {"main.cpp": "int main() { return 0; }\n",
+                         "z -wrapper sh,w.sh .cpp": "int z() { return 1; }\n",
+                         "-lead ing.cc": "int lead() { return 2; }\n"}),
+    ("java", "Main.java", {"Main.java": "public class Main { public static void main("
+                                        "String[] a) {} }\n",
+                           "z -d x .java": "class Z {}\n", "-lead ing.java": "class L {}\n"}),
+])
+def test_a_file_name_is_never_a_compiler_option(tmp_path: Path, language: str, entry: str,
+                                                files: dict[str, str]):
+    """A file named ``z -wrapper sh,w.sh .c`` once gave gcc ``-wrapper sh,w.sh`` (running
+    ``w.sh`` around the compiler): each name is one argument, and no name starts with a dash."""
+    toolchain = probe(LANGUAGES[language])
+    if not toolchain.available:
+        pytest.skip(toolchain.refusal())
+    source = tmp_path / "src"
+    source.mkdir()
+    for name, text in files.items():
+        (source / name).write_text(text)
+    (source / "w.sh").write_text('echo WRAPPED >&2\ntouch "$(dirname "$0")/wrapped"\n'
+                                 'exec "$@"\n')
+    work = tmp_path / "work"
+    work.mkdir()
+    done = build(source, toolchain, entry, work, FAST)
+    assert "WRAPPED" not in done.log
+    assert done.ok, (done.reason, done.log)
+    out = tmp_path / "out"
+    out.mkdir()
+    unpack_tar(io.BytesIO(done.files), out, UnpackLimits(100, 10**8))
+    assert not (out / "wrapped").exists()
+    assert (out / ("Main.class" if language == "java" else "bot")).is_file()

@@ -48,6 +48,8 @@ def member(name: str, data: bytes = b"x", **fields: object) -> tuple[tarfile.Tar
     ([member("a/b/c/x")], "more than 10000 bytes"),
     ([member("/".join(["d"] * 32) + "/f")], "more than 32 folders deep"),
     ([member("a" * 256)], "longer than 255 bytes"),
+    ([member("a\nb.c")], "a control character"),
+    ([member("a\x1b[2Jb.c")], "a control character"),
     ([member("/".join(["a" * 200] * 6))], "longer than 1024 bytes"),
 ])
 def test_a_hostile_tar_is_refused_and_writes_nothing_outside(tmp_path: Path, members, said):
