@@ -100,9 +100,10 @@ def submit(name: str, path: Path, db_file: Path | str, language: str | None, gam
     when it was refused)."""
     import attrs
 
-    from arena.kit.hosted import HostedSettings, RunLimits
+    from arena.kit.hosted import HostedSettings
     from arena.kit.hosted import submit as submit_version
     from arena.launch.hosted_build import BuildLimits
+    from arena.launch.hosted_run import RunLimits
 
     settings = HostedSettings(
         game=game_name, builds=builds_folder(db_file, builds),

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from arena.events.hosted_store import SqliteHosted
-from arena.events.hosted_versions import VersionError, VersionState
+from arena.events.hosted_versions import VersionState
 from arena.events.registry import Registry
 from arena.kit import hosted
 from arena.kit.check_bot import BOT_OUTPUT
 from arena.kit.check_findings import Check, CheckResult, Outcome
-from arena.launch.unpack import UnpackLimits, digest, pack
 from tests.games.toy import SPEC as TOY
 
 
@@ -76,22 +75,6 @@ def test_a_folder_bomb_is_refused_in_one_line_and_leaves_nothing(tmp_path: Path,
     with SqliteHosted(db) as store, pytest.raises(hosted.SubmitError, match=said):
         hosted.submit(store, "alice", archive, "python", settings, lambda line: None)
     assert list(temp.iterdir()) == []
-
-
-def test_an_unpacked_build_has_real_limits(tmp_path: Path):
-    db = registered(tmp_path)
-    folder = tmp_path / "b"
-    folder.mkdir()
-    for i in range(5):
-        (folder / f"f{i}").write_bytes(b"x")
-    files = pack(folder)
-    with SqliteHosted(db) as store:
-        version = store.submit("alice", "python", b"src", "s")
-        store.built("alice", version.number, files, digest(files), "", ("x",))
-        with pytest.raises(VersionError, match="more than 3 files"):
-            hosted.unpacked_build(store, digest(files), tmp_path / "builds",
-                                  UnpackLimits(max_files=3, max_bytes=10**6))
-    assert [p.name for p in (tmp_path / "builds").iterdir()] == []
 
 
 @pytest.mark.parametrize("how", ["fails", "breaks"])
