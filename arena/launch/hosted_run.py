@@ -85,3 +85,15 @@ def run_sandbox(toolchain: Toolchain, limits: RunLimits, protect: tuple[str, ...
                    binds=tuple((folder, folder) for folder in toolchain.folders))
 
 
+
+
+#: Bytes of a hosted version's standard error kept (its end) in its output file.
+OUTPUT_KEPT_BYTES = 64 * 1024
+
+
+def output_file(builds: Path, bot: str, number: int) -> Path:
+    """Where the ladder keeps the end of a hosted version's standard error (at most
+    :data:`OUTPUT_KEPT_BYTES` of it), for its author's page: a folder beside ``builds``, one
+    file per version, named by the bot's name in hex (any name is a safe file name)."""
+    folder = builds.with_name(builds.name + ".output")
+    return folder / f"{bot.casefold().encode().hex()}-{number}.log"

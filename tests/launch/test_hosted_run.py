@@ -9,7 +9,7 @@ import pytest
 from arena.events.hosted_store import SqliteHosted
 from arena.events.hosted_versions import VersionError
 from arena.events.registry import Registry
-from arena.launch.hosted_run import unpacked_build
+from arena.launch.hosted_run import output_file, unpacked_build
 from arena.launch.unpack import UnpackLimits, digest, pack
 
 
@@ -29,3 +29,11 @@ def test_an_unpacked_build_has_real_limits(tmp_path: Path):
             unpacked_build(store, digest(files), tmp_path / "builds",
                            UnpackLimits(max_files=3, max_bytes=10**6))
     assert [p.name for p in (tmp_path / "builds").iterdir()] == []
+
+
+def test_output_files_are_apart_per_version_and_safe_for_any_name(tmp_path: Path):
+    builds = tmp_path / "ladder.db.builds"
+    names = {output_file(builds, name, number)
+             for name in ("alice", "Alice", "../x", "b/c") for number in (1, 2)}
+    assert len(names) == 6  # a name and its case-folded twin share their files
+    assert {path.parent for path in names} == {tmp_path / "ladder.db.builds.output"}
