@@ -130,6 +130,8 @@ class ArenaServer:
         self.reception = Reception(self.stage, self.hall, self.spectators, binding)
         self.loops = ConnectionLoops(self.reception, self.hall)
         self.port: int | None = None
+        #: Set once the server serves (listening, or taking in-process streams).
+        self.serving = trio.Event()
         self.max_connections = (config.max_connections if config.max_connections is not None
                                 else connection_limit())
         #: Sockets open now (serving, closing or being refused): what counts against the limit.
@@ -223,6 +225,7 @@ class ArenaServer:
             if self.config.idle_timeout is not None:
                 nursery.start_soon(self.reception.idle_sweeper, self.config.idle_timeout)
             self.hall.seat(self.seating.start(trio.current_time()))
+            self.serving.set()
             task_status.started(self.port)
             await trio.sleep_forever()  # until shutdown() cancels the nursery
 
