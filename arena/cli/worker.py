@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from arena.cli.hosted_entrants import BUILDS_OPTION
 from arena.kit.examples import examples
 from arena.launch.options import TRUSTED_BOTS_NOTE, bot_launch, bot_launch_options
 
@@ -57,15 +58,18 @@ class Database(click.ParamType):
               help="Where this host writes its game logs.")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot instance to connect.")
+@BUILDS_OPTION
 @bot_launch_options
 def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int | None,
            lease_seconds: float, log_dir: Path, connect_timeout: float, stdio: bool,
-           sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None) -> None:
+           sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
+           builds: Path | None) -> None:
     """Play tables of an event planned in PostgreSQL with this host's bots until none is left:
     claim a batch, play it, store each game as it ends (exactly once over all workers).  A
     first Ctrl-C finishes the running games and stops; a second stops at once."""
     import functools
 
+    from arena.cli.hosted_entrants import runnable
     from arena.edge.signals import run_stoppable, stopped_status
     from arena.events.pg_open import NotAnEvent, StorageUnavailable, open_existing_waiting
     from arena.events.pg_queue import WorkQueue
@@ -92,6 +96,7 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
+    bots = runnable(bots, db, builds, sandbox_cpu)  # hosted versions: builds by digest
     name = worker_name()
     event = EventWorker(WorkQueue(db, name, lease_seconds=lease_seconds), settings, bots,
                         log_dir=log_dir, concurrency=concurrency, batch=batch,
