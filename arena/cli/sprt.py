@@ -96,10 +96,10 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         raise click.ClickException(str(exc)) from None
     if resume_sprt(storage, watch, log_dir, settings, planned):
         sys.exit(sprt_verdict(watch, [bot.name for bot in bots], None, False, click.echo))
+    bots = runnable(bots, db, builds, sandbox_cpu)
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
-    bots = runnable(bots, db, builds, sandbox_cpu)
     try:
         status = play_sprt(Tournament, dict(
             spec=spec, options=options, bots=bots, planned=planned, storage=storage,

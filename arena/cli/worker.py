@@ -93,10 +93,10 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     if remote:
         raise click.UsageError(f"{', '.join(remote)} connect(s) by themselves (@remote): a "
                                "worker plays local bots only; give --bot NAME=CMD for each")
+    bots = runnable(bots, db, builds, sandbox_cpu)  # hosted versions: builds by digest
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)
-    bots = runnable(bots, db, builds, sandbox_cpu)  # hosted versions: builds by digest
     name = worker_name()
     event = EventWorker(WorkQueue(db, name, lease_seconds=lease_seconds), settings, bots,
                         log_dir=log_dir, concurrency=concurrency, batch=batch,

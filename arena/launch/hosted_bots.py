@@ -180,7 +180,8 @@ def _runnable(bot: BotSpec, store: HostedStore, hosting: Hosting) -> BotSpec:
             raise VersionError(f"it is {version.state.value}")
         toolchain = probe(LANGUAGES[version.language])
         if not toolchain.available:
-            raise VersionError(toolchain.refusal().replace("build", "run"))
+            raise VersionError(f"this host has no {', '.join(toolchain.missing)} (the "
+                               f"{version.language} toolchain), so it cannot run it")
         folder = unpacked_build(store, entry.digest, hosting.builds)
     except VersionError as exc:
         raise HostedBotError(f"{label} cannot play: {exc}") from None

@@ -10,7 +10,9 @@ import gzip
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 from click.testing import CliRunner
 
@@ -19,7 +21,7 @@ from arena.events.hosted_store import HostedStore, SqliteHosted
 from arena.events.hosted_versions import BotVersion
 from arena.events.storage import SqliteStorage
 from arena.launch.hosted_bots import Stored, Wanted, marker, stored, wanted
-from arena.launch.languages import LANGUAGES, run_words
+from arena.launch.languages import LANGUAGES, probe, run_words
 from arena.launch.sandbox import Sandbox, SandboxUnavailable
 from arena.launch.unpack import digest, pack
 
@@ -168,3 +170,30 @@ def test_sprt_tests_one_version_against_another(ladder: Path, tmp_path: Path):
     assert len(list((tmp_path / "builds").iterdir())) == 2
     assert [name for name, _ in SqliteStorage(ladder).entrants()] == [
         "alice@2", "alice@1", "random"]
+
+
+def test_a_toolchain_this_host_lacks_is_one_line(ladder: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch):
+    import arena.launch.hosted_bots
+
+    def without_python(language: Any) -> Any:
+        return attrs.evolve(probe(language), missing=("python3",))
+
+    monkeypatch.setattr(arena.launch.hosted_bots, "probe", without_python)
+    code, out = run("tournament", *SHORT, "--bot", "alice@1", "--bot", "random",
+                    "--db", ladder, "--log-dir", tmp_path / "logs")
+    assert (code, out) == (1, "Error: alice@1 cannot play: this host has no python3 (the "
+                              "python toolchain), so it cannot run it\n")
+
+
+def test_hosted_versions_play_in_their_sandbox_over_several_server_processes(
+        ladder: Path, tmp_path: Path):
+    code, out = run("tournament", *SHORT, "--bot", "alice@1", "--bot", "alice@2",
+                    "--games", "4", "--workers", "2", "--concurrency", "2",
+                    "--db", ladder, "--log-dir", tmp_path / "logs")
+    assert code == 0, out
+    assert "4 of 4 games stored" in out, out
+    outputs = list((tmp_path / "logs" / "bots").glob("*-alice@*.txt"))
+    assert len(outputs) >= 4 and all(
+        path.read_text().startswith("uid 65534; sees the database: False")
+        for path in outputs), outputs
