@@ -20,6 +20,7 @@ tournament`` and ``arena sprt``, and the entrants ``arena worker`` plays on any 
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -188,6 +189,26 @@ def _runnable(bot: BotSpec, store: HostedStore, hosting: Hosting) -> BotSpec:
     sandbox = attrs.evolve(run_sandbox(toolchain, RunLimits(), hosting.protect),
                            cpu_seconds=hosting.cpu_seconds)
     return BotSpec(bot.name, shlex.join(run_argv(version.run, folder, toolchain)), sandbox)
+
+
+def builds_folder(db: Path | str, builds: Path | None) -> Path:
+    """Where builds are unpacked: ``builds`` if given, else ``DB.builds`` beside an SQLite
+    file (where ``arena bots submit`` unpacked them), ``arena-builds`` for a URL."""
+    if builds is not None:
+        return builds.absolute()
+    if isinstance(db, str):
+        return Path("arena-builds").absolute()
+    return db.absolute().with_name(db.name + ".builds")
+
+
+#: Control characters a terminal may act on (C0 but newline and tab, DEL, C1).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text: str) -> str:
+    """A reason (bot-controlled: a compiler's line) with its control characters written as
+    visible escapes, so that no escape sequence reaches a terminal."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def opener(db: Path | str) -> Callable[[], Any]:

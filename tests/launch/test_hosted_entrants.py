@@ -119,12 +119,14 @@ def test_a_version_that_cannot_play_is_one_line_and_nothing_is_stored(ladder: Pa
     with SqliteHosted(ladder) as store:
         store.retire("alice", 1)
     cases = {
-        "alice@9": "Error: --bot alice@9: alice has no version 9",
+        "alice@9": "Error: --bot alice@9: alice has no version 9 (--versions DB: the database "
+                   "of the hosted bots, if not --db)",
         "alice@1": "Error: --bot alice@1: alice version 1 is retired: by the organiser; only "
                    "an active or valid version plays",
         "bob@active": "Error: --bot bob@active: bob has no active version (arena bots "
                       "versions bob)",
-        "carol@1": "Error: --bot carol@1: 'carol' is not registered (arena bots add carol)",
+        "carol@1": "Error: --bot carol@1: 'carol' is not registered (arena bots add carol) "
+                   "(--versions DB: the database of the hosted bots, if not --db)",
     }
     for bot, line in cases.items():
         code, out = run("tournament", *SHORT, "--bot", bot, "--bot", "random", "--db", ladder,
@@ -160,16 +162,27 @@ def test_a_tampered_build_is_refused_before_the_first_game(ladder: Path, tmp_pat
     assert not (tmp_path / "logs" / "bots").exists()
 
 
-def test_sprt_tests_one_version_against_another(ladder: Path, tmp_path: Path):
+def test_sprt_tests_one_version_against_another_read_in_another_database(ladder: Path,
+                                                                         tmp_path: Path):
+    """The versions are read in the ladder's database (--versions), the test is stored in its
+    own (--db), the builds unpacked in --builds."""
+    sprt = tmp_path / "sprt.db"
     code, out = run("sprt", *SHORT[:-2], "--bot", "alice@2", "--bot", "alice@1",
-                    "--field", "random", "--max-sets", "2", "--seed", "1",
-                    "--db", ladder, "--builds", tmp_path / "builds",
+                    "--field", "random", "--max-sets", "2", "--seed", "1", "--db", sprt,
+                    "--versions", ladder, "--builds", tmp_path / "builds",
                     "--log-dir", tmp_path / "logs")
     assert code == 4, out
     assert "undecided after 2 set(s)" in out and "alice@2 against alice@1:" in out, out
     assert len(list((tmp_path / "builds").iterdir())) == 2
-    assert [name for name, _ in SqliteStorage(ladder).entrants()] == [
+    assert [name for name, _ in SqliteStorage(sprt).entrants()] == [
         "alice@2", "alice@1", "random"]
+    assert len(SqliteStorage(sprt).games()) == 4
+    outputs = list((tmp_path / "logs" / "bots").glob("*-alice@*.txt"))
+    assert outputs and all(path.read_text().startswith("uid 65534; sees the database: False")
+                           for path in outputs), outputs
+    code, out = run("sprt", *SHORT[:-2], "--bot", "alice@2", "--bot", "alice@1",
+                    "--field", "random", "--max-sets", "2", "--db", tmp_path / "other.db")
+    assert code == 1 and "'alice' is not registered (arena bots add alice) (--versions DB" in out
 
 
 def test_a_toolchain_this_host_lacks_is_one_line(ladder: Path, tmp_path: Path,
