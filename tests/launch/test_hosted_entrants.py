@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,10 @@ def test_a_tournament_plays_hosted_versions_in_their_sandbox_beside_a_reference_
         outputs = list((tmp_path / "logs" / "bots").glob(f"*-alice@{number}-*.txt"))
         assert outputs and all(path.read_text().startswith(
             "uid 65534; sees the database: False") for path in outputs), outputs
+    shutil.rmtree(ladder.with_name("ladder.db.builds"))
+    code, out = run("tournament", "--resume", "--db", ladder, "--log-dir", tmp_path / "logs")
+    assert code == 0 and "6 of 6 games stored" in out, out  # its entrants read back
+    assert len(list(ladder.with_name("ladder.db.builds").iterdir())) == 2
 
 
 def test_a_version_that_cannot_play_is_one_line_and_nothing_is_stored(ladder: Path,
