@@ -28,11 +28,14 @@ from arena.launch.unpack import digest, pack
 
 HERE = Path(__file__).resolve().parent.parent
 HONEST = HERE / "check_bots" / "honest.py"
-#: The hosted bot: it says who it runs as (nobody, in the sandbox) on its standard error, and
-#: whether it sees the event's database, then plays as the honest bot.
+#: The hosted bot: it says who it runs as (nobody, in the sandbox) on its standard error,
+#: whether it sees the event's database, and which builds it sees, then plays as the honest
+#: bot.
 MAIN = """import os, sys
 print(f"uid {os.getuid()}; sees the database: {os.path.exists(sys.argv[1])}", file=sys.stderr,
       flush=True)
+builds = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+print(f"builds seen: {sorted(os.listdir(builds))}", file=sys.stderr, flush=True)
 # version {number}
 from honest import HonestBot
 HonestBot().run()
@@ -111,8 +114,10 @@ def test_a_tournament_plays_hosted_versions_in_their_sandbox_beside_a_reference_
         assert (ladder.with_name("ladder.db.builds") / str(
             (first, second)[number - 1].build_digest) / "main.py").is_file()
         outputs = list((tmp_path / "logs" / "bots").glob(f"*-alice@{number}-*.txt"))
-        assert outputs and all(path.read_text().startswith(
-            "uid 65534; sees the database: False") for path in outputs), outputs
+        own = (first, second)[number - 1].build_digest
+        assert outputs and all(path.read_text().startswith(  # nor the other version's build
+            f"uid 65534; sees the database: False\nbuilds seen: ['{own}']\n")
+            for path in outputs), outputs
     shutil.rmtree(ladder.with_name("ladder.db.builds"))
     code, out = run("tournament", "--resume", "--db", ladder, "--log-dir", tmp_path / "logs")
     assert code == 0 and "6 of 6 games stored" in out, out  # its entrants read back
