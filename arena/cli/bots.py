@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from arena.cli.worker import Database
+from arena.cli.database import Database
 
 DB_OPTION = click.option("--db", "db_file", required=True, type=Database(),
                          help="The SQLite file of registered bots (created when missing), or "

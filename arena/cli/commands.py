@@ -17,9 +17,9 @@ import click
 import outcome
 import trio
 
+from arena.cli.database import Database
 from arena.cli.entry import main
 from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, play_for, play_options
-from arena.cli.worker import Database
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError
 from arena.games import GAMES

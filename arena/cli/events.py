@@ -13,9 +13,16 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
+from arena.cli.database import Database
 from arena.cli.errors import listen_failure
+from arena.cli.hosted_entrants import (
+    BUILDS_OPTION,
+    VERSION_HELP,
+    VERSIONS_OPTION,
+    entrants,
+    runnable,
+)
 from arena.cli.resume import check_workers, kept_unless_given, resumed_pace
-from arena.cli.worker import Database
 from arena.events.schedule import Format
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
@@ -37,7 +44,7 @@ if TYPE_CHECKING:
 RESUME_KEEPS = frozenset({"resume", "db", "plan_only", "log_dir", "concurrency", "workers",
                           "connect_timeout", "resamples", "tokens_file", "host", "port", "stdio",
                           "sandbox", "sandbox_memory", "sandbox_cpu", "plain_logs", "restarts",
-                          "lost_games"})
+                          "lost_games", "builds", "versions"})
 
 
 @examples(
@@ -48,10 +55,10 @@ RESUME_KEEPS = frozenset({"resume", "db", "plan_only", "log_dir", "concurrency",
 )
 @click.command()
 @game_options(game_required=False)
-@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
+@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD|NAME@N",
               help="An entrant: a bot command or a built-in bot with its options "
                    "(chochlik-heuristic --random-rate 0.25), optionally named (NAME=CMD); at "
-                   "least two.  {host} {port} {name} {token} are replaced.")
+                   "least two.  {host} {port} {name} {token} are replaced.  " + VERSION_HELP)
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Games to play (rounded up to whole duplicate sets).")
 @click.option("--sets", type=click.IntRange(min=1), default=None,
@@ -101,6 +108,8 @@ RESUME_KEEPS = frozenset({"resume", "db", "plan_only", "log_dir", "concurrency",
               show_default=True,
               help="The games a bot was playing when its process ended: stored with it ranked "
                    "last at the table (forfeit), or played again once it is back (replay).")
+@VERSIONS_OPTION
+@BUILDS_OPTION
 @plain_logs_option
 @bot_launch_options
 def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...],
@@ -111,7 +120,8 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
                resume: bool, connect_timeout: float,
                resamples: int, tokens_file: Path | None, host: str, port: int, stdio: bool,
                sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
-               plain_logs: bool, restarts: int, lost_games: str, **flags: Any) -> None:
+               plain_logs: bool, restarts: int, lost_games: str,
+               versions: Path | str | None, builds: Path | None, **flags: Any) -> None:
     """Run a whole event: bots as subprocesses, K tables at once, results in SQLite, a
     leaderboard with 95 % intervals at the end.  A first Ctrl-C finishes the running games and
     stops (resume with --resume); a second stops at once."""
@@ -139,6 +149,7 @@ def tournament(game_name: str | None, players: int | None, extra: tuple[str, ...
             reaction_timeout=reaction_timeout, time_bank=time_bank)
     if plan_only:
         return plan_event(str(db), planned)
+    bots = runnable(bots, db, versions, builds, sandbox_cpu)
     storage.write_event({"concurrency": concurrency, "workers": workers, "restarts": restarts,
                          "lost_games": lost_games}, [])
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
@@ -194,7 +205,6 @@ def new_event(storage: Any, db: Path | str, game_name: str | None, players: int 
     """A new event's settings, bots and schedule, written to --db."""
     from arena.events.settings import EventSettings, default_duplicate, plan_digest, sets_for
     from arena.launch.bots import never_start
-    from arena.launch.runner import plan_bots
 
     if storage.meta():
         raise click.UsageError(f"{db} already holds an event: --resume it, or choose "
@@ -204,7 +214,7 @@ def new_event(storage: Any, db: Path | str, game_name: str | None, players: int 
     if games is not None and sets is not None:
         raise click.UsageError("give --games or --sets, not both")
     try:
-        bots = plan_bots(list(bot_commands))
+        bots = entrants(bot_commands, db, click.get_current_context().params["versions"])
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     if len(bots) < 2:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.worker import Database
+from arena.cli.database import Database
 from arena.kit.examples import examples
 
 

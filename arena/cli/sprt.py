@@ -11,7 +11,15 @@ from typing import Any
 
 import click
 
-from arena.cli.worker import Database, open_event_storage
+from arena.cli.database import Database
+from arena.cli.hosted_entrants import (
+    BUILDS_OPTION,
+    VERSION_HELP,
+    VERSIONS_OPTION,
+    entrants,
+    runnable,
+)
+from arena.cli.worker import open_event_storage
 from arena.events.schedule import Format
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable, remove_stale_parts
 from arena.games import get_game
@@ -31,8 +39,8 @@ from arena.launch.options import (
 )
 @click.command()
 @game_options
-@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD",
-              help="Exactly two: A (tested) and B (the baseline).")
+@click.option("--bot", "bot_commands", multiple=True, metavar="NAME=CMD|NAME@N",
+              help="Exactly two: A (tested) and B (the baseline).  " + VERSION_HELP)
 @click.option("--field", "field_command", required=True, metavar="NAME=CMD",
               help="The bot that fills the other seats (tables of 3 or more).")
 @click.option("--elo0", type=float, default=0.0, show_default=True,
@@ -48,13 +56,15 @@ from arena.launch.options import (
 @click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--db", type=Database(), default=Path("arena-sprt.db"), show_default=True,
               help="The test's SQLite database, or a PostgreSQL URL (postgresql://...).")
+@VERSIONS_OPTION
+@BUILDS_OPTION
 @bot_launch_options
 def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str | None,
          move_timeout: float, reaction_timeout: float, time_bank: float, log_dir: Path,
          bot_commands: tuple[str, ...], field_command: str,
          elo0: float, elo1: float, alpha: float, beta: float, max_sets: int, concurrency: int,
          db: Path | str, stdio: bool, sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
-         **flags: Any) -> None:
+         versions: Path | str | None, builds: Path | None, **flags: Any) -> None:
     """Test "A is stronger than B" with a sequential probability ratio test on duplicate sets
     (A, B and the field at every table, every seating of one seed); stop as soon as the
     evidence allows.  Exit status 0 H1 accepted, 3 H0 accepted, 4 undecided at --max-sets,
@@ -64,7 +74,6 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     from arena.events.settings import EventSettings
     from arena.events.sprt import SprtWatch
     from arena.launch.event_run import SPRT_INTERRUPTED, play_sprt, sprt_verdict
-    from arena.launch.runner import plan_bots
     from arena.launch.tournament import Tournament
 
     if elo0 >= elo1:
@@ -72,7 +81,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
     if len(bot_commands) != 2:
         raise click.UsageError("give exactly two --bot: A, then B")
     try:
-        bots = plan_bots([*bot_commands, field_command])
+        bots = entrants([*bot_commands, field_command], db, versions)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     spec, options = parse_game_options(game_name, players, extra, flags,
@@ -95,6 +104,7 @@ def sprt(game_name: str, players: int | None, extra: tuple[str, ...], seed: str 
         raise click.ClickException(str(exc)) from None
     if resume_sprt(storage, watch, log_dir, settings, planned):
         sys.exit(sprt_verdict(watch, [bot.name for bot in bots], None, False, click.echo))
+    bots = runnable(bots, db, versions, builds, sandbox_cpu)
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)

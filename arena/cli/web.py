@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from arena.cli.worker import Database
+from arena.cli.database import Database
 from arena.kit.examples import examples
 
 #: Tables the play page plays at once unless --play-tables says (arena.web.play_table's).

@@ -1,5 +1,6 @@
 """``arena worker``: play an event planned in PostgreSQL on this host, a thin click layer over
-``arena.launch.worker``; and the ``--db`` option's type (an SQLite file or a PostgreSQL URL)."""
+``arena.launch.worker``; the ``--db`` option's type (:class:`Database`) is imported from here
+too."""
 
 from __future__ import annotations
 
@@ -9,28 +10,12 @@ from typing import Any
 
 import click
 
+from arena.cli.hosted_entrants import BUILDS_OPTION, VERSIONS_OPTION
 from arena.kit.examples import examples
 from arena.launch.options import TRUSTED_BOTS_NOTE, bot_launch, bot_launch_options
 
 #: Seconds ``arena worker`` waits at its start for a database it cannot reach (restarting).
 DATABASE_PATIENCE = 60.0
-
-
-class Database(click.ParamType):
-    """``--db``: a ``postgresql://`` (or ``postgres://``) URL, given as text, or an SQLite
-    file (a Path; ``exists``: it must be there)."""
-
-    name = "FILE|URL"
-
-    def __init__(self, exists: bool = False) -> None:
-        self.exists = exists
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> Path | str:
-        if isinstance(value, Path) or not str(value).startswith(("postgresql://",
-                                                                 "postgres://")):
-            return Path(str(click.Path(exists=self.exists, dir_okay=False).convert(
-                str(value), param, ctx)))
-        return str(value)
 
 
 @examples(
@@ -57,15 +42,19 @@ class Database(click.ParamType):
               help="Where this host writes its game logs.")
 @click.option("--connect-timeout", type=float, default=10.0, show_default=True,
               help="Seconds to wait for every bot instance to connect.")
+@VERSIONS_OPTION
+@BUILDS_OPTION
 @bot_launch_options
 def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int | None,
            lease_seconds: float, log_dir: Path, connect_timeout: float, stdio: bool,
-           sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None) -> None:
+           sandbox: bool, sandbox_memory: int, sandbox_cpu: int | None,
+           versions: Path | str | None, builds: Path | None) -> None:
     """Play tables of an event planned in PostgreSQL with this host's bots until none is left:
     claim a batch, play it, store each game as it ends (exactly once over all workers).  A
     first Ctrl-C finishes the running games and stops; a second stops at once."""
     import functools
 
+    from arena.cli.hosted_entrants import runnable
     from arena.edge.signals import run_stoppable, stopped_status
     from arena.events.pg_open import NotAnEvent, StorageUnavailable, open_existing_waiting
     from arena.events.pg_queue import WorkQueue
@@ -89,6 +78,7 @@ def worker(db: str, bot_commands: tuple[str, ...], concurrency: int, batch: int 
     if remote:
         raise click.UsageError(f"{', '.join(remote)} connect(s) by themselves (@remote): a "
                                "worker plays local bots only; give --bot NAME=CMD for each")
+    bots = runnable(bots, db, versions, builds, sandbox_cpu)  # hosted versions: builds by digest
     launch = bot_launch(stdio, sandbox, sandbox_memory, sandbox_cpu, protect=[db])
     if launch.sandbox is None:
         click.echo(TRUSTED_BOTS_NOTE, err=True)

@@ -14,15 +14,23 @@ from typing import Any
 
 import attrs
 
+from arena.launch.sandbox import Sandbox
+
 #: The command of a bot the runner does not launch: a registered bot that connects by itself
 #: (``arena tournament --tokens FILE --bot NAME=@remote``).
 REMOTE = "@remote"
+#: The first word of the stored command of a hosted version entered in an event
+#: (``@hosted NAME N DIGEST``: :mod:`arena.launch.hosted_bots` makes it runnable).
+HOSTED = "@hosted"
 
 
 @attrs.frozen
 class BotSpec:
     name: str
     command: str  # a template with {host} {port} {name} {token_file}, or REMOTE
+    #: Its own sandbox, always used (over stdio), whatever the runner's: a hosted version's
+    #: (:mod:`arena.launch.hosted_bots`); None: the runner's way of starting bots.
+    sandbox: Sandbox | None = None
 
     @property
     def remote(self) -> bool:
@@ -117,10 +125,10 @@ SCRIPT_RUNNERS = {".py": "python3", ".js": "node", ".mjs": "node", ".rb": "ruby"
 def never_start(bots: Iterable[BotSpec], path: str | None) -> list[str]:
     """A line for each bot whose command cannot be started (its program is not found in
     ``path``, or is not executable), naming the bot and what to do; the ``@remote`` bots are
-    not launched, so not checked."""
+    not launched, so not checked, nor the hosted versions (which run from their builds)."""
     lines = []
     for bot in bots:
-        if bot.remote:
+        if bot.remote or bot.command.startswith(f"{HOSTED} "):
             continue
         argv = bot_argv(bot.command, host="127.0.0.1", port=0, name=bot.name, token="")
         problem = unstartable(argv[0] if argv else "", path)

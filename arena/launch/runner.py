@@ -243,23 +243,23 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         server.binding = ProcessBinding()
     binding = server.binding
     private = _private_folder()
-    confined = None if how.sandbox is None else SandboxRun(how.sandbox, [
-        private, server.config.log_dir, *(run.output.parent for run in runs),
-        *([server.config.transcript_dir] if server.config.transcript_dir else [])],
-        [bot_argv(run.spec.command, host="127.0.0.1", port=0, name=run.spec.name, token="")
-         for run in runs if not run.spec.remote])
     local = [run for run in runs if not run.spec.remote]
+    confined = _confinements(how, local, [
+        private, server.config.log_dir, *(run.output.parent for run in runs),
+        *([server.config.transcript_dir] if server.config.transcript_dir else [])])
     slot = {id(run): i for i, run in enumerate(local)}  # its place in processes
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve)
 
             async def start(run: BotRun) -> trio.Process:
-                if not how.uses_stdio:
+                own = own_launch(how, run.spec)
+                if not own.uses_stdio:
                     binding.expect(run.token)
-                process = await launch(run, port, how, private, confined)
+                process = await launch(run, port, own, private,
+                                       confined.get(own.sandbox))
                 processes[slot[id(run)]] = run.process = process
-                if how.uses_stdio:
+                if own.uses_stdio:
                     assert process.stdin is not None and process.stdout is not None
                     nursery.start_soon(functools.partial(
                         server.handle_stream, trio.StapledStream(process.stdin, process.stdout),
@@ -268,8 +268,8 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
                     binding.bind(run.token, process.pid)
                 return process
 
-            if not how.uses_stdio:  # given out from now on: no hello may use one unbound
-                for run in local:
+            for run in local:  # given out from now on: no hello may use one unbound
+                if not own_launch(how, run.spec).uses_stdio:
                     binding.expect(run.token)
             for run in local:  # the @remote ones connect by themselves, with their tokens
                 processes.append(None)  # type: ignore[arg-type]  # start() puts it here
@@ -301,9 +301,26 @@ async def serve_with_bots(server: ArenaServer, runs: list[BotRun], ending: Error
         for process in processes:
             if process is not None and process.returncode is None:
                 process.kill()
-        if confined is not None:
-            confined.close()
+        for each in confined.values():
+            each.close()
         _remove_private_folder(private)
+
+
+def own_launch(how: BotLaunch, spec: BotSpec) -> BotLaunch:
+    """How ``spec``'s bot is started: in its own sandbox over stdio when it has one (a hosted
+    version: :mod:`arena.launch.hosted_bots`), else as the runner starts its bots."""
+    return how if spec.sandbox is None else BotLaunch(stdio=True, sandbox=spec.sandbox)
+
+
+def _confinements(how: BotLaunch, local: list[BotRun],
+                  hide: list[Path]) -> dict[Sandbox | None, SandboxRun]:
+    """A :class:`SandboxRun` for each sandbox the bots of ``local`` are started in (the
+    runner's, and each hosted version's own), each hiding ``hide`` and every other bot's
+    folders."""
+    commands = [bot_argv(run.spec.command, host="127.0.0.1", port=0, name=run.spec.name,
+                         token="") for run in local]
+    boxes = {own_launch(how, run.spec).sandbox for run in local} | {how.sandbox}
+    return {box: SandboxRun(box, hide, commands) for box in boxes if box is not None}
 
 
 async def _watch_restarting(server: Any, run: BotRun, process: trio.Process,

@@ -125,6 +125,11 @@ def _paths(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(str(value) for value in values)
 
 
+def _pairs(values: Iterable[Sequence[str]]) -> tuple[tuple[str, str], ...]:
+    """(host, inside) pairs as tuples (a JSON copy gives lists): a Sandbox stays hashable."""
+    return tuple((str(host), str(inside)) for host, inside in values)
+
+
 @attrs.frozen
 class Sandbox:
     memory_mb: int = 2048  # address space; Node.js and the JVM reserve a lot: raise it for them
@@ -138,7 +143,7 @@ class Sandbox:
     #: Host folders shown read-only at a place of the sandbox's choosing, (host, inside): a
     #: hosted bot's source at ``/src`` for its build (:mod:`arena.launch.hosted_build`), a
     #: toolchain's installation at its own place.
-    binds: tuple[tuple[str, str], ...] = ()
+    binds: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
     #: The size of its private temp folder (a build's needs more than a bot's).
     temp_bytes: int = TEMP_BYTES
 

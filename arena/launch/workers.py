@@ -84,6 +84,8 @@ class Share:
     sandbox: dict[str, Any] | None  # the Sandbox's fields, or None
     compress_logs: bool = True
     restarts: dict[str, Any] | None = None  # the Restarts' fields (None: the default)
+    #: Each bot's own sandbox's fields, by entrant (a hosted version's), or None.
+    own_sandboxes: list[dict[str, Any] | None] = attrs.Factory(list)
 
     def to_line(self) -> bytes:
         return json.dumps(attrs.asdict(self)).encode() + b"\n"
@@ -104,7 +106,10 @@ class Share:
         launch = BotLaunch(stdio=self.stdio,
                            sandbox=Sandbox(**self.sandbox) if self.sandbox else None)
         return Tournament(spec, spec.parse_options(self.options),
-                          [BotSpec(name, command) for name, command in self.bots], self.tables,
+                          [BotSpec(name, command, Sandbox(**own) if own else None)
+                           for (name, command), own in zip(self.bots, self.own_sandboxes
+                                                           or [None] * len(self.bots))],
+                          self.tables,
                           storage, log_dir=Path(self.log_dir), concurrency=self.concurrency,
                           move_timeout=self.move_timeout, reaction_timeout=self.reaction_timeout,
                           connect_timeout=self.connect_timeout, time_bank=self.time_bank,
@@ -224,7 +229,9 @@ class TournamentWorkers:
                   reaction_timeout=reaction_timeout, time_bank=time_bank,
                   connect_timeout=connect_timeout, stdio=launch.stdio, sandbox=sandbox,
                   compress_logs=compress_logs,
-                  restarts=attrs.asdict(restarts) if restarts is not None else None)
+                  restarts=attrs.asdict(restarts) if restarts is not None else None,
+                  own_sandboxes=[attrs.asdict(bot.sandbox) if bot.sandbox else None
+                                 for bot in bots])
             for at_once, tables in deal(self.todo, concurrency, workers)]
         self.played = 0
         self.draining = False
