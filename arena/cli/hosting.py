@@ -93,11 +93,13 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
                games: int | None, quiet: bool, tally_every: tuple[float, int] | None,
                checker: Any = None, web: tuple[tuple[str, int], Any] | None = None,
                seating_kind: str = "arrival", restarts: bool = False,
-               play: Mapping[str, Any] | None = None) -> None:
+               play: Mapping[str, Any] | None = None, hosted_bots: Any = None) -> None:
     """Serve ``hosted`` with ``seating_kind`` (``games`` at most, of each) until Ctrl-C: a
     line per game unless ``quiet``, the running tallies, the summary; failures as one line.
     ``web``: the pages' address (each further game's on the next port); ``play``: each game's
-    play page settings (``--play``); ``restarts``: see ``run_serve``."""
+    play page settings (``--play``); ``restarts``: see ``run_serve``; ``hosted_bots``: a
+    :class:`~arena.cli.hosted_serve.HostedSetup` (``--hosted``: one game)."""
+    from arena.cli.hosted_serve import hosted_pool
     from arena.edge.house import GameHouse
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import run_serve
@@ -115,6 +117,12 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     listening = False
+    tokens = None
+    if hosted_bots is not None:
+        from arena.launch.hosted_pool import HostedTokens
+
+        tokens = HostedTokens(checker)
+        checker = tokens.check
 
     def banner(port: int) -> str:
         nonlocal listening
@@ -131,10 +139,13 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
                     server, *web_of(web, i, game), game.config.spec.name if several else None,
                     play=(play or {}).get(game.config.spec.name)))
                 await stack.enter_async_context(ladder_writing(game.book))
+            pool = hosted_pool(hosted_bots, tokens, servers[0],
+                               lambda line: click.echo(line, err=True))
             await run_serve(GameHouse(servers) if several else servers[0], games=games,
                             tally=tallies, tally_every=tally_every, banner=banner,
                             signals=signals, restarts=restarts, out=click.echo,
-                            err=lambda line: click.echo(line, err=True))
+                            err=lambda line: click.echo(line, err=True),
+                            alongside=None if pool is None else pool.run)
         unwritten = sum(len(server.unwritten_logs) for server in servers)
         if unwritten:
             raise click.ClickException(f"{unwritten} game log(s) could not be written to "
