@@ -26,6 +26,8 @@ the ladder like any bot that connects (the same tables, the same ratings).
 from __future__ import annotations
 
 import functools
+import logging
+import math
 import os
 import secrets
 import subprocess
@@ -49,13 +51,19 @@ from arena.launch.hosted_run import (
     unpacked_build,
 )
 from arena.launch.languages import LANGUAGES, Toolchain, probe, run_argv
-from arena.launch.restarts import RestartBook, Restarts
+from arena.launch.restarts import GONE_WAIT, RestartBook, Restarts
 from arena.launch.sandbox_run import SandboxRun
+
+log = logging.getLogger("arena.server")
 
 #: Seconds between reads of the store's active versions.
 POLL = 2.0
 #: Seconds a stopped bot gets to end after its ``bye`` before it is killed.
 STOP_GRACE = 2.0
+#: Seconds a process must have run for its version's restarts to be whole again when it ends
+#: (a bot that crashes now and then over days is restarted each time; one that crashes at
+#: once is not, past its restarts).
+RESTARTS_FORGIVEN = 600.0
 #: Seconds between writes of a version's output file while its process runs.
 OUTPUT_EVERY = 1.0
 
@@ -137,8 +145,8 @@ class HostedPool:
         self.book = RestartBook(settings.restarts)
         self.toolchains: dict[str, Toolchain] = {}
         self.wake = trio.Event()
-        #: (version, seconds from the policy's choice to its hello's admission) of each start.
-        self.hello_times: list[tuple[VersionKey, float]] = []
+        #: (version, token, when the policy chose to start it) of each process started.
+        self.starts: list[tuple[VersionKey, str, float]] = []
         self.most_running = 0
         previous = server.on_game_over
 
@@ -148,6 +156,12 @@ class HostedPool:
             self.game_over(record)
 
         server.on_game_over = game_over
+
+    def hello_times(self) -> list[tuple[VersionKey, float]]:
+        """Each start's seconds from the policy's choice to its hello's admission."""
+        admitted = self.tokens.admitted
+        return [(key, admitted[token] - wanted) for key, token, wanted in self.starts
+                if token in admitted]
 
     def game_over(self, record: Any) -> None:
         played = {name.casefold() for name in record.names}
@@ -258,7 +272,9 @@ class HostedPool:
         self.cores.tokens.add(token)
         proc = Proc(key, token, process, confined, trio.current_time(), wanted_at)
         self.procs[key] = proc
+        self.starts.append((key, token, wanted_at))
         self.most_running = max(self.most_running, len(self.procs))
+        log.info("hosted %s started: %d running", key, len(self.procs))
         self.waiting_since.pop(key, None)
         assert process.stdin is not None and process.stdout is not None
         nursery.start_soon(functools.partial(
@@ -293,20 +309,23 @@ class HostedPool:
             kept = bytearray()
         stream = proc.process.stderr
         assert stream is not None
-        written = trio.current_time()
-        while True:
-            try:
-                chunk = await stream.receive_some(65536)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                chunk = b""
-            kept += chunk
-            del kept[:-OUTPUT_KEPT_BYTES]
-            now = trio.current_time()
-            if not chunk or now - written >= OUTPUT_EVERY:
-                written = now
-                _write(path, bytes(kept))
-            if not chunk:
-                return
+        written = -math.inf
+        try:
+            while True:
+                try:
+                    chunk = await stream.receive_some(65536)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    chunk = b""
+                if not chunk:
+                    return
+                kept += chunk
+                del kept[:-OUTPUT_KEPT_BYTES]
+                now = trio.current_time()
+                if now - written >= OUTPUT_EVERY:
+                    written = now
+                    _write(path, bytes(kept))
+        finally:  # its end, cancelled or not
+            _write(path, bytes(kept))
 
     async def _watch(self, proc: Proc) -> None:
         code = await proc.process.wait()
@@ -315,17 +334,26 @@ class HostedPool:
         self.tokens.names.pop(proc.token, None)
         self.cores.tokens.discard(proc.token)
         del self.procs[proc.key]
+        log.info("hosted %s ended: %d running", proc.key, len(self.procs))
         self.waiting_since[proc.key] = trio.current_time()
+        if self.server.stage.shutting_down:
+            return  # told bye with the others
         if not proc.stopping:
-            self.server.withdraw(proc.token)
-            delay = self.book.take(proc.key.bot.casefold() + f"#{proc.key.number}")
+            with trio.move_on_after(GONE_WAIT):  # the server sees its connection end
+                while any(s.bound_token == proc.token for s in self.server.sessions):
+                    await self.server.wait_for_change()
+            self.server.withdraw(proc.token)  # no seat kept for its coming back
+            name = f"{proc.key.bot.casefold()}#{proc.key.number}"
+            if trio.current_time() - proc.started >= RESTARTS_FORGIVEN:
+                self.book.used.pop(name, None)  # a long run: its restarts are whole again
+            delay = self.book.take(name)
             said = f"exit status {code}" if code >= 0 else f"killed by signal {-code}"
             if delay is None:
                 self.excluded.add(proc.key)
                 self.say(f"arena: hosted {proc.key} ended ({said}): not started again "
                          f"({self.settings.restarts.most} restarts used)")
             else:
-                used = self.book.used[proc.key.bot.casefold() + f"#{proc.key.number}"]
+                used = self.book.used[name]
                 self.say(f"arena: hosted {proc.key} ended ({said}): started again in "
                          f"{delay:g} s (restart {used} of {self.settings.restarts.most})")
                 await trio.sleep(delay)
