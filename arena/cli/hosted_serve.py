@@ -86,11 +86,23 @@ def hosted_setup(hosted: int | None, builds: Path | None, cores: int | None,
 HOSTED_CPU_SECONDS = 3600
 
 
-def hosted_pool(setup: HostedSetup | None, tokens: Any, server: Any,
-                say: Callable[[str], None]) -> Any:
-    """The pool of hosted bots beside ``server`` (None without ``--hosted``)."""
+def hosted_tokens(setup: HostedSetup | None, checker: Any) -> tuple[Any, Any]:
+    """(the hosted processes' tokens, the seating's check with them) (with ``--hosted``)."""
+    if setup is None:
+        return None, checker
+    from arena.launch.hosted_pool import HostedTokens
+
+    tokens = HostedTokens(checker)
+    return tokens, tokens.check
+
+
+def hosted_task(setup: HostedSetup | None, tokens: Any, server: Any,
+                echo: Callable[..., None]) -> Any:
+    """The task running the hosted bots beside ``server`` (None without ``--hosted``): a
+    :class:`~arena.launch.hosted_pool.HostedPool`'s, its lines on standard error."""
     if setup is None:
         return None
     from arena.launch.hosted_pool import HostedPool
 
-    return HostedPool(server, setup.open_store, setup.settings, tokens, say)
+    return HostedPool(server, setup.open_store, setup.settings, tokens,
+                      lambda line: echo(line, err=True)).run

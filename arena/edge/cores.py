@@ -18,14 +18,20 @@ be slower; the organiser's docs say so.
 from __future__ import annotations
 
 import collections
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 import trio
 
-if TYPE_CHECKING:
-    from arena.edge.session import Session
-    from arena.edge.table import Table
+from arena.edge.session import Session
+
+
+class Table(Protocol):
+    """What the gate needs of a table (:class:`arena.edge.table.Table`)."""
+
+    driver: Any  # its MatchDriver: hold, sent, is_open
+
+    def sent_held(self, seat: int, request_id: int, now: float) -> None: ...
 
 
 @attrs.define
