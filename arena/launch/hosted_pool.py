@@ -67,6 +67,9 @@ RESTARTS_FORGIVEN = 600.0
 #: Seconds between writes of a version's output file while its process runs.
 OUTPUT_EVERY = 1.0
 
+#: Each language's toolchain on this host, as found at its first hosted start.
+TOOLCHAINS: dict[str, Toolchain] = {}
+
 Checker = Callable[[str, "str | None"], "tuple[str | None, bool]"]
 
 
@@ -143,7 +146,6 @@ class HostedPool:
         self.waiting_since: dict[VersionKey, float] = {}
         self.excluded: set[VersionKey] = set()
         self.book = RestartBook(settings.restarts)
-        self.toolchains: dict[str, Toolchain] = {}
         self.wake = trio.Event()
         #: (version, token, when the policy chose to start it) of each process started.
         self.starts: list[tuple[VersionKey, str, float]] = []
@@ -288,14 +290,16 @@ class HostedPool:
         language = LANGUAGES.get(version.language)
         if language is None:
             raise VersionError(f"unknown language {version.language!r}")
-        toolchain = self.toolchains.get(language.name)
-        if toolchain is None:
-            toolchain = self.toolchains[language.name] = probe(language)
+        toolchain = TOOLCHAINS.get(language.name)
+        if toolchain is None:  # asked once a process: its programs are run to tell their version
+            toolchain = TOOLCHAINS[language.name] = probe(language)
         if not toolchain.available:
             raise VersionError(toolchain.refusal())
         assert version.build_digest is not None
-        with self.open_store() as store:
-            folder = unpacked_build(store, version.build_digest, self.settings.builds)
+        folder = self.settings.builds / version.build_digest
+        if not folder.is_dir():  # fetched and unpacked once (the store opened only then)
+            with self.open_store() as store:
+                folder = unpacked_build(store, version.build_digest, self.settings.builds)
         return run_argv(version.run, folder, toolchain), toolchain
 
     async def _keep_output(self, proc: Proc) -> None:
