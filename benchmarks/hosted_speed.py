@@ -3,6 +3,7 @@ and whether a crowded ladder of hosted bots times anybody out.
 
     python benchmarks/hosted_speed.py [--trials 15] [--game chochlik]
     python benchmarks/hosted_speed.py --ladder 300 [--bots 40] [--cores 2] [--processes 40]
+                                      [--server-arg=--hands=1 ...]
 
 **Start**: a built Python bot (``tests/check_bots/honest.py``) and a compiled one (C,
 ``tests/launch/hosted_bots/first_legal.c``) are submitted as ``arena bots submit`` does (built
@@ -143,7 +144,7 @@ def ladder(args: argparse.Namespace, folder: Path) -> None:
     logs = folder / "ladder-logs"
     command = [sys.executable, "-m", "arena", "serve", "--game", args.game, "--db", str(db),
                "--hosted", str(args.processes), "--cores", str(args.cores), "--port", "0",
-               "--log-dir", str(logs), "--quiet", "--plain-logs"]
+               "--log-dir", str(logs), "--quiet", "--plain-logs", *args.server_arg]
     print("running:", " ".join(command[2:]), flush=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     began = time.monotonic()
@@ -160,7 +161,7 @@ def ladder(args: argparse.Namespace, folder: Path) -> None:
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt") as file:
             lines = [json.loads(line) for line in file]
-        if not any(line["type"] == "end" for line in lines):
+        if not any(line["type"] == "result" for line in lines):
             continue  # aborted at the stop
         games += 1
         for line in lines:
@@ -173,6 +174,9 @@ def ladder(args: argparse.Namespace, folder: Path) -> None:
           f"(the host's), {len(crashes)} crashes", flush=True)
     for line in crashes[:5]:
         print("  ", line)
+    if server.returncode not in (0, 130) or not games:
+        print(f"the server ended with status {server.returncode}:", *err.splitlines()[-15:],
+              sep="\n  ")
 
 
 def main() -> None:
@@ -183,6 +187,8 @@ def main() -> None:
     parser.add_argument("--bots", type=int, default=40)
     parser.add_argument("--processes", type=int, default=40)
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="An option for the ladder's server (--server-arg=--hands=1).")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="arena-hosted-speed-") as folder:
         if args.ladder is None:

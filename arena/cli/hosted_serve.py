@@ -70,6 +70,12 @@ def hosted_setup(hosted: int | None, builds: Path | None, cores: int | None,
                                "it): give one --game")
     from arena.launch.hosted_pool import PoolSettings
     from arena.launch.hosted_run import RunLimits
+    from arena.launch.sandbox import Sandbox, SandboxUnavailable
+
+    try:
+        Sandbox().check()
+    except SandboxUnavailable as exc:
+        raise click.ClickException(f"--hosted runs bots in the sandbox: {exc}") from None
 
     protect = () if isinstance(db_file, str) else (str(db_file),)
     hide = tuple(path for path in (config.log_dir, config.transcript_dir) if path is not None)

@@ -250,7 +250,7 @@ class HostedPool:
         key = VersionKey(version.bot, version.number)
         try:
             argv, toolchain = await trio.to_thread.run_sync(self._prepare, version)
-        except (VersionError, OSError) as exc:
+        except Exception as exc:  # its build, its toolchain, the database: said, left out
             self.say(f"arena: hosted {key}: cannot be started: {exc}")
             self.excluded.add(key)
             return

@@ -232,3 +232,19 @@ def test_a_hosted_bot_sees_no_token_no_database_no_other_build(base: Path, tmp_p
     assert environment and set(environment.group(1).split()) <= {
         "PATH", "ARENA_TRANSPORT", "ARENA_NAME", "TMPDIR", "HOME", "PWD", "LC_CTYPE"}, said
     assert "token []" in said
+
+
+def test_hosted_needs_a_database_and_the_sandbox_said_in_one_line(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch):
+    db = tmp_path / "ladder.db"
+    add(db, "alice")
+    code, out = run("serve", "--game", TOY.name, "--hosted", "2", "--port", "0")
+    assert code == 2 and "--hosted needs --db" in out, out
+    code, out = run("serve", "--game", TOY.name, "--db", str(db), "--cores", "2")
+    assert code == 2 and "--cores is for --hosted" in out, out
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
+    code, out = run("serve", "--game", TOY.name, "--db", str(db), "--hosted", "2", "--port",
+                    "0", "--log-dir", str(tmp_path / "logs"))
+    assert (code, out) == (1, "Error: --hosted runs bots in the sandbox: the sandbox needs "
+                              "bubblewrap (`bwrap`: apt-get install bubblewrap) and `prlimit` "
+                              "(util-linux)\n")
