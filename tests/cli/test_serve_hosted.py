@@ -248,3 +248,23 @@ def test_hosted_needs_a_database_and_the_sandbox_said_in_one_line(tmp_path: Path
     assert (code, out) == (1, "Error: --hosted runs bots in the sandbox: the sandbox needs "
                               "bubblewrap (`bwrap`: apt-get install bubblewrap) and `prlimit` "
                               "(util-linux)\n")
+
+
+def test_a_version_made_active_or_retired_while_the_ladder_runs_is_picked_up(base: Path,
+                                                                             tmp_path: Path):
+    db, tokens = ladder(base, tmp_path, "h1")
+    with Served(tmp_path, "--game", TOY.name, "--db", str(db), "--hosted", "2",
+                verbose=True) as served:
+        served.bot("--name", "ref", "--token", tokens["ref"])
+        served.out.expect(r"table \S+: (h1|ref)=\S+ (h1|ref)=")
+        assert run("bots", "activate", "h2", "1", "--db", str(db))[0] == 0
+        served.err.expect(r"hosted h2 v1 started: 2 running")
+        served.out.expect(r"table \S+: (h2|ref)=\S+ (h2|ref)=")
+        assert run("bots", "retire", "h1", "--db", str(db))[0] == 0
+        served.err.expect(r"hosted h1 v1 ended: 1 running")  # after its game, if it had one
+        # (one table at a time: the lines read now may still be of games that ended before)
+        later = [served.out.expect(r"table \S+: (.*)").group(1) for _ in range(3)]
+        assert "h1=" not in later[-1] and "h2=" in later[-1], later
+        assert served.interrupt() == 0
+    assert not [line for line in served.err.seen if "ended (" in line]  # stopped, no crash
+    assert all(not game["aborted"] for game in exported(db)[:-1]), exported(db)
