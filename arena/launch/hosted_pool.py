@@ -265,7 +265,7 @@ class HostedPool:
             process = await trio.lowlevel.open_process(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True, **extra)
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             confined.close()
             self.say(f"arena: hosted {key}: cannot be started: {exc}")
             self.excluded.add(key)
