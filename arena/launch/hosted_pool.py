@@ -306,8 +306,8 @@ class HostedPool:
         """Keep the end of the process's standard error in its version's output file (what
         its earlier processes wrote comes first)."""
         path = output_file(self.settings.builds, proc.key.bot, proc.key.number)
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             kept = bytearray(path.read_bytes()[-OUTPUT_KEPT_BYTES:])
         except OSError:
             kept = bytearray()
