@@ -23,7 +23,6 @@ from arena.gameplay.driver import MatchDriver
 from arena.games import GAMES
 from arena.games.chance import RelabelledChance, SeededChance
 from protocol.codec import encode
-from tests.games.test_conformance import small_options
 
 
 def new_driver(spec, options, seed, chance=None):
@@ -70,7 +69,7 @@ def settle_windows(driver, seat):
 def check_one_world(name: str, seed: int, players: int, data, **extra) -> None:
     spec = GAMES[name]
     rng = random.Random(seed)
-    options = small_options(spec, players)
+    options = spec.short_options(players)
     if extra:
         options = attrs.evolve(options, **extra)
     game_seed = f"hidden{seed}"
@@ -115,7 +114,7 @@ def test_the_property_would_catch_a_leak(name, monkeypatch):
     """Sanity check of the test itself: let every observation carry the state's lists (hands,
     the deck, bids, ...) and the property fails."""
     spec = GAMES[name]
-    state_type = type(spec.new_state(small_options(spec, spec.min_players), 0))
+    state_type = type(spec.new_state(spec.short_options(spec.min_players), 0))
 
     def leaky(self, seat):
         return {key: value for key, value in vars(self).items() if isinstance(value, list)

@@ -69,3 +69,26 @@ async def refuse(stream: trio.abc.Stream, code: ErrorCode, message: str) -> None
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await stream.send_all(encode(Error(code=code.value, fatal=True, message=message)))
     await close_gently(stream, linger=0.2)  # a short linger: refusals come in floods
+
+
+#: Connections beyond the limit that are still told why they are refused (the others are
+#: closed at once); the open-file headroom (:data:`FILE_HEADROOM`) covers them.
+REFUSAL_ROOM = 32
+
+
+async def let_in(stream: trio.abc.Stream, *, open_streams: int, limit: int,
+                 from_address: int, address_limit: int, closing: bool) -> bool:
+    """The door's count: whether a new connection (``open_streams`` counting it,
+    ``from_address`` others from its address) may go on.  Past the room kept for polite
+    refusals (or while closing) it is closed at once, so that the files kept for logs stay
+    free whatever floods in; past a limit it is refused with why."""
+    if closing or open_streams > limit + REFUSAL_ROOM:
+        with trio.CancelScope(shield=True):
+            await stream.aclose()
+        return False
+    if open_streams > limit or from_address >= address_limit:
+        await refuse(stream, ErrorCode.TOO_MANY_CONNECTIONS,
+                     f"this server holds {limit} connections at most, "
+                     f"{address_limit} from one address")
+        return False
+    return True

@@ -31,8 +31,8 @@ import attrs
 import trio
 
 from arena.edge.admission import HelloLimiter
-from arena.edge.connections import close_gently, connection_limit, peer_address, refuse
-from arena.edge.server import REFUSAL_ROOM, ArenaServer, Greeted
+from arena.edge.connections import close_gently, connection_limit, let_in, peer_address, refuse
+from arena.edge.server import ArenaServer, Greeted
 from arena.gameplay.gamelog import ensure_writable
 from protocol import codec
 from protocol.connection import NEED_DATA, ServerConnection
@@ -135,15 +135,10 @@ class GameHouse:
 
     async def _handle(self, stream: trio.abc.Stream) -> None:
         address = peer_address(stream)
-        if self.shutting_down or self.open_streams > self.max_connections + REFUSAL_ROOM:
-            with trio.CancelScope(shield=True):
-                await stream.aclose()
-            return
-        if (self.open_streams > self.max_connections
-                or self.per_address.get(address, 0) >= self.config.max_connections_per_address):
-            await refuse(stream, ErrorCode.TOO_MANY_CONNECTIONS,
-                         f"this server holds {self.max_connections} connections at most, "
-                         f"{self.config.max_connections_per_address} from one address")
+        if not await let_in(stream, open_streams=self.open_streams, limit=self.max_connections,
+                            from_address=self.per_address.get(address, 0),
+                            address_limit=self.config.max_connections_per_address,
+                            closing=self.shutting_down):
             return
         self.per_address[address] = self.per_address.get(address, 0) + 1
         try:

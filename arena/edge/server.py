@@ -35,7 +35,13 @@ import trio
 
 from arena.edge.admission import HelloLimiter
 from arena.edge.config import ServerConfig
-from arena.edge.connections import close_gently, connection_limit, peer_address, refuse
+from arena.edge.connections import (
+    close_gently,
+    connection_limit,
+    let_in,
+    peer_address,
+    refuse,
+)
 from arena.edge.cores import Cores
 from arena.edge.logwriter import LogWriter
 from arena.edge.peer_process import ProcessBinding, socket_addresses
@@ -67,9 +73,6 @@ SHUTDOWN_GRACE = 5.0
 #: Milliseconds a bot told ``server_restart`` waits before its first try to come back (a
 #: restart takes a second or two; the client library then waits longer after each failure).
 RETRY_MS = 1000
-#: Connections beyond the limit that are still told why they are refused (the others are
-#: closed at once); the open-file headroom (``arena.edge.connections.FILE_HEADROOM``) covers them.
-REFUSAL_ROOM = 32
 #: Allocations before a young-generation collection in the server commands (default 700).
 GC_YOUNG_THRESHOLD = 50_000
 #: Finished games' records ``arena serve`` keeps in memory (its logs keep every game).
@@ -131,6 +134,8 @@ class ArenaServer:
         self.reception = Reception(self.stage, self.hall, self.spectators, binding)
         self.loops = ConnectionLoops(self.reception, self.hall)
         self.port: int | None = None
+        #: Set once the server serves (listening, or taking in-process streams).
+        self.serving = trio.Event()
         self.max_connections = (config.max_connections if config.max_connections is not None
                                 else connection_limit())
         #: Sockets open now (serving, closing or being refused): what counts against the limit.
@@ -224,6 +229,7 @@ class ArenaServer:
             if self.config.idle_timeout is not None:
                 nursery.start_soon(self.reception.idle_sweeper, self.config.idle_timeout)
             self.hall.seat(self.seating.start(trio.current_time()))
+            self.serving.set()
             task_status.started(self.port)
             await trio.sleep_forever()  # until shutdown() cancels the nursery
 
@@ -303,17 +309,10 @@ class ArenaServer:
     async def _handle(self, stream: trio.abc.Stream, bound_token: str | None,
                       greeted: Greeted | None) -> None:
         address = peer_address(stream)
-        if self.stage.shutting_down or self.open_streams > self.max_connections + REFUSAL_ROOM:
-            # past the room kept for polite refusals: close at once, so that the files kept
-            # for logs stay free whatever floods in
-            with trio.CancelScope(shield=True):
-                await stream.aclose()
-            return
-        if (self.open_streams > self.max_connections
-                or self.per_address.get(address, 0) >= self.config.max_connections_per_address):
-            await refuse(stream, ErrorCode.TOO_MANY_CONNECTIONS,
-                         f"this server holds {self.max_connections} connections at most, "
-                         f"{self.config.max_connections_per_address} from one address")
+        if not await let_in(stream, open_streams=self.open_streams, limit=self.max_connections,
+                            from_address=self.per_address.get(address, 0),
+                            address_limit=self.config.max_connections_per_address,
+                            closing=self.stage.shutting_down):
             return
         if bound_token is None and greeted is None \
                 and not await self._through_the_door(stream, address):

@@ -81,22 +81,6 @@ Ask = Callable[[str], Awaitable[str | None]]
 Show = Callable[[str], None]
 
 
-class PlayServer(ArenaServer):
-    """An :class:`ArenaServer` that says when it serves (``serving``), so that the person's
-    in-process connection is made only once the server is ready for it."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.serving = trio.Event()
-
-    async def serve(self, listen: bool = True, *,
-                    task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(functools.partial(super().serve, listen))
-            self.serving.set()
-            task_status.started(port)
-
-
 def choice_of(answer: str, legal: list[str]) -> str | None:
     """The token a typed answer picks: a number from 1 to ``len(legal)``, or a token of
     ``legal`` itself; None for anything else."""
@@ -266,7 +250,7 @@ async def run_play(spec: GameSpec, options: Any, bots: list[BotSpec], *, seat: i
                           log_dir=log_dir, seed=seed, time_bank=time_bank, idle_timeout=None,
                           transcript_dir=transcript_dir)
     seating = RosterSeating(roster, games, connect_timeout=connect_timeout)
-    server = PlayServer(config, seating=seating)
+    server = ArenaServer(config, seating=seating)
     ensure_writable(log_dir)  # never play games whose logs would be lost
     output_dir = log_dir / "bots"
     output_dir.mkdir(parents=True, exist_ok=True)

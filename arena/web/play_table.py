@@ -116,22 +116,6 @@ class PlaySettings:
         return cls(**{**data, "games": games, "log_dir": Path(data["log_dir"])})
 
 
-class TableServer(ArenaServer):
-    """A game server that says when it serves (``serving``): the person's connection is
-    made only then."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.serving = trio.Event()
-
-    async def serve(self, listen: bool = True, *,
-                    task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(functools.partial(super().serve, listen))
-            self.serving.set()
-            task_status.started(port)
-
-
 @attrs.define
 class Seat:
     """The person's end of a private table: ``stream`` speaks the protocol; ``over`` is set
@@ -160,7 +144,7 @@ async def private_table(settings: PlaySettings, game: PlayGame,
                           reaction_timeout=settings.reaction_timeout, log_dir=settings.log_dir,
                           idle_timeout=None)
     roster = [RosterEntry(bot.name, token) for bot, token in zip(bots, tokens)]
-    server = TableServer(config, seating=RosterSeating(roster, 1,
+    server = ArenaServer(config, seating=RosterSeating(roster, 1,
                                                        connect_timeout=CONNECT_SECONDS))
     ensure_writable(settings.log_dir)  # never play a game whose log would be lost
     output = settings.log_dir / "bots"

@@ -24,8 +24,9 @@ def logs(tmp_path: Path) -> list[Path]:
 
 async def test_three_bots_over_tcp_finish_a_game_and_it_is_logged(tmp_path, nursery):
     server = make_server(tmp_path, hands=2)
+    assert not server.serving.is_set()
     port = await nursery.start(server.serve)
-    assert port > 0
+    assert port > 0 and server.serving.is_set()
     clients = [await connect_tcp(port) for _ in range(3)]
     welcome = await clients[0].hello("a")
     assert welcome["protocol"] == 1 and welcome["game"] == "chochlik"

@@ -211,9 +211,9 @@ async def test_a_table_never_starts_with_a_bot_already_gone(nursery, tmp_path):
 async def test_a_flood_past_the_refusal_room_is_closed_at_once(nursery, tmp_path, monkeypatch):
     """Refusals linger a moment (so the reason arrives); past a small room they are closed at
     once, so that a flood can never take the files kept for logs."""
-    import arena.edge.server
+    import arena.edge.connections
 
-    monkeypatch.setattr(arena.edge.server, "REFUSAL_ROOM", 2)
+    monkeypatch.setattr(arena.edge.connections, "REFUSAL_ROOM", 2)
     server = with_config(tmp_path, max_connections=1)
     await nursery.start(server.serve, False)
     held = await connect_in_memory(nursery, server)

@@ -11,7 +11,7 @@ from arena.games import GAMES
 from arena.kit.check_findings import Outcome
 from arena.kit.check_game import GameCheck, check_spec
 from arena.kit.check_game_play import GameSettings
-from tests.kit.broken_games import LAX, LEAKY
+from tests.kit.broken_games import BROKEN, LEAKY
 
 #: Few games and worlds: the batteries' full runs are `arena check-game`'s defaults.
 QUICK = GameSettings(games=3, worlds=20, seed="tests")
@@ -35,20 +35,20 @@ def test_every_registered_game_passes(name):
     assert [r.check for r in results] == list(GameCheck)
 
 
-@pytest.mark.parametrize("spec,failing,reason", [
-    (LEAKY, GameCheck.HIDDEN, "in a world that differs only in what it may not know"),
-    (LAX, GameCheck.OPTIONS, "parse_options({'no_such_option': 1}) is accepted"),
-])
-def test_a_broken_game_fails_that_check_with_the_reason(monkeypatch, spec, failing, reason):
+@pytest.mark.parametrize("failing", list(BROKEN), ids=lambda check: check.name.lower())
+def test_a_broken_game_fails_that_check_with_the_reason(monkeypatch, failing):
+    spec, reason = BROKEN[failing]
     monkeypatch.setitem(GAMES, spec.name, spec)
     result = CliRunner().invoke(main, ["check-game", spec.name, "--games", "3", "--worlds", "20"])
     assert result.exit_code == 1, result.output
     lines = outcomes(result.output)
     assert len(lines) == len(GameCheck)
     failed = {check: line for check, line in lines.items() if line.startswith("FAIL")}
-    assert list(failed) == [failing.value]
+    # a game that ignores its seed cannot replay its log or build other worlds either
+    also = {GameCheck.HIDDEN.value, GameCheck.LOG.value} if failing is GameCheck.REPLAY else set()
+    assert set(failed) == {failing.value, *also}
     assert reason in failed[failing.value]
-    assert "check-game: 1 check(s) failed" in result.output
+    assert f"check-game: {len(failed)} check(s) failed" in result.output
 
 
 def test_the_leak_is_shown_where_it_is(monkeypatch):
