@@ -19,6 +19,7 @@ import trio
 
 from arena.cli.database import Database
 from arena.cli.entry import main
+from arena.cli.hosted_serve import hosted_options, hosted_setup
 from arena.cli.web import WEB_HOST_OPTION, WEB_OPTION, play_for, play_options
 from arena.edge.spectators import MAX_SPECTATORS, SPECTATOR_MODES, SpectatorRules
 from arena.gameplay.gamelog import LogDirectoryError
@@ -107,6 +108,7 @@ from arena.launch.runner import BUILTIN_BOTS
 @WEB_OPTION
 @WEB_HOST_OPTION
 @play_options
+@hosted_options
 def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ...],
           seed: str | None, move_timeout: float, reaction_timeout: float, time_bank: float,
           log_dir: Path, host: str, port: int, max_connections: int | None,
@@ -117,7 +119,7 @@ def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ..
           tally_every: float, tally_games: int, plain_logs: bool, db_file: Path | str | None,
           web_port: int | None, web_host: str, seating_kind: str | None, final: bool,
           play: bool, play_bots: str | None, play_tables: int, play_short: bool,
-          **flags: Any) -> None:
+          hosted: int | None, builds: Path | None, cores: int | None, **flags: Any) -> None:
     """Host tables of a game (or of several: --game A --game B, each at its own tables): a
     game starts when a table is full, and a bot stays seated for game after game.  Bots are
     seated in arrival order, or with --db (a ladder) by rating, near bots of their strength
@@ -154,8 +156,9 @@ def serve(game_names: tuple[str, ...], players: int | None, extra: tuple[str, ..
         config = attrs.evolve(config, prepare_hello=view)
     if seating_kind == "ladder" and db_file is None:
         raise click.UsageError("--seating ladder needs --db FILE (its ratings and results)")
-    hosted = hosted_games(config, chosen, db_file, seed)
-    host_games(hosted, registry, games=games, quiet=quiet,
+    bots = hosted_setup(hosted, builds, cores, db_file, len(chosen), config)
+    host_games(hosted_games(config, chosen, db_file, seed), registry, hosted_bots=bots,
+               games=games, quiet=quiet,
                tally_every=None if quiet else (tally_every, tally_games),
                checker=view and view.check,
                web=None if web_port is None else ((web_host, web_port), db_file),

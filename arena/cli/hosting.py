@@ -14,6 +14,7 @@ import attrs
 import click
 
 from arena.cli.bots import ladder_writing, make_seating, open_ladder
+from arena.cli.hosted_serve import hosted_task, hosted_tokens
 from arena.cli.web import pages_beside
 from arena.gameplay.gamelog import LogDirectoryError, ensure_writable
 from arena.launch.errors import INTERRUPTED, only
@@ -93,11 +94,11 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
                games: int | None, quiet: bool, tally_every: tuple[float, int] | None,
                checker: Any = None, web: tuple[tuple[str, int], Any] | None = None,
                seating_kind: str = "arrival", restarts: bool = False,
-               play: Mapping[str, Any] | None = None) -> None:
+               play: Mapping[str, Any] | None = None, hosted_bots: Any = None) -> None:
     """Serve ``hosted`` with ``seating_kind`` (``games`` at most, of each) until Ctrl-C: a
     line per game unless ``quiet``, the running tallies, the summary; failures as one line.
     ``web``: the pages' address (each further game's on the next port); ``play``: each game's
-    play page settings (``--play``); ``restarts``: see ``run_serve``."""
+    play page settings (``--play``); ``restarts``: see ``run_serve``; ``hosted_bots``: --hosted."""
     from arena.edge.house import GameHouse
     from arena.edge.serve_report import Tally
     from arena.edge.serve_run import run_serve
@@ -115,6 +116,7 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
     except LogDirectoryError as exc:
         raise click.ClickException(str(exc)) from None
     listening = False
+    tokens, checker = hosted_tokens(hosted_bots, checker)
 
     def banner(port: int) -> str:
         nonlocal listening
@@ -134,7 +136,8 @@ def host_games(hosted: Sequence[Hosted], registry: dict[str, str] | None, *,
             await run_serve(GameHouse(servers) if several else servers[0], games=games,
                             tally=tallies, tally_every=tally_every, banner=banner,
                             signals=signals, restarts=restarts, out=click.echo,
-                            err=lambda line: click.echo(line, err=True))
+                            err=lambda line: click.echo(line, err=True),
+                            alongside=hosted_task(hosted_bots, tokens, servers[0], click.echo))
         unwritten = sum(len(server.unwritten_logs) for server in servers)
         if unwritten:
             raise click.ClickException(f"{unwritten} game log(s) could not be written to "

@@ -125,7 +125,8 @@ class Reception:
             now = trio.current_time()
             for session in list(self.sessions):
                 since = session.idle_since
-                if since is not None and session.idle and now - since > limit:
+                hosted = self.stage.cores is not None and self.stage.cores.hosts(session)
+                if since is not None and session.idle and now - since > limit and not hosted:
                     session.send(Error(code=ErrorCode.IDLE_TIMEOUT.value, fatal=True,
                                        message=f"no seat for you within {limit:g} s"))
                     session.conn.close()

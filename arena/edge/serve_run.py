@@ -3,7 +3,7 @@ one hurries the stop) or after ``--games N`` (:class:`GameLimit`), then print th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 
 import attrs
 import trio
@@ -84,7 +84,8 @@ async def run_serve(server: ArenaServer | GameHouse, *, games: int | None,
                     tally: Tally | Sequence[Tally],
                     tally_every: tuple[float, int] | None, banner: Callable[[int], str],
                     out: Callable[[str], None], err: Callable[[str], None],
-                    signals: trio.abc.ReceiveChannel[int], restarts: bool = False) -> None:
+                    signals: trio.abc.ReceiveChannel[int], restarts: bool = False,
+                    alongside: Callable[[], Awaitable[None]] | None = None) -> None:
     """Serve until a signal comes in ``signals`` (Ctrl-C or SIGTERM: see
     :class:`arena.edge.signals.StopSignals`, open since before the server started), or until
     ``games`` games are over (the server's seating is then a :class:`GameLimit`); then stop
@@ -92,7 +93,9 @@ async def run_serve(server: ArenaServer | GameHouse, *, games: int | None,
     further signal while stopping hurries the stop; a signal that came before the banner stops
     right after it.  ``tally_every``: (seconds, games) between running tallies (None: none);
     ``banner(port)``: the first line; ``restarts``: a signal tells the bots the server will be
-    back (``bye`` ``server_restart``: a ladder's); after ``games`` it is ``server_shutdown``."""
+    back (``bye`` ``server_restart``: a ladder's); after ``games`` it is ``server_shutdown``.
+    ``alongside``: a task run while the server serves (from its banner until it has
+    stopped: the ladder's hosted bots), cancelled then."""
     stop_reason = ErrorCode.SERVER_RESTART if restarts else ErrorCode.SERVER_SHUTDOWN
     rooms = server.servers if isinstance(server, GameHouse) else (server,)
     tallies = [tally] if isinstance(tally, Tally) else list(tally)
@@ -116,6 +119,15 @@ async def run_serve(server: ArenaServer | GameHouse, *, games: int | None,
 
         for scope, room, room_tally, label in zip(reporting, rooms, tallies, labels):
             nursery.start_soon(report, scope, room, room_tally, label)
+        if alongside is not None:
+            beside = trio.CancelScope()
+            reporting.append(beside)
+
+            async def run_beside() -> None:
+                with beside:
+                    await alongside()
+
+            nursery.start_soon(run_beside)
         reason = ErrorCode.SERVER_SHUTDOWN
         async with trio.open_nursery() as waiting:
             async def on_signal() -> None:

@@ -42,6 +42,7 @@ from arena.edge.connections import (
     peer_address,
     refuse,
 )
+from arena.edge.cores import Cores
 from arena.edge.logwriter import LogWriter
 from arena.edge.peer_process import ProcessBinding, socket_addresses
 from arena.edge.reader import ConnectionLoops
@@ -265,6 +266,19 @@ class ArenaServer:
             self.stage.hurried_at = trio.current_time()
             self.stage.hurried.set()
             self.stage.poke()
+
+    def dismiss(self, session: Session) -> bool:
+        """End ``session``'s connection between its games (see :meth:`TableHall.dismiss`)."""
+        return self.hall.dismiss(session)
+
+    @property
+    def cores(self) -> Cores | None:
+        """Fair time for hosted bots (:mod:`arena.edge.cores`); set before tables start."""
+        return self.stage.cores
+
+    @cores.setter
+    def cores(self, cores: Cores | None) -> None:
+        self.stage.cores = cores
 
     def withdraw(self, token: str) -> None:
         """The bot with this token will not come (its process ended): stop waiting for it."""

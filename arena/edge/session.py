@@ -232,6 +232,8 @@ class Session:
         self.watching: Watched | None = None  # the table it watches, as a spectator
         #: Its events wait for its next other message (hello ``events: with_requests``).
         self.events_with_requests = False
+        #: Its connection ends when its game does (:meth:`TableHall.dismiss`).
+        self.parting = False
 
     # the current link's state, for the code that does not care which link it is
     @property

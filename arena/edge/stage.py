@@ -9,6 +9,7 @@ from typing import Any
 import trio
 
 from arena.edge.config import ServerConfig
+from arena.edge.cores import Cores
 from arena.edge.serve_report import Notes
 
 
@@ -22,6 +23,8 @@ class Stage:
         #: Told of each connection, departure and table (``arena serve``'s operator report).
         self.notes: Notes | None = None
         self._changed = trio.Event()
+        #: Fair time for hosted bots (``arena serve --hosted``): None, none are held.
+        self.cores: Cores | None = None
 
     def poke(self) -> None:
         """Something a stop (or a test) waits on changed: a table started or ended, a

@@ -19,6 +19,7 @@ from typing import Any
 import attrs
 import trio
 
+from arena.edge.cores import Cores
 from arena.edge.session import Seat, Session
 from arena.gameplay.driver import PUBLIC, MatchDriver, Outgoing
 from arena.gameplay.records import GameRecord
@@ -98,8 +99,10 @@ TableInput = Answer | BadLine | Gone | Away | Rejoin | Flush
 
 class Table:
     def __init__(self, seated: SeatedTable, driver: MatchDriver,
-                 sessions: Sequence[Session | None]) -> None:
+                 sessions: Sequence[Session | None], cores: Cores | None = None) -> None:
+        """``cores``: hosted bots' requests wait for a core (:mod:`arena.edge.cores`)."""
         self.seated = seated
+        self.cores = cores
         self.number = driver.table
         self.driver = driver
         #: The table's seats, by number: each names the session in it (None: gone).
@@ -219,6 +222,8 @@ class Table:
             if not driver.finished:
                 self._abort(self.abort_reason)
             self.inbox_send.close()
+            if self.cores is not None:
+                self.cores.forget(self)
             self._release_watchers()
             while True:  # lines queued as the game ended are answered too
                 try:
@@ -270,6 +275,15 @@ class Table:
             # too, while a wake-up set at 90 % of the time left is met only by a slow answer
             wait.deadline = deadline
         return True
+
+    def sent_held(self, seat: int, request_id: int, now: float) -> None:
+        """A request held back for a core goes out now: its clock starts (the table wakes at
+        its deadline)."""
+        self.driver.sent(seat, request_id, now)
+        wait = self._waiting
+        deadline = self.driver.next_deadline()
+        if wait is not None and deadline is not None and deadline < wait.deadline:
+            wait.deadline = deadline
 
     def watch(self, session: Session) -> int:
         """A spectator starts watching: the game and its public events so far, then live.
@@ -367,6 +381,9 @@ class Table:
         number of seats see it); each seat's connection gets its lines of the step queued in
         one call (:meth:`Session.queue_all`), a spectator's one by one; each is written once."""
         seats = self.seats
+        cores = self.cores
+        if cores is not None:
+            cores.settle(self)
         batches: dict[Session, tuple[list[Any], list[bytes]]] = {}  # messages, lines
         watched: dict[Any, bool] = {}  # spectators' links written to; True: write now
         for seat, message, line in outgoing:
@@ -394,6 +411,11 @@ class Table:
                 batch[0].append(message)
                 batch[1].append(line)
         for session, (messages, lines) in batches.items():
+            if cores is not None and cores.hosts(session):
+                if cores.send(self, session, session.seat.number if session.seat else -1,
+                              messages, lines):
+                    session.link.push()
+                continue
             if session.queue_all(messages, lines) and (  # (only events: they wait for the
                     not session.events_with_requests  # next request of a seat that asked so)
                     or any(message.TYPE != "event" for message in messages)):

@@ -24,6 +24,8 @@ from arena.gameplay.driver import MatchDriver
 from arena.gameplay.records import GameRecord
 from arena.games.chance import secret_seed
 from arena.seating.policies import SeatedTable, Seating
+from protocol.errors import ErrorCode
+from protocol.messages import Bye
 from protocol.requests import RequestCounter
 
 log = logging.getLogger("arena.server")
@@ -92,7 +94,7 @@ class TableHall:
         # a long game's log waits on disk
         driver.log.spool_to(config.log_dir, compress=config.compress_logs,
                             spooler=self.writer.spooler)
-        table = Table(seated, driver, sessions)
+        table = Table(seated, driver, sessions, stage.cores)
         log.info("table %d: %s", number, ", ".join(seated.names))
         if stage.notes is not None:
             stage.notes.seated(number, [s.number for s in sessions if s is not None],
@@ -132,6 +134,23 @@ class TableHall:
                 log.exception("on_game_over failed for table %s", table.number)
         self._back_to_seating(table, table.release())
 
+    def dismiss(self, session: Session) -> bool:
+        """End a bot's connection between its games (a hosted bot whose process the server
+        stops): the seating forgets it at once, so no table is made with it again, and it is
+        told ``bye``; one at a table is dismissed so when its game ends (False then)."""
+        if session.seat is not None:
+            session.parting = True
+            return False
+        if session.admitted and not session.closing:
+            session.admitted = False  # gone from the seating now, not again at its end
+            log.info("%s stopped between games", session.name)
+            if self.stage.notes is not None:
+                self.stage.notes.left(session.number, session.name)
+            self.seat(self.seating.gone(session, trio.current_time()))
+        session.finish(Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
+                           message="this bot's process is stopped for now"))
+        return True
+
     def _back_to_seating(self, table: Table, sessions: list[Session]) -> None:
         """A table is over: its bots still here are ready for the next."""
         if self.stage.shutting_down:
@@ -144,6 +163,9 @@ class TableHall:
                                              [s for s in sessions if s.idle], now))
             return
         tables = self.seating.game_over(table.seated, now)
+        for session in sessions:
+            if session.parting:
+                self.dismiss(session)
         for session in sessions:
             if session.idle:
                 tables += self.seating.ready(session, now)

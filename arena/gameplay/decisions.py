@@ -11,6 +11,7 @@ and sans-I/O like the driver.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from typing import Any, NamedTuple
 
@@ -162,6 +163,26 @@ class SeatDecisions:
             for request in requests.values():
                 return request.deadline
         return min((r.deadline for r in requests.values()), default=None)
+
+    def hold(self, seat: int, request_id: int) -> None:
+        """The edge holds request ``request_id`` back (fair time: no core is free for a hosted
+        bot): its clock stands still, with no deadline, until :meth:`sent`."""
+        request = self.open.get(seat)
+        if request is not None and request.id == request_id:
+            request.deadline = math.inf
+
+    def sent(self, seat: int, request_id: int, now: float) -> None:
+        """The request held back went out at ``now``: its clock starts then (its limit and
+        the seat's bank from ``now``)."""
+        request = self.open.get(seat)
+        if request is not None and request.id == request_id:
+            request.issued_at = now
+            request.deadline = now + request.limit + self.bank[seat]
+
+    def is_open(self, seat: int, request_id: int) -> bool:
+        """Whether request ``request_id`` of ``seat`` still waits for its answer."""
+        request = self.open.get(seat)
+        return request is not None and request.id == request_id
 
     def _note_unlogged_errors(self) -> None:
         for seat, count in enumerate(self._errors_logged):

@@ -31,7 +31,8 @@ class RunLimits:
     cpu_seconds: int = 120
     #: Processes and threads at once.
     max_processes: int = 64
-    #: Cores: a bot's processes share the machine (no CPU quota is set yet).
+    #: Cores: one while it thinks (on a ladder, ``arena serve --hosted --cores``: no more hosted
+    #: bots think at once than cores, :mod:`arena.edge.cores`); no CPU quota is set.
     cores: int = 1
 
 

@@ -51,7 +51,6 @@ class SandboxRun:
         def before_exec() -> None:
             for join in joins:
                 join()
-            limits()
             # the lifeline as descriptor 3, and no other descriptor but 0, 1 and 2 (the
             # others are close-on-exec); dup2 onto itself would leave it close-on-exec
             if lifeline == 3:
@@ -65,6 +64,9 @@ class SandboxRun:
                             os.close(int(name))
                     except OSError:
                         pass
+            # last: a runner holding more descriptors than a bot may open (a ladder's many
+            # hosted bots) could not list them under the bot's limit
+            limits()
 
         mine = set(folders_of(argv, Path.cwd()))
         others = {folder for folders in self.folders for folder in folders} - mine

@@ -369,3 +369,21 @@ def test_every_request_is_logged_as_sent_with_a_digest_of_its_observation():
                                 "legal": request.legal,
                                 "observation": observation_digest(request.observation)}
     assert observation_digest(sent[0].observation) != observation_digest(sent[1].observation)
+
+
+def test_a_request_held_back_has_no_deadline_and_its_clock_starts_when_sent():
+    """Fair time (``arena serve --hosted``): the edge holds a hosted bot's request until a core
+    is free; it never times out while held, and gets its whole limit from when it is sent."""
+    d = driver()
+    out = d.start(0.0)
+    held = by_seat(out, Request)[1]
+    d.hold(1, held.id)
+    d.hold(1, held.id + 7)  # another id: not that seat's open request, nothing happens
+    assert d.is_open(1, held.id) and not d.is_open(1, held.id + 7)
+    expired = d.expire(TIMEOUT + 100.0)  # the others time out; seat 1's clock stands still
+    assert sorted(by_seat(expired, Cancel)) == [0, 2]
+    assert d.is_open(1, held.id)
+    d.sent(1, held.id, 200.0)
+    assert 1 not in by_seat(d.expire(200.0 + TIMEOUT - 0.1), Cancel)
+    assert by_seat(d.expire(200.0 + TIMEOUT), Cancel)[1].id == held.id
+    assert not d.is_open(1, held.id)

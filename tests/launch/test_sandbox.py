@@ -321,3 +321,24 @@ async def test_a_sandboxed_bot_is_capped_in_all_its_memory_where_a_cgroup_can_be
     assert "HELD 100 MiB" in output, output  # it ran, and held what it may
     assert "HELD ALL" not in output, output
     assert [b.status for b in report.bots[1:]] == ["ok", "ok"], report.table()
+
+
+def test_a_runner_holding_more_descriptors_than_a_bot_may_open_still_starts_it():
+    """A ladder's server holds pipes to many hosted bots: more open descriptors than one bot
+    may open; starting one more sandboxed bot still works (its limit is set last)."""
+    sandbox = Sandbox(max_open_files=32)
+    try:
+        sandbox.check()
+    except SandboxUnavailable as exc:
+        pytest.skip(str(exc))
+    held = [os.pipe() for _ in range(32)]  # 64 descriptors, besides the test's own
+    run = SandboxRun(sandbox, [])
+    try:
+        argv, extra = run.command([sys.executable, "-c", "print('started')"], os.environ)
+        done = subprocess.run(argv, capture_output=True, timeout=60, **extra)
+        assert done.stdout == b"started\n", done.stderr
+    finally:
+        run.close()
+        for pair in held:
+            for end in pair:
+                os.close(end)
