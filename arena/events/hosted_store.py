@@ -6,8 +6,10 @@ Every change is one transaction: a version is numbered when stored (1, 2, ... a 
 is stored once by its digest (a second version with the same build only names it), and making
 a version active makes the bot's active one ``valid`` in the same transaction (the database
 also refuses two active versions of a bot: a unique index).  A name is a registered bot's,
-found without case (:mod:`arena.events.registry`); its versions stay when it is renamed (they
-are kept by the folded name of the registration they were made under: a rename moves them)."""
+found without case (:mod:`arena.events.registry`), and its versions are kept under its folded
+name: a rename moves them along, and removing the bot (or registering a name anew) sets them
+apart where no name reaches them (:func:`arena.events.registry.set_apart`), so a name's next
+holder starts at version 1 and never sees the old ones."""
 
 from __future__ import annotations
 
@@ -82,8 +84,10 @@ class HostedStore:
         return version_of(tuple(row))
 
     def active(self) -> list[BotVersion]:
-        """Every bot's active version (what a ladder of hosted bots plays), by name."""
-        rows = self._run(f"{_SELECT} WHERE state = ? ORDER BY bot", (VersionState.ACTIVE.value,))
+        """Every registered bot's active version (what a ladder of hosted bots plays), by
+        name; never an unregistered bot's."""
+        rows = self._run(f"{_SELECT} WHERE state = ? AND bot IN (SELECT folded FROM bots) "
+                         "ORDER BY bot", (VersionState.ACTIVE.value,))
         return [version_of(tuple(row)) for row in rows.fetchall()]
 
     def logs(self, name: str, number: int) -> tuple[str, str]:
