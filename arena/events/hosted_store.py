@@ -71,6 +71,10 @@ class HostedStore:
             raise VersionError(f"{name!r} is not registered (arena bots add {name})")
         return str(row[0])
 
+    def names(self) -> list[str]:
+        """Every registered bot's name."""
+        return [str(name) for (name,) in self._run("SELECT name FROM bots").fetchall()]
+
     def versions(self, name: str) -> list[BotVersion]:
         self.registered(name)
         rows = self._run(f"{_SELECT} WHERE bot = ? ORDER BY number", (name.casefold(),))
