@@ -4,6 +4,10 @@ build gives back, into a folder of ours, by rules no archive can talk its way ar
 - a member's name is relative, with no ``..`` part and no empty name; an absolute name is
   refused, not made relative; a name with a backslash or a control character (a newline) is
   refused (a build's recipe lists its files one a line);
+- a name is printable ASCII without spaces (no look-alike letters, invisible or right-to-left
+  characters, nothing a normal form would change), no part of it begins with ``-`` (a tool
+  given the files would read it as an option), and no two names, or folders, are equal but
+  for case (a case-insensitive file system would make them one);
 - only regular files, folders and symbolic links whose target is relative and goes only down
   (no ``..`` part, not absolute) are accepted: a link out of the folder, a hard link, a
   device, a FIFO or a socket is refused, and no member is written through a link (a member
@@ -71,6 +75,8 @@ class _Tally:
     limits: UnpackLimits
     files: int = 0
     bytes: int = 0
+    #: Each name and folder seen, by its case-folded form.
+    cased: dict[str, str] = attrs.field(factory=dict)
 
     def member(self, name: str) -> None:
         self.files += 1
@@ -81,6 +87,17 @@ class _Tally:
         """A folder is to be made (named or implied by ``name``)."""
         self.member(name)
         self.add(FOLDER_BYTES, name)
+
+    def path(self, name: str) -> PurePosixPath:
+        """:func:`member_path`, and no two names (or folders of names) equal but for case,
+        which a case-insensitive file system or archive tool would make one."""
+        relative = member_path(name)
+        for depth in range(1, len(relative.parts) + 1):
+            exact = "/".join(relative.parts[:depth])
+            known = self.cased.setdefault(exact.casefold(), exact)
+            if known != exact:
+                raise UnpackError(f"{name!r}: the same name as {known!r} but for case")
+        return relative
 
     def add(self, count: int, name: str) -> None:
         self.bytes += count
@@ -95,6 +112,12 @@ def member_path(name: str) -> PurePosixPath:
         raise UnpackError(f"{name!r}: a name with a control character (a newline, a NUL...) "
                           "or a backslash")
     path = PurePosixPath(name)
+    if not name.isascii() or not name.isprintable() or " " in name:
+        raise UnpackError(f"{name!r}: a name of printable ASCII characters without spaces is "
+                          "needed")
+    if any(part.startswith("-") for part in path.parts):
+        raise UnpackError(f"{name!r}: a name whose part begins with '-' (a tool would read it "
+                          "as an option)")
     if path.is_absolute():
         raise UnpackError(f"{name!r}: an absolute path")
     parts = [part for part in path.parts if part != "."]
@@ -178,7 +201,7 @@ def unpack_tar(source: IO[bytes], dest: Path, limits: UnpackLimits) -> None:
                 tally.member(member.name)
                 if member.isdir() and is_root(member.name):
                     continue
-                relative = member_path(member.name)
+                relative = tally.path(member.name)
                 if member.isreg():
                     data = archive.extractfile(member)
                     assert data is not None
@@ -203,7 +226,7 @@ def unpack_zip(path: Path | IO[bytes], dest: Path, limits: UnpackLimits) -> None
                 tally.member(info.filename)
                 if info.is_dir() and is_root(info.filename):
                     continue
-                relative = member_path(info.filename)
+                relative = tally.path(info.filename)
                 mode = info.external_attr >> 16
                 if info.is_dir():
                     _folder(dest, relative, tally)
@@ -249,7 +272,7 @@ def _copy_under(parent: int, where: PurePosixPath, dest: Path, tally: _Tally) ->
     for entry in sorted(os.listdir(parent)):
         name = (where / entry).as_posix()
         tally.member(name)
-        relative = member_path(name)
+        relative = tally.path(name)
         try:
             info = os.stat(entry, dir_fd=parent, follow_symlinks=False)
         except FileNotFoundError:
@@ -347,7 +370,7 @@ def unpack(path: Path, dest: Path, limits: UnpackLimits) -> None:
             tally = _Tally(limits)
             tally.member(path.name)
             executable = bool(os.fstat(source.fileno()).st_mode & 0o111)
-            _write(dest, member_path(path.name), source, executable, tally)
+            _write(dest, tally.path(path.name), source, executable, tally)
 
 
 def pack(folder: Path) -> bytes:

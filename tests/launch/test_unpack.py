@@ -51,6 +51,15 @@ def member(name: str, data: bytes = b"x", **fields: object) -> tuple[tarfile.Tar
     ([member("a\nb.c")], "a control character"),
     ([member("a\x1b[2Jb.c")], "a control character"),
     ([member("/".join(["a" * 200] * 6))], "longer than 1024 bytes"),
+    ([member("-rf.c")], "begins with '-'"),
+    ([member("lib/--help")], "begins with '-'"),
+    ([member("my bot.py")], "printable ASCII"),
+    ([member("main\u200b.py")], "printable ASCII"),  # a zero-width space
+    ([member("m\u0430in.py")], "printable ASCII"),  # a Cyrillic a
+    ([member("e\u0301.py")], "printable ASCII"),  # not NFC
+    ([member("gpl\u202etxt.py")], "printable ASCII"),  # a right-to-left override
+    ([member("Main.java"), member("main.java")], "but for case"),
+    ([member("Lib/a.py"), member("lib/b.py")], "but for case"),
 ])
 def test_a_hostile_tar_is_refused_and_writes_nothing_outside(tmp_path: Path, members, said):
     dest = tmp_path / "dest"
