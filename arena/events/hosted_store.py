@@ -148,9 +148,12 @@ class HostedStore:
         raise VersionError(f"{name}: too many submissions at once; submit again")
 
     def built(self, name: str, number: int, files: bytes, digest: str, log: str,
-              run: tuple[str, ...]) -> BotVersion:
-        """The version was built: its build stored (once by its digest), ``validating``."""
-        self._moved(name, number, VersionState.VALIDATING)
+              run: tuple[str, ...], *, expected: BotVersion | None = None) -> BotVersion:
+        """The version was built: its build stored (once by its digest), ``validating``.
+        ``expected`` (here and in :meth:`refuse`, :meth:`passed`): the version as its build
+        began (a VersionError if ``name`` ``number`` is another submission now: the bot was
+        removed and the name registered anew meanwhile)."""
+        self._moved(name, number, VersionState.VALIDATING, expected)
         with self._transaction():
             if self._run("SELECT 1 FROM hosted_builds WHERE digest = ?",
                          (digest,)).fetchone() is None:
@@ -163,8 +166,8 @@ class HostedStore:
         return self.version(name, number)
 
     def refuse(self, name: str, number: int, reason: str, *, build_log: str | None = None,
-               check_log: str | None = None) -> BotVersion:
-        self._moved(name, number, VersionState.REFUSED)
+               check_log: str | None = None, expected: BotVersion | None = None) -> BotVersion:
+        self._moved(name, number, VersionState.REFUSED, expected)
         found = self.logs(name, number)
         with self._transaction():
             self._run("UPDATE hosted_versions SET state = ?, reason = ?, build_log = ?, "
@@ -174,9 +177,10 @@ class HostedStore:
                        found[1] if check_log is None else check_log, name.casefold(), number))
         return self.version(name, number)
 
-    def passed(self, name: str, number: int, check_log: str) -> BotVersion:
+    def passed(self, name: str, number: int, check_log: str, *,
+               expected: BotVersion | None = None) -> BotVersion:
         """The version passed its validation: it becomes the bot's active version."""
-        self._moved(name, number, VersionState.ACTIVE)
+        self._moved(name, number, VersionState.ACTIVE, expected)
         with self._transaction():
             self._run("UPDATE hosted_versions SET check_log = ? WHERE bot = ? AND number = ?",
                       (check_log, name.casefold(), number))
@@ -217,8 +221,13 @@ class HostedStore:
         self._run("UPDATE hosted_versions SET state = ?, reason = '' WHERE bot = ? AND "
                   "number = ?", (VersionState.ACTIVE.value, name.casefold(), number))
 
-    def _moved(self, name: str, number: int, wanted: VersionState) -> None:
+    def _moved(self, name: str, number: int, wanted: VersionState,
+               expected: BotVersion | None = None) -> None:
         found = self.version(name, number)
+        if expected is not None and (found.source_digest, found.submitted_at) != (
+                expected.source_digest, expected.submitted_at):
+            raise VersionError(f"{name} version {number} is another submission now (the bot "
+                               "was removed and its name registered again meanwhile)")
         move(found.bot, number, found.state, wanted)
 
 

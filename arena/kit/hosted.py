@@ -10,8 +10,12 @@ bot's active version, each step stored with its version (:mod:`arena.events.host
 3. The build is stored once by its digest, fetched back by it (its digest checked), and
    unpacked in ``builds/<digest>`` (where any host runs it from); the version plays
    check-bot's series (:mod:`arena.kit.check_bot`) on the real engine, sandboxed as a ladder's
-   hosted bot would be (:func:`run_sandbox`); a failed check refuses it, with the series' log
-   (the checks and the bot's last output); else it becomes the bot's ``active`` version.
+   hosted bot would be (:func:`run_sandbox`), disguised as a ladder's games
+   (:func:`validation_series`); a failed check refuses it, with the series' log (the checks
+   and the bot's last output); else it becomes the bot's ``active`` version.
+
+Each step names the version as it was submitted (``expected``): a build that ends after its
+bot was removed and the name registered anew never moves the new holder's version.
 """
 
 from __future__ import annotations
@@ -116,9 +120,10 @@ def submit(store: HostedStore, name: str, path: Path, language: str | None,
             built = build(source, toolchain, entry, work, settings.build)
     if not built.ok:
         say(f"refused: {built.reason}")
-        return store.refuse(name, version.number, built.reason, build_log=built.log)
+        return store.refuse(name, version.number, built.reason, build_log=built.log,
+                            expected=version)
     version = store.built(name, version.number, built.files, built.digest, built.log,
-                          built.run)
+                          built.run, expected=version)
     say(f"built ({len(built.files)} bytes, {built.digest[:12]}): validating")
     try:
         with _refused_if_stopped(store, version, "validating"):
@@ -138,7 +143,8 @@ def _refused_if_stopped(store: HostedStore, version: BotVersion, doing: str) -> 
     except BaseException as exc:
         with contextlib.suppress(Exception):
             store.refuse(version.bot, version.number,
-                         f"arena stopped while {doing} it ({type(exc).__name__})")
+                         f"arena stopped while {doing} it ({type(exc).__name__})",
+                         expected=version)
         raise
 
 
@@ -149,7 +155,7 @@ def validate(store: HostedStore, version: BotVersion, toolchain: Toolchain,
     assert version.build_digest is not None
     if not toolchain.available:
         reason = toolchain.refusal()
-        return store.refuse(version.bot, version.number, reason)
+        return store.refuse(version.bot, version.number, reason, expected=version)
     folder = unpacked_build(store, version.build_digest, settings.builds,
                             build_limits(settings.build))
     argv = run_argv(version.run, folder, toolchain)
@@ -169,11 +175,12 @@ def validate(store: HostedStore, version: BotVersion, toolchain: Toolchain,
     if failed:
         reason = f"validation failed: {failed[0].line()}"[:300]
         say(f"refused: {reason}")
-        refused = store.refuse(version.bot, version.number, reason, check_log=log)
+        refused = store.refuse(version.bot, version.number, reason, check_log=log,
+                               expected=version)
         drop_build(store, version.build_digest, settings.builds)
         return refused
     say(f"validated: {summary(results)}: active")
-    return store.passed(version.bot, version.number, log)
+    return store.passed(version.bot, version.number, log, expected=version)
 
 
 def validation_series(store: HostedStore, version: BotVersion,

@@ -144,3 +144,25 @@ def test_versions_left_under_an_unregistered_name_are_never_listed_nor_inherited
     with registry_of(store) as registry:
         registry.add("Dave")
     assert store.versions("dave") == [] and store.active() == []
+
+
+def test_a_build_finishing_after_its_bot_was_removed_never_moves_the_new_holders_version(
+        store):
+    """alice's version 1 is being built when the organiser removes alice and someone
+    registers the name and submits their own version 1: the old build's end (which names the
+    version it started with) is refused, and the new holder's version stays as it was."""
+    old = store.submit("alice", "python", b"old source", "s-old")
+    with registry_of(store) as registry:
+        registry.remove("alice")
+        registry.add("alice")
+    new = store.submit("alice", "python", b"new source", "s-new")
+    assert new.number == old.number == 1
+    with pytest.raises(VersionError, match="another submission"):
+        store.built("alice", 1, b"OLD BUILD", "d-old", "", ("python3", "main.py"), expected=old)
+    with pytest.raises(VersionError, match="another submission"):
+        store.refuse("alice", 1, "old build failed", expected=old)
+    assert store.version("alice", 1).state is S.BUILDING
+    built = store.built("alice", 1, b"NEW", "d-new", "", ("python3", "main.py"), expected=new)
+    with pytest.raises(VersionError, match="another submission"):
+        store.passed("alice", 1, "ok", expected=old)
+    assert store.passed("alice", 1, "ok", expected=built).state is S.ACTIVE
