@@ -152,7 +152,9 @@ class HostedStore:
         """The version was built: its build stored (once by its digest), ``validating``.
         ``expected`` (here and in :meth:`refuse`, :meth:`passed`): the version as its build
         began (a VersionError if ``name`` ``number`` is another submission now: the bot was
-        removed and the name registered anew meanwhile)."""
+        removed and the name registered anew meanwhile; its bot renamed meanwhile, it is found
+        under the new name)."""
+        name = self._now_named(name, number, expected)
         self._moved(name, number, VersionState.VALIDATING, expected)
         with self._transaction():
             if self._run("SELECT 1 FROM hosted_builds WHERE digest = ?",
@@ -167,6 +169,7 @@ class HostedStore:
 
     def refuse(self, name: str, number: int, reason: str, *, build_log: str | None = None,
                check_log: str | None = None, expected: BotVersion | None = None) -> BotVersion:
+        name = self._now_named(name, number, expected)
         self._moved(name, number, VersionState.REFUSED, expected)
         found = self.logs(name, number)
         with self._transaction():
@@ -180,6 +183,7 @@ class HostedStore:
     def passed(self, name: str, number: int, check_log: str, *,
                expected: BotVersion | None = None) -> BotVersion:
         """The version passed its validation: it becomes the bot's active version."""
+        name = self._now_named(name, number, expected)
         self._moved(name, number, VersionState.ACTIVE, expected)
         with self._transaction():
             self._run("UPDATE hosted_versions SET check_log = ? WHERE bot = ? AND number = ?",
@@ -220,6 +224,16 @@ class HostedStore:
                   (VersionState.VALID.value, name.casefold(), VersionState.ACTIVE.value))
         self._run("UPDATE hosted_versions SET state = ?, reason = '' WHERE bot = ? AND "
                   "number = ?", (VersionState.ACTIVE.value, name.casefold(), number))
+
+    def _now_named(self, name: str, number: int, expected: BotVersion | None) -> str:
+        """The registered bot's name the version ``expected`` is kept under now (``name``, or
+        its new name when the bot was renamed since)."""
+        if expected is None:
+            return name
+        row = self._run("SELECT b.name FROM hosted_versions v JOIN bots b ON b.folded = v.bot "
+                        "WHERE v.number = ? AND v.source_digest = ? AND v.submitted_at = ?",
+                        (number, expected.source_digest, expected.submitted_at)).fetchone()
+        return name if row is None else str(row[0])
 
     def _moved(self, name: str, number: int, wanted: VersionState,
                expected: BotVersion | None = None) -> None:

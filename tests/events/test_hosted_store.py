@@ -166,3 +166,14 @@ def test_a_build_finishing_after_its_bot_was_removed_never_moves_the_new_holders
     with pytest.raises(VersionError, match="another submission"):
         store.passed("alice", 1, "ok", expected=old)
     assert store.passed("alice", 1, "ok", expected=built).state is S.ACTIVE
+
+
+def test_a_build_finishing_after_its_bot_was_renamed_moves_its_version_under_the_new_name(
+        store):
+    version = store.submit("alice", "python", b"source", "s1")
+    with registry_of(store) as registry:
+        registry.rename("alice", "Carol")
+    built = store.built("alice", 1, b"B", "d1", "", ("python3", "main.py"), expected=version)
+    assert (built.bot, built.state) == ("Carol", S.VALIDATING)
+    assert store.passed("alice", 1, "ok", expected=built).state is S.ACTIVE
+    assert [v.bot for v in store.active()] == ["Carol"]
