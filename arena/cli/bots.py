@@ -161,7 +161,8 @@ def list_(db_file: Path | str) -> None:
 @click.argument("name")
 @DB_OPTION
 def remove(name: str, db_file: Path | str) -> None:
-    """Unregister NAME (a connected bot stays until it leaves)."""
+    """Unregister NAME (a connected bot stays until it leaves); its hosted versions are
+    retired, kept for its games' records, and never pass to the name's next holder."""
     with registry(db_file) as opened:
         opened.remove(name)
     click.echo(f"removed {name}")
@@ -172,7 +173,7 @@ def remove(name: str, db_file: Path | str) -> None:
 @click.argument("new")
 @DB_OPTION
 def rename(old: str, new: str, db_file: Path | str) -> None:
-    """Register OLD's token under the name NEW."""
+    """Register OLD's token, and its hosted versions, under the name NEW."""
     with registry(db_file) as opened:
         opened.rename(old, new)
     click.echo(f"renamed {old} to {new}")

@@ -10,6 +10,8 @@ import attrs
 from arena.edge.session import SEND_QUEUE_BYTES
 from arena.edge.spectators import SpectatorRules
 from arena.games.base import GameSpec
+from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
+from protocol.messages import Welcome
 
 
 class HelloPreparer(Protocol):
@@ -71,3 +73,20 @@ class ServerConfig:
     #: still hashed with scrypt, from before issue 29) is :meth:`~HelloPreparer.prepare`-d in a
     #: worker thread before the seating admits it; every other hello is checked at once.
     prepare_hello: HelloPreparer | None = attrs.field(default=None, eq=False)
+
+    def welcome(self) -> Welcome:
+        """The ``welcome`` a server of this config sends (a hosted version's validation sends
+        the same, :mod:`arena.kit.hosted`, so a bot cannot tell the two apart)."""
+        return Welcome(
+            protocol=PROTOCOL_VERSION, server="arena", game=self.spec.name,
+            players=self.options.players,
+            limits={"max_line_bytes": MAX_LINE_BYTES, "max_tries": MAX_TRIES,
+                    "move_timeout_ms": round(self.move_timeout * 1000),
+                    "reaction_timeout_ms": round(self.reaction_timeout * 1000),
+                    "hello_timeout_ms": round(self.hello_timeout * 1000),
+                    "max_messages_per_second": self.max_messages_per_second,
+                    "idle_timeout_ms": (None if self.idle_timeout is None
+                                        else round(self.idle_timeout * 1000)),
+                    "max_queued_bytes": self.max_queued_bytes,
+                    "reconnect_grace_ms": round(self.reconnect_grace * 1000),
+                    "time_bank_ms": round(self.time_bank * 1000)})

@@ -58,7 +58,7 @@ from arena.gameplay.records import GameRecord
 from arena.seating.policies import ArrivalSeating, Seating, SeatingStatistics
 from protocol.connection import ServerConnection
 from protocol.errors import ErrorCode
-from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
+from protocol.limits import MAX_LINE_BYTES
 from protocol.messages import Bye, Welcome
 
 __all__ = ["BYE_MESSAGES", "REFUSALS", "SERVE_RECORDS_KEPT", "ArenaServer", "Greeted",
@@ -361,20 +361,7 @@ class ArenaServer:
             await close_gently(stream)
 
     def welcome(self) -> Welcome:
-        config = self.config
-        return Welcome(
-            protocol=PROTOCOL_VERSION, server="arena", game=self.spec.name,
-            players=self.players,
-            limits={"max_line_bytes": MAX_LINE_BYTES, "max_tries": MAX_TRIES,
-                    "move_timeout_ms": round(config.move_timeout * 1000),
-                    "reaction_timeout_ms": round(config.reaction_timeout * 1000),
-                    "hello_timeout_ms": round(config.hello_timeout * 1000),
-                    "max_messages_per_second": config.max_messages_per_second,
-                    "idle_timeout_ms": (None if config.idle_timeout is None
-                                        else round(config.idle_timeout * 1000)),
-                    "max_queued_bytes": config.max_queued_bytes,
-                    "reconnect_grace_ms": round(config.reconnect_grace * 1000),
-                    "time_bank_ms": round(config.time_bank * 1000)})
+        return self.config.welcome()
 
     def _leave_address(self, address: str) -> None:
         left = self.per_address.get(address, 1) - 1

@@ -6,8 +6,10 @@ Every change is one transaction: a version is numbered when stored (1, 2, ... a 
 is stored once by its digest (a second version with the same build only names it), and making
 a version active makes the bot's active one ``valid`` in the same transaction (the database
 also refuses two active versions of a bot: a unique index).  A name is a registered bot's,
-found without case (:mod:`arena.events.registry`); its versions stay when it is renamed (they
-are kept by the folded name of the registration they were made under: a rename moves them)."""
+found without case (:mod:`arena.events.registry`), and its versions are kept under its folded
+name: a rename moves them along, and removing the bot (or registering a name anew) sets them
+apart where no name reaches them (:func:`arena.events.registry.set_apart`), so a name's next
+holder starts at version 1 and never sees the old ones."""
 
 from __future__ import annotations
 
@@ -69,6 +71,10 @@ class HostedStore:
             raise VersionError(f"{name!r} is not registered (arena bots add {name})")
         return str(row[0])
 
+    def names(self) -> list[str]:
+        """Every registered bot's name."""
+        return [str(name) for (name,) in self._run("SELECT name FROM bots").fetchall()]
+
     def versions(self, name: str) -> list[BotVersion]:
         self.registered(name)
         rows = self._run(f"{_SELECT} WHERE bot = ? ORDER BY number", (name.casefold(),))
@@ -82,8 +88,10 @@ class HostedStore:
         return version_of(tuple(row))
 
     def active(self) -> list[BotVersion]:
-        """Every bot's active version (what a ladder of hosted bots plays), by name."""
-        rows = self._run(f"{_SELECT} WHERE state = ? ORDER BY bot", (VersionState.ACTIVE.value,))
+        """Every registered bot's active version (what a ladder of hosted bots plays), by
+        name; never an unregistered bot's."""
+        rows = self._run(f"{_SELECT} WHERE state = ? AND bot IN (SELECT folded FROM bots) "
+                         "ORDER BY bot", (VersionState.ACTIVE.value,))
         return [version_of(tuple(row)) for row in rows.fetchall()]
 
     def logs(self, name: str, number: int) -> tuple[str, str]:
@@ -140,9 +148,14 @@ class HostedStore:
         raise VersionError(f"{name}: too many submissions at once; submit again")
 
     def built(self, name: str, number: int, files: bytes, digest: str, log: str,
-              run: tuple[str, ...]) -> BotVersion:
-        """The version was built: its build stored (once by its digest), ``validating``."""
-        self._moved(name, number, VersionState.VALIDATING)
+              run: tuple[str, ...], *, expected: BotVersion | None = None) -> BotVersion:
+        """The version was built: its build stored (once by its digest), ``validating``.
+        ``expected`` (here and in :meth:`refuse`, :meth:`passed`): the version as its build
+        began (a VersionError if ``name`` ``number`` is another submission now: the bot was
+        removed and the name registered anew meanwhile; its bot renamed meanwhile, it is found
+        under the new name)."""
+        name = self._now_named(name, number, expected)
+        self._moved(name, number, VersionState.VALIDATING, expected)
         with self._transaction():
             if self._run("SELECT 1 FROM hosted_builds WHERE digest = ?",
                          (digest,)).fetchone() is None:
@@ -155,8 +168,9 @@ class HostedStore:
         return self.version(name, number)
 
     def refuse(self, name: str, number: int, reason: str, *, build_log: str | None = None,
-               check_log: str | None = None) -> BotVersion:
-        self._moved(name, number, VersionState.REFUSED)
+               check_log: str | None = None, expected: BotVersion | None = None) -> BotVersion:
+        name = self._now_named(name, number, expected)
+        self._moved(name, number, VersionState.REFUSED, expected)
         found = self.logs(name, number)
         with self._transaction():
             self._run("UPDATE hosted_versions SET state = ?, reason = ?, build_log = ?, "
@@ -166,9 +180,11 @@ class HostedStore:
                        found[1] if check_log is None else check_log, name.casefold(), number))
         return self.version(name, number)
 
-    def passed(self, name: str, number: int, check_log: str) -> BotVersion:
+    def passed(self, name: str, number: int, check_log: str, *,
+               expected: BotVersion | None = None) -> BotVersion:
         """The version passed its validation: it becomes the bot's active version."""
-        self._moved(name, number, VersionState.ACTIVE)
+        name = self._now_named(name, number, expected)
+        self._moved(name, number, VersionState.ACTIVE, expected)
         with self._transaction():
             self._run("UPDATE hosted_versions SET check_log = ? WHERE bot = ? AND number = ?",
                       (check_log, name.casefold(), number))
@@ -209,8 +225,23 @@ class HostedStore:
         self._run("UPDATE hosted_versions SET state = ?, reason = '' WHERE bot = ? AND "
                   "number = ?", (VersionState.ACTIVE.value, name.casefold(), number))
 
-    def _moved(self, name: str, number: int, wanted: VersionState) -> None:
+    def _now_named(self, name: str, number: int, expected: BotVersion | None) -> str:
+        """The registered bot's name the version ``expected`` is kept under now (``name``, or
+        its new name when the bot was renamed since)."""
+        if expected is None:
+            return name
+        row = self._run("SELECT b.name FROM hosted_versions v JOIN bots b ON b.folded = v.bot "
+                        "WHERE v.number = ? AND v.source_digest = ? AND v.submitted_at = ?",
+                        (number, expected.source_digest, expected.submitted_at)).fetchone()
+        return name if row is None else str(row[0])
+
+    def _moved(self, name: str, number: int, wanted: VersionState,
+               expected: BotVersion | None = None) -> None:
         found = self.version(name, number)
+        if expected is not None and (found.source_digest, found.submitted_at) != (
+                expected.source_digest, expected.submitted_at):
+            raise VersionError(f"{name} version {number} is another submission now (the bot "
+                               "was removed and its name registered again meanwhile)")
         move(found.bot, number, found.state, wanted)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 
 from arena.events.pg_storage import connect, migrate, redacted
-from arena.events.registry import SELECT_BOTS, Registry, RegistryError
+from arena.events.registry import SELECT_BOTS, Registry, RegistryError, Statements
 
 
 class PgRegistry(Registry):
@@ -42,19 +42,19 @@ class PgRegistry(Registry):
     def reopened(self) -> PgRegistry:
         return PgRegistry(self.url, shared=True)
 
-    def _entrants_table(self) -> bool:
+    def _has_table(self, table: str) -> bool:
         with self.lock:
-            found = self.pg.execute("SELECT to_regclass('entrants') IS NOT NULL").fetchone()
+            found = self.pg.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()
         return bool(found and found[0])
 
     def _change(self, sql: str, args: tuple[object, ...], problem: str,
-                also: tuple[str, tuple[object, ...]] | None = None) -> None:
+                also: Statements = ()) -> None:
         try:
             with self.lock, self.pg.transaction():
                 if self.pg.execute(sql.replace("?", "%s"), args).rowcount == 0:
                     raise RegistryError(problem)
-                if also is not None:
-                    self.pg.execute(also[0].replace("?", "%s"), also[1])
+                for statement, values in also:
+                    self.pg.execute(statement.replace("?", "%s"), values)
                 self.pg.execute("UPDATE registry_version SET version = version + 1")
         except psycopg.errors.UniqueViolation:
             raise RegistryError(problem) from None

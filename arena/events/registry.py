@@ -50,6 +50,28 @@ _UPGRADE = "UPDATE bots SET hash = ?, scheme = ? WHERE folded = ? AND salt = ? A
 SELECT_BOTS = "SELECT folded, name, salt, hash, scheme FROM bots"
 
 
+#: SQL statements with their arguments, run in one transaction with a change of the registry.
+Statements = tuple[tuple[str, tuple[object, ...]], ...]
+
+
+def set_apart(folded: str) -> Statements:
+    """The statements that take the hosted versions kept under the folded name ``folded``
+    away from it (a bot removed, or a name registered anew with versions left under it by an
+    arena before this rule): the ones that could play are ``retired``, the ones being built or
+    validated ``refused``, and all are kept (for the records of the games they played) under a
+    key no name can reach (a name holds no space), so the name's next holder starts at
+    version 1 and never sees them."""
+    apart = f"removed {secrets.token_hex(8)} {folded}"
+    reason = "the bot was removed"
+    return (
+        ("UPDATE hosted_versions SET state = 'retired', reason = ? WHERE bot = ? AND state IN "
+         "('active', 'valid')", (reason, folded)),
+        ("UPDATE hosted_versions SET state = 'refused', reason = ? WHERE bot = ? AND state IN "
+         "('building', 'validating')", (reason, folded)),
+        ("UPDATE hosted_versions SET bot = ? WHERE bot = ?", (apart, folded)),
+    )
+
+
 class RegistryError(ValueError):
     """A bad name, a duplicate or unknown one, or a database that cannot be used."""
 
@@ -132,15 +154,15 @@ class Registry:
         return int(self.db.execute("PRAGMA user_version").fetchone()[0])
 
     def _change(self, sql: str, args: tuple[object, ...], problem: str,
-                also: tuple[str, tuple[object, ...]] | None = None) -> None:
-        """``also``: a statement run in the same transaction when the change is made."""
+                also: Statements = ()) -> None:
+        """``also``: statements run in the same transaction when the change is made."""
         try:
             with self.db:
                 changed = self.db.execute(sql, args).rowcount
                 if changed == 0:
                     raise RegistryError(problem)
-                if also is not None:
-                    self.db.execute(*also)
+                for statement in also:
+                    self.db.execute(*statement)
                 self.db.execute(f"PRAGMA user_version = {self.version() + 1}")
         except sqlite3.IntegrityError:
             raise RegistryError(problem) from None
@@ -157,25 +179,36 @@ class Registry:
             raise RegistryError(f"{name}: {problem}")
         salt = secrets.token_bytes(SALT_BYTES)
         self._change(_INSERT, (name, name.casefold(), salt, token_digest(token, salt),
-                               Scheme.DIGEST.value), f"{name!r} is registered already")
+                               Scheme.DIGEST.value), f"{name!r} is registered already",
+                     self._versions_set_apart(name))
         return token
 
     def remove(self, name: str) -> None:
+        """The bot's hosted versions are set apart (:func:`set_apart`) in the same
+        transaction."""
         self._change("DELETE FROM bots WHERE folded = ?", (name.casefold(),),
-                     f"{name!r} is not registered")
+                     f"{name!r} is not registered", self._versions_set_apart(name))
 
-    def _entrants_table(self) -> bool:
+    def _versions_set_apart(self, name: str) -> Statements:
+        return set_apart(name.casefold()) if self._has_table("hosted_versions") else ()
+
+    def _has_table(self, table: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                               "name = 'entrants'").fetchone() is not None
+                               "name = ?", (table,)).fetchone() is not None
 
     def rename(self, old: str, new: str) -> None:
-        """A ladder's entrant of that bot (``arena serve --db``) takes the new name too."""
+        """A ladder's entrant of that bot (``arena serve --db``) takes the new name too, and
+        so do its hosted versions."""
         check_name(new)
         if old.casefold() != new.casefold() and self.lookup(new) is not None:
             raise RegistryError(f"{new!r} is registered already")
         row = self.lookup(old)
-        also = (("UPDATE entrants SET name = ? WHERE command = ?", (new, identity(row.salt)))
-                if row is not None and self._entrants_table() else None)
+        also: Statements = ()
+        if row is not None and self._has_table("entrants"):
+            also += (("UPDATE entrants SET name = ? WHERE command = ?", (new, identity(row.salt))),)
+        if self._has_table("hosted_versions"):
+            also += (("UPDATE hosted_versions SET bot = ?, name = ? WHERE bot = ?",
+                      (new.casefold(), new, old.casefold())),)
         self._change("UPDATE bots SET name = ?, folded = ? WHERE folded = ?",
                      (new, new.casefold(), old.casefold()), f"{old!r} is not registered", also)
 

@@ -99,7 +99,12 @@ class AnswerJudge:
 
     def _set_skip_reasons(self) -> None:
         skip = self.findings.skip
-        skip(Check.ERROR_RETRY, "no request with two or more legal actions in game 1")
+        if self.settings.disguise is None:
+            skip(Check.ERROR_RETRY, "no request with two or more legal actions in game 1")
+        else:
+            self.findings.not_applicable(
+                Check.ERROR_RETRY, "not scripted in a hosted validation (a server never "
+                "refuses a legal action: the bot would know it is being checked)")
         skip(Check.SIMULTANEOUS, "no request came while other seats were deciding too")
         spec = self.settings.spec
         if spec.reaction_windows:
@@ -198,7 +203,7 @@ class AnswerJudge:
 
     def should_refuse(self, note: RequestNote) -> bool:
         return (not self.refused_once and self.game == 0 and not note.reaction
-                and len(note.legal) >= 2)
+                and len(note.legal) >= 2 and self.settings.disguise is None)
 
     async def refuse(self, note: RequestNote, token: str, now: float) -> None:
         """The scripted error reply: ``illegal_action`` for a token that was legal, costing a

@@ -32,6 +32,7 @@ from typing import Any
 
 import trio
 
+from arena.edge.reception import BYE_MESSAGES
 from arena.gameplay.driver import MatchDriver, Outgoing
 from arena.kit.check_findings import Check, Findings
 from arena.kit.check_judge import AnswerJudge, RequestNote
@@ -44,6 +45,9 @@ from protocol.requests import RequestCounter
 
 #: The bot's name at the checker's tables; the other seats are ``checker-<seat>``.
 BOT_NAME = "bot"
+#: How a hosted validation ends: as a server that stops does.
+SERVER_BYE = Bye(reason=ErrorCode.SERVER_SHUTDOWN.value,
+                 message=BYE_MESSAGES[ErrorCode.SERVER_SHUTDOWN])
 #: The bot's request of the last game after which its connection is closed (reconnect check).
 DROP_AT_REQUEST = 1
 #: Seconds to wait for the bot's process to end after its connection did, to report how.
@@ -156,13 +160,12 @@ class ScriptedSeries(AnswerJudge):
     async def play(self, game: int) -> None:
         s = self.settings
         self.game, self.seat = game, game % self.players
-        names = [BOT_NAME if seat == self.seat else f"checker-{seat}"
-                 for seat in range(self.players)]
+        names, game_id, table = self.table_of(game)
         counters = [self.counter if seat == self.seat else RequestCounter()
                     for seat in range(self.players)]
         seed = pick_seed(s.spec, s.options, f"{s.seed}:{s.spec.name}:{game}", self.seat)
         self.driver = MatchDriver(
-            s.spec, s.options, seed, names, game_id=f"check-bot-{game + 1}", table=1,
+            s.spec, s.options, seed, names, game_id=game_id, table=table,
             move_timeout=s.move_timeout, reaction_timeout=s.reaction_timeout,
             counters=counters)
         self.requests_in_game = 0
@@ -172,6 +175,19 @@ class ScriptedSeries(AnswerJudge):
         await self.deliver(self.driver.start(trio.current_time()))
         while not self.driver.finished and not self.stopped:
             await self.step()
+
+    def table_of(self, game: int) -> tuple[list[str], str, int]:
+        """Game ``game``'s names by seat, its id and its table: check-bot's own (``bot``,
+        ``checker-<seat>``), or a hosted validation's, as a ladder's (its :class:`Disguise`)."""
+        disguise = self.settings.disguise
+        if disguise is None:
+            return ([BOT_NAME if seat == self.seat else f"checker-{seat}"
+                     for seat in range(self.players)], f"check-bot-{game + 1}", 1)
+        others = iter(self.rng.sample(disguise.opponents, self.players - 1))
+        names = [disguise.name if seat == self.seat else next(others)
+                 for seat in range(self.players)]
+        table = disguise.tables[game]
+        return names, f"{disguise.run_id}-t{table}", table
 
     async def step(self) -> None:
         driver = self.driver
@@ -328,7 +344,8 @@ class ScriptedSeries(AnswerJudge):
             return
         link, self.link = self.link, None
         await link.send(Bye(reason=ErrorCode.SERIES_OVER.value,
-                            message="check-bot: the series is over"))
+                            message="check-bot: the series is over")
+                        if self.settings.disguise is None else SERVER_BYE)
         await link.close()
         if self.exit_code is None:
             item = await self.next_item(trio.current_time() + self.settings.exit_grace,

@@ -19,6 +19,23 @@ SEED_LOOKAHEAD = 40
 
 
 @attrs.frozen
+class Disguise:
+    """A hosted version's validation (:mod:`arena.kit.hosted`): the series as a ladder's games
+    look to the bot, so it cannot tell the two apart and play well only when checked."""
+
+    #: What ``arena serve`` sends (:meth:`~arena.edge.config.ServerConfig.welcome`).
+    welcome: Welcome
+    #: The bot's own name (its registered one).
+    name: str
+    #: The other seats' names (at least the table's seats less one), as participants' are.
+    opponents: tuple[str, ...]
+    #: Game ids as a server's: ``{run_id}-t{table}``.
+    run_id: str
+    #: Each game's table number.
+    tables: tuple[int, ...]
+
+
+@attrs.frozen
 class SeriesSettings:
     spec: GameSpec
     options: Any
@@ -31,6 +48,8 @@ class SeriesSettings:
     reconnect_grace: float
     exit_grace: float
     token: str | None  # the token the bot was given; None over stdin/stdout (no reconnect)
+    #: A hosted validation's disguise; None: check-bot says who it is (to a bot's author).
+    disguise: Disguise | None = None
 
 
 def hello_problem(settings: SeriesSettings, hello: Hello) -> str | None:
@@ -47,7 +66,10 @@ def hello_problem(settings: SeriesSettings, hello: Hello) -> str | None:
 
 
 def welcome(s: SeriesSettings) -> Welcome:
-    """The checker's welcome: the limits of §5 as the checker applies them."""
+    """The checker's welcome: the limits of §5 as the checker applies them (a hosted
+    validation's: the server's)."""
+    if s.disguise is not None:
+        return s.disguise.welcome
     grace = s.reconnect_grace if s.token is not None else 0.0
     return Welcome(
         protocol=PROTOCOL_VERSION, server="arena check-bot", game=s.spec.name,

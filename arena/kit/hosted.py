@@ -10,28 +10,37 @@ bot's active version, each step stored with its version (:mod:`arena.events.host
 3. The build is stored once by its digest, fetched back by it (its digest checked), and
    unpacked in ``builds/<digest>`` (where any host runs it from); the version plays
    check-bot's series (:mod:`arena.kit.check_bot`) on the real engine, sandboxed as a ladder's
-   hosted bot would be (:func:`run_sandbox`); a failed check refuses it, with the series' log
-   (the checks and the bot's last output); else it becomes the bot's ``active`` version.
+   hosted bot would be (:func:`run_sandbox`), disguised as a ladder's games
+   (:func:`validation_series`); a failed check refuses it, with the series' log (the checks
+   and the bot's last output); else it becomes the bot's ``active`` version.
+
+Each step names the version as it was submitted (``expected``): a build that ends after its
+bot was removed and the name registered anew never moves the new holder's version.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import secrets
 import shlex
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import attrs
 import trio
 
+from arena.edge.config import ServerConfig
 from arena.events.hosted_store import HostedStore
 from arena.events.hosted_versions import BotVersion
 from arena.games import GAMES
-from arena.kit.check_bot import BOT_OUTPUT, check_game, check_options
+from arena.kit.check_bot import BOT_OUTPUT, check_game
 from arena.kit.check_findings import Outcome, summary
-from arena.kit.check_setup import SeriesSettings
+from arena.kit.check_setup import Disguise, SeriesSettings
 from arena.launch.hosted_build import BuildLimits, build, source_files
 from arena.launch.hosted_run import (
     RunLimits,
@@ -47,6 +56,8 @@ from arena.launch.unpack import UnpackError, UnpackLimits, digest, pack, unpack
 SOURCE_LIMITS = UnpackLimits(max_files=1000, max_bytes=8 * 1024 * 1024)
 #: The largest file (an archive) a submission may be, before it is read.
 MAX_SUBMISSION_BYTES = 16 * 1024 * 1024
+#: A validation's first table number is drawn below this (a ladder's grow as it plays).
+FIRST_TABLE_MAX = 5000
 #: Bytes of the bot's own output kept in a validation's log (its end).
 OUTPUT_KEPT = 16 * 1024
 
@@ -67,6 +78,9 @@ class HostedSettings:
     games: int = 3
     #: The database's files: never shown to a build or a bot.
     protect: tuple[str, ...] = ()
+    #: The ladder's game options, which the validation plays (None: the game's defaults, as
+    #: ``arena serve`` plays them).
+    options: Any = None
 
 
 def read_submission(path: Path, language: str | None, into: Path) -> tuple[str, str]:
@@ -106,9 +120,10 @@ def submit(store: HostedStore, name: str, path: Path, language: str | None,
             built = build(source, toolchain, entry, work, settings.build)
     if not built.ok:
         say(f"refused: {built.reason}")
-        return store.refuse(name, version.number, built.reason, build_log=built.log)
+        return store.refuse(name, version.number, built.reason, build_log=built.log,
+                            expected=version)
     version = store.built(name, version.number, built.files, built.digest, built.log,
-                          built.run)
+                          built.run, expected=version)
     say(f"built ({len(built.files)} bytes, {built.digest[:12]}): validating")
     try:
         with _refused_if_stopped(store, version, "validating"):
@@ -128,7 +143,8 @@ def _refused_if_stopped(store: HostedStore, version: BotVersion, doing: str) -> 
     except BaseException as exc:
         with contextlib.suppress(Exception):
             store.refuse(version.bot, version.number,
-                         f"arena stopped while {doing} it ({type(exc).__name__})")
+                         f"arena stopped while {doing} it ({type(exc).__name__})",
+                         expected=version)
         raise
 
 
@@ -139,16 +155,11 @@ def validate(store: HostedStore, version: BotVersion, toolchain: Toolchain,
     assert version.build_digest is not None
     if not toolchain.available:
         reason = toolchain.refusal()
-        return store.refuse(version.bot, version.number, reason)
+        return store.refuse(version.bot, version.number, reason, expected=version)
     folder = unpacked_build(store, version.build_digest, settings.builds,
                             build_limits(settings.build))
     argv = run_argv(version.run, folder, toolchain)
-    spec = GAMES[settings.game]
-    series = SeriesSettings(
-        spec=spec, options=check_options(spec), games=settings.games, seed="validation",
-        move_timeout=settings.run.move_timeout, reaction_timeout=settings.run.move_timeout,
-        hello_timeout=10.0, connect_timeout=10.0, reconnect_grace=1.0, exit_grace=5.0,
-        token=None)
+    series = validation_series(store, version, settings)
     lines: list[str] = []
     with tempfile.TemporaryDirectory(prefix="arena-validate-") as kept:
         results = trio.run(functools.partial(
@@ -164,11 +175,38 @@ def validate(store: HostedStore, version: BotVersion, toolchain: Toolchain,
     if failed:
         reason = f"validation failed: {failed[0].line()}"[:300]
         say(f"refused: {reason}")
-        refused = store.refuse(version.bot, version.number, reason, check_log=log)
+        refused = store.refuse(version.bot, version.number, reason, check_log=log,
+                               expected=version)
         drop_build(store, version.build_digest, settings.builds)
         return refused
     say(f"validated: {summary(results)}: active")
-    return store.passed(version.bot, version.number, log)
+    return store.passed(version.bot, version.number, log, expected=version)
+
+
+def validation_series(store: HostedStore, version: BotVersion,
+                      settings: HostedSettings) -> SeriesSettings:
+    """check-bot's series for ``version``, disguised as a ladder's games: the welcome of
+    ``arena serve`` (its defaults, the hosted bots' move time), the game's options as the
+    ladder's, the bot's registered name, other registered bots' names at the other seats
+    (made-up ones when too few are registered), game ids and tables as a server's, and a
+    secret seed of its own (never sent, never kept)."""
+    spec = GAMES[settings.game]
+    options = settings.options if settings.options is not None else spec.parse_options({})
+    config = ServerConfig(spec=spec, options=options, move_timeout=settings.run.move_timeout)
+    others = [name for name in store.names() if name.casefold() != version.bot.casefold()]
+    while len(others) < options.players - 1:
+        others.append(f"bot-{secrets.token_hex(3)}")
+    tables = tuple(itertools.accumulate(  # growing, by as many as other tables took meanwhile
+        1 + secrets.randbelow(FIRST_TABLE_MAX if game == 0 else options.players)
+        for game in range(settings.games)))
+    disguise = Disguise(welcome=config.welcome(), name=version.bot, opponents=tuple(others),
+                        run_id=time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2),
+                        tables=tables)
+    return SeriesSettings(
+        spec=spec, options=options, games=settings.games, seed=secrets.token_hex(16),
+        move_timeout=config.move_timeout, reaction_timeout=config.reaction_timeout,
+        hello_timeout=config.hello_timeout, connect_timeout=config.hello_timeout,
+        reconnect_grace=0.0, exit_grace=5.0, token=None, disguise=disguise)
 
 
 def language_lines(settings: HostedSettings) -> list[str]:

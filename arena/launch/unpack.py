@@ -4,6 +4,10 @@ build gives back, into a folder of ours, by rules no archive can talk its way ar
 - a member's name is relative, with no ``..`` part and no empty name; an absolute name is
   refused, not made relative; a name with a backslash or a control character (a newline) is
   refused (a build's recipe lists its files one a line);
+- a name is printable ASCII without spaces (no look-alike letters, invisible or right-to-left
+  characters, nothing a normal form would change), no part of it begins with ``-`` (a tool
+  given the files would read it as an option), and no two names, or folders, are equal but
+  for case (a case-insensitive file system would make them one);
 - only regular files, folders and symbolic links whose target is relative and goes only down
   (no ``..`` part, not absolute) are accepted: a link out of the folder, a hard link, a
   device, a FIFO or a socket is refused, and no member is written through a link (a member
@@ -15,7 +19,11 @@ build gives back, into a folder of ours, by rules no archive can talk its way ar
 - a name at most :data:`MAX_DEPTH` parts deep, each part at most :data:`MAX_PART` bytes, the
   whole at most :data:`MAX_NAME` bytes;
 - files are written new (``O_EXCL``, ``O_NOFOLLOW``), with mode 0644, or 0755 when the member
-  was executable; owners and times are not kept.
+  was executable; owners and times are not kept;
+- a submitted folder is read by descriptors: each file and folder opened once, relative to its
+  folder's descriptor, never through a link (``O_NOFOLLOW``), and checked on the descriptor to
+  be what was listed; a file or folder swapped for a link while it is read is refused, never
+  followed (a submitted file or archive is opened the same way).
 
 Any refusal is an :class:`UnpackError` saying which member and why; the caller removes the
 folder.  :func:`pack` makes the one archive form arena stores (a tar, gzip-compressed, members
@@ -23,6 +31,7 @@ sorted, owners and times zeroed), so the same files always give the same bytes a
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
@@ -66,6 +75,8 @@ class _Tally:
     limits: UnpackLimits
     files: int = 0
     bytes: int = 0
+    #: Each name and folder seen, by its case-folded form.
+    cased: dict[str, str] = attrs.field(factory=dict)
 
     def member(self, name: str) -> None:
         self.files += 1
@@ -76,6 +87,17 @@ class _Tally:
         """A folder is to be made (named or implied by ``name``)."""
         self.member(name)
         self.add(FOLDER_BYTES, name)
+
+    def path(self, name: str) -> PurePosixPath:
+        """:func:`member_path`, and no two names (or folders of names) equal but for case,
+        which a case-insensitive file system or archive tool would make one."""
+        relative = member_path(name)
+        for depth in range(1, len(relative.parts) + 1):
+            exact = "/".join(relative.parts[:depth])
+            known = self.cased.setdefault(exact.casefold(), exact)
+            if known != exact:
+                raise UnpackError(f"{name!r}: the same name as {known!r} but for case")
+        return relative
 
     def add(self, count: int, name: str) -> None:
         self.bytes += count
@@ -90,6 +112,12 @@ def member_path(name: str) -> PurePosixPath:
         raise UnpackError(f"{name!r}: a name with a control character (a newline, a NUL...) "
                           "or a backslash")
     path = PurePosixPath(name)
+    if not name.isascii() or not name.isprintable() or " " in name:
+        raise UnpackError(f"{name!r}: a name of printable ASCII characters without spaces is "
+                          "needed")
+    if any(part.startswith("-") for part in path.parts):
+        raise UnpackError(f"{name!r}: a name whose part begins with '-' (a tool would read it "
+                          "as an option)")
     if path.is_absolute():
         raise UnpackError(f"{name!r}: an absolute path")
     parts = [part for part in path.parts if part != "."]
@@ -173,7 +201,7 @@ def unpack_tar(source: IO[bytes], dest: Path, limits: UnpackLimits) -> None:
                 tally.member(member.name)
                 if member.isdir() and is_root(member.name):
                     continue
-                relative = member_path(member.name)
+                relative = tally.path(member.name)
                 if member.isreg():
                     data = archive.extractfile(member)
                     assert data is not None
@@ -190,7 +218,7 @@ def unpack_tar(source: IO[bytes], dest: Path, limits: UnpackLimits) -> None:
         raise UnpackError(f"not a readable archive: {exc}") from None
 
 
-def unpack_zip(path: Path, dest: Path, limits: UnpackLimits) -> None:
+def unpack_zip(path: Path | IO[bytes], dest: Path, limits: UnpackLimits) -> None:
     tally = _Tally(limits)
     try:
         with zipfile.ZipFile(path) as archive:
@@ -198,7 +226,7 @@ def unpack_zip(path: Path, dest: Path, limits: UnpackLimits) -> None:
                 tally.member(info.filename)
                 if info.is_dir() and is_root(info.filename):
                     continue
-                relative = member_path(info.filename)
+                relative = tally.path(info.filename)
                 mode = info.external_attr >> 16
                 if info.is_dir():
                     _folder(dest, relative, tally)
@@ -211,22 +239,82 @@ def unpack_zip(path: Path, dest: Path, limits: UnpackLimits) -> None:
         raise UnpackError(f"not a readable archive: {exc}") from None
 
 
+#: How a submitted folder's folders and files are opened: never through a link (``O_NOFOLLOW``),
+#: relative to their folder's descriptor, so no path is looked up twice; ``O_NONBLOCK`` so a
+#: file swapped for a FIFO meanwhile does not hang the open (its ``fstat`` refuses it).
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+def _changed(name: str) -> UnpackError:
+    return UnpackError(f"{name!r}: changed while it was read (a link or another file put in "
+                       "its place); submit it again from a folder nobody changes meanwhile")
+
+
 def _copy_folder(folder: Path, dest: Path, limits: UnpackLimits) -> None:
+    """A folder's files, each opened once, relative to its folder's descriptor, never through a
+    link, and checked on the descriptor (``fstat``) to be the regular file or folder that was
+    listed: a participant who can write the folder while it is read (a link swapped in for a
+    file) gets a refusal, never a host file's bytes in the source."""
     tally = _Tally(limits)
-    for path in sorted(walk(folder, max_depth=MAX_DEPTH, max_entries=limits.max_files)):
-        name = path.relative_to(folder).as_posix()
+    try:
+        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise UnpackError(f"{folder}: {exc.strerror}") from None
+    try:
+        _copy_under(top, PurePosixPath(), dest, tally)
+    finally:
+        os.close(top)
+
+
+def _copy_under(parent: int, where: PurePosixPath, dest: Path, tally: _Tally) -> None:
+    """The entries of the folder open as ``parent`` (``where`` in the submission)."""
+    for entry in sorted(os.listdir(parent)):
+        name = (where / entry).as_posix()
         tally.member(name)
-        relative = member_path(name)
-        info = path.lstat()
+        relative = tally.path(name)
+        try:
+            info = os.stat(entry, dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            raise _changed(name) from None
         if stat.S_ISLNK(info.st_mode):
-            _link(dest, relative, os.readlink(path), tally)
+            try:
+                target = os.readlink(entry, dir_fd=parent)
+            except OSError:
+                raise _changed(name) from None
+            _link(dest, relative, target, tally)
         elif stat.S_ISDIR(info.st_mode):
             _folder(dest, relative, tally)
+            inner = _open_same(parent, entry, _DIR_FLAGS, info, name)
+            try:
+                _copy_under(inner, relative, dest, tally)
+            finally:
+                os.close(inner)
         elif stat.S_ISREG(info.st_mode):
-            with path.open("rb") as data:
+            handle = _open_same(parent, entry, _FILE_FLAGS, info, name)
+            if os.fstat(handle).st_size > tally.limits.max_bytes - tally.bytes:
+                os.close(handle)
+                raise UnpackError(f"more than {tally.limits.max_bytes} bytes unpacked (at "
+                                  f"{name!r})")
+            with os.fdopen(handle, "rb") as data:
                 _write(dest, relative, data, bool(info.st_mode & 0o111), tally)
         else:
             raise UnpackError(f"{name!r}: a device, FIFO or other special file")
+
+
+def _open_same(parent: int, entry: str, flags: int, listed: os.stat_result, name: str) -> int:
+    """``entry`` opened (``flags``: never through a link), when it is still the file or folder
+    ``listed`` (the same kind, device and inode); otherwise an UnpackError."""
+    try:
+        handle = os.open(entry, flags, dir_fd=parent)
+    except OSError:
+        raise _changed(name) from None
+    opened = os.fstat(handle)
+    if (stat.S_IFMT(opened.st_mode) != stat.S_IFMT(listed.st_mode)
+            or (opened.st_dev, opened.st_ino) != (listed.st_dev, listed.st_ino)):
+        os.close(handle)
+        raise _changed(name)
+    return handle
 
 
 def walk(folder: Path, max_depth: int | None = None,
@@ -252,21 +340,37 @@ def walk(folder: Path, max_depth: int | None = None,
                     pending.append((path, depth + 1))
 
 
+def _open_given(path: Path) -> IO[bytes]:
+    """The submitted file or archive, opened once, not through a link, checked to be a regular
+    file on its descriptor (a link or a FIFO put in its place meanwhile is refused)."""
+    try:
+        handle = os.open(path, _FILE_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnpackError(f"{path.name!r}: a link; submit the file it points to") from None
+        raise UnpackError(f"{path.name!r}: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(handle).st_mode):
+        os.close(handle)
+        raise UnpackError(f"{path.name!r}: not a regular file")
+    return os.fdopen(handle, "rb")
+
+
 def unpack(path: Path, dest: Path, limits: UnpackLimits) -> None:
     """What ``path`` holds into the (existing, empty) folder ``dest``: a folder's files, an
     archive's members (by its suffix), or a single file as itself."""
     if path.is_dir():
         _copy_folder(path, dest, limits)
-    elif path.name.lower().endswith(TAR_SUFFIXES):
-        with path.open("rb") as source:
+        return
+    with _open_given(path) as source:
+        if path.name.lower().endswith(TAR_SUFFIXES):
             unpack_tar(source, dest, limits)
-    elif path.name.lower().endswith(ZIP_SUFFIXES):
-        unpack_zip(path, dest, limits)
-    else:
-        tally = _Tally(limits)
-        tally.member(path.name)
-        with path.open("rb") as data:
-            _write(dest, member_path(path.name), data, os.access(path, os.X_OK), tally)
+        elif path.name.lower().endswith(ZIP_SUFFIXES):
+            unpack_zip(source, dest, limits)
+        else:
+            tally = _Tally(limits)
+            tally.member(path.name)
+            executable = bool(os.fstat(source.fileno()).st_mode & 0o111)
+            _write(dest, tally.path(path.name), source, executable, tally)
 
 
 def pack(folder: Path) -> bytes:

@@ -150,3 +150,39 @@ async def test_one_address_has_one_connection_limit_over_all_games(tmp_path, nur
     assert error["code"] == "too_many_connections" and error["fatal"]
     assert served.per_address == {"127.0.0.1": 2}
     await served.shutdown()
+
+
+async def test_one_token_may_play_in_two_games_at_once_and_once_in_each(tmp_path, nursery):
+    """What SPEC.md says of a several-game server: each game seats by its own seating, so a
+    registered bot's token is seated in two games at once (one connection each), and a second
+    connection with it to the same game is refused (``token_in_use``)."""
+    from arena.seating.arrival import ArrivalSeating
+
+    tokens = {name: f"{name}-token-of-sixteen" for name in ("alice", "p1", "p2", "p3", "p4")}
+    servers = []
+    for name in TWO:
+        spec = get_game(name)
+        options = spec.short_options(spec.parse_options({}).players)
+        servers.append(ArenaServer(ServerConfig(
+            spec=spec, options=options, port=0, log_dir=tmp_path / "logs", seed="house"),
+            seating=ArrivalSeating(options.players, tokens)))
+    served = GameHouse(servers)
+    port = await nursery.start(served.serve)
+    tables = []  # every connection kept open
+    for server in servers:
+        game, players = server.spec.name, server.players
+        clients = [await connect_tcp(port) for _ in range(players)]
+        for client, name in zip(clients, ["alice", "p1", "p2", "p3", "p4"][:players]):
+            await client.hello(name, game=game, token=tokens[name])
+        tables.append(clients)
+    alices = [clients[0] for clients in tables]
+    for alice, game in zip(alices, TWO):
+        with trio.fail_after(10):
+            start = await alice.until("game_start")
+        assert start["game"] == game and start["names"][start["seat"]] == "alice"
+    again = await connect_tcp(port)
+    await again.hello("alice", game=TWO[0], token=tokens["alice"])
+    with trio.fail_after(10):
+        error = await again.until("error")
+    assert error["code"] == "token_in_use"
+    await served.shutdown()

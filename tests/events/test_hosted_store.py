@@ -89,3 +89,91 @@ def test_the_moves_table_allows_no_way_back_from_refused():
     assert not {end for start, end in MOVES if start is S.REFUSED}
     assert {start for start, end in MOVES if end is S.ACTIVE} == {S.VALIDATING, S.VALID,
                                                                    S.RETIRED}
+
+
+def registry_of(store: HostedStore) -> Registry:
+    if isinstance(store, SqliteHosted):
+        return Registry(store.path)
+    from arena.events.pg_registry import PgRegistry
+
+    return PgRegistry(store.url)  # type: ignore[attr-defined]
+
+
+def test_a_removed_bots_versions_never_reach_the_next_holder_of_its_name(store):
+    """Removing a bot retires its versions (kept, for the records of its games) where no
+    name reaches them: whoever registers the name next starts at version 1, sees none of the
+    old ones, and the ladder plays none of them."""
+    first = submit_and_build(store, "alice", b"B1", "d1")
+    store.passed("alice", first, "ok")
+    building = store.submit("alice", "python", b"old source 2", "s-old2").number
+    with registry_of(store) as registry:
+        registry.remove("Alice")
+        assert store.active() == []
+        registry.add("ALICE")
+    assert store.versions("alice") == []
+    fresh = store.submit("alice", "python", b"new source", "s-new")
+    assert (fresh.number, fresh.bot) == (1, "ALICE")
+    assert store.source("alice", 1) == b"new source"
+    with pytest.raises(VersionError, match="no version 2"):
+        store.built("alice", building, b"B2", "d2", "", ("python3", "main.py"))
+    assert store.active() == []
+    assert store.build("d1") == b"B1"  # the old build stays, for its games' records
+
+
+def test_a_renamed_bot_takes_its_versions_along(store):
+    number = submit_and_build(store, "alice", b"B1", "d1")
+    store.passed("alice", number, "ok")
+    with registry_of(store) as registry:
+        registry.rename("alice", "Carol")
+        assert [(v.number, v.state, v.bot) for v in store.versions("carol")] == [
+            (1, S.ACTIVE, "Carol")]
+        assert [v.bot for v in store.active()] == ["Carol"]
+        registry.add("alice")
+    assert store.versions("alice") == []
+    assert store.submit("alice", "python", b"x", "s-x").number == 1
+
+
+def test_versions_left_under_an_unregistered_name_are_never_listed_nor_inherited(store):
+    """A database where versions stayed under a name nobody holds (left by an arena before
+    this rule): the ladder does not list them, and registering the name does not give them."""
+    number = submit_and_build(store, "bob", b"B1", "d1")
+    store.passed("bob", number, "ok")
+    with store._transaction():
+        store._run("UPDATE hosted_versions SET bot = 'dave', name = 'dave'")
+    assert store.active() == []
+    with registry_of(store) as registry:
+        registry.add("Dave")
+    assert store.versions("dave") == [] and store.active() == []
+
+
+def test_a_build_finishing_after_its_bot_was_removed_never_moves_the_new_holders_version(
+        store):
+    """alice's version 1 is being built when the organiser removes alice and someone
+    registers the name and submits their own version 1: the old build's end (which names the
+    version it started with) is refused, and the new holder's version stays as it was."""
+    old = store.submit("alice", "python", b"old source", "s-old")
+    with registry_of(store) as registry:
+        registry.remove("alice")
+        registry.add("alice")
+    new = store.submit("alice", "python", b"new source", "s-new")
+    assert new.number == old.number == 1
+    with pytest.raises(VersionError, match="another submission"):
+        store.built("alice", 1, b"OLD BUILD", "d-old", "", ("python3", "main.py"), expected=old)
+    with pytest.raises(VersionError, match="another submission"):
+        store.refuse("alice", 1, "old build failed", expected=old)
+    assert store.version("alice", 1).state is S.BUILDING
+    built = store.built("alice", 1, b"NEW", "d-new", "", ("python3", "main.py"), expected=new)
+    with pytest.raises(VersionError, match="another submission"):
+        store.passed("alice", 1, "ok", expected=old)
+    assert store.passed("alice", 1, "ok", expected=built).state is S.ACTIVE
+
+
+def test_a_build_finishing_after_its_bot_was_renamed_moves_its_version_under_the_new_name(
+        store):
+    version = store.submit("alice", "python", b"source", "s1")
+    with registry_of(store) as registry:
+        registry.rename("alice", "Carol")
+    built = store.built("alice", 1, b"B", "d1", "", ("python3", "main.py"), expected=version)
+    assert (built.bot, built.state) == ("Carol", S.VALIDATING)
+    assert store.passed("alice", 1, "ok", expected=built).state is S.ACTIVE
+    assert [v.bot for v in store.active()] == ["Carol"]

@@ -51,6 +51,15 @@ def member(name: str, data: bytes = b"x", **fields: object) -> tuple[tarfile.Tar
     ([member("a\nb.c")], "a control character"),
     ([member("a\x1b[2Jb.c")], "a control character"),
     ([member("/".join(["a" * 200] * 6))], "longer than 1024 bytes"),
+    ([member("-rf.c")], "begins with '-'"),
+    ([member("lib/--help")], "begins with '-'"),
+    ([member("my bot.py")], "printable ASCII"),
+    ([member("main\u200b.py")], "printable ASCII"),  # a zero-width space
+    ([member("m\u0430in.py")], "printable ASCII"),  # a Cyrillic a
+    ([member("e\u0301.py")], "printable ASCII"),  # not NFC
+    ([member("gpl\u202etxt.py")], "printable ASCII"),  # a right-to-left override
+    ([member("Main.java"), member("main.java")], "but for case"),
+    ([member("Lib/a.py"), member("lib/b.py")], "but for case"),
 ])
 def test_a_hostile_tar_is_refused_and_writes_nothing_outside(tmp_path: Path, members, said):
     dest = tmp_path / "dest"
@@ -166,3 +175,84 @@ def test_a_too_deep_folder_is_refused_in_one_line_without_recursing(tmp_path: Pa
     finally:
         for folder in reversed(chain[1:]):
             folder.rmdir()
+
+
+def test_a_file_swapped_for_a_link_while_the_folder_is_read_copies_no_host_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The symlink race of a folder the participant can write: ``main.py`` is looked at, then
+    (in the window before it is opened) replaced by a link to a host file.  Nothing is
+    followed: the submission is refused in one line, and the host file's bytes are nowhere."""
+    secret = tmp_path / "host-secret"
+    secret.write_text("THE-HOST-SECRET\n")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "main.py").write_text("print(1)\n")
+    real_stat = os.stat
+    swapped = []
+
+    def stat_then_swap(path, *args, **kwargs):
+        found = real_stat(path, *args, **kwargs)
+        if os.fspath(path).endswith("main.py") and not swapped:
+            swapped.append(path)
+            (folder / "main.py").unlink()
+            os.symlink(secret, folder / "main.py")
+        return found
+
+    monkeypatch.setattr(os, "stat", stat_then_swap)
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(UnpackError) as refused:
+        unpack(folder, dest, LIMITS)
+    monkeypatch.undo()
+    assert swapped
+    assert "main.py" in str(refused.value) and "\n" not in str(refused.value)
+    for path in walk(dest):
+        if path.is_file() and not path.is_symlink():
+            assert b"THE-HOST-SECRET" not in path.read_bytes()
+
+
+def test_a_folder_swapped_for_a_link_while_the_folder_is_read_is_not_followed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The same race on a folder: ``lib`` is looked at, then replaced by a link to a host
+    folder; its files are not read."""
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "secret").write_text("THE-HOST-SECRET\n")
+    folder = tmp_path / "bot"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "lib" / "x.py").write_text("x = 1\n")
+    real_stat = os.stat
+    swapped = []
+
+    def stat_then_swap(path, *args, **kwargs):
+        found = real_stat(path, *args, **kwargs)
+        if os.fspath(path).endswith("lib") and not swapped:
+            swapped.append(path)
+            (folder / "lib" / "x.py").unlink()
+            (folder / "lib").rmdir()
+            os.symlink(host, folder / "lib")
+        return found
+
+    monkeypatch.setattr(os, "stat", stat_then_swap)
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(UnpackError, match="lib"):
+        unpack(folder, dest, LIMITS)
+    monkeypatch.undo()
+    assert swapped
+    assert not (dest / "lib" / "secret").exists()
+
+
+def test_a_submitted_file_or_archive_that_is_a_link_is_refused_not_followed(tmp_path: Path):
+    """A single file (or an archive) given by its path, which the participant turned into a
+    link to a host file: refused in one line, the host file not read."""
+    secret = tmp_path / "host-secret"
+    secret.write_text("THE-HOST-SECRET\n")
+    for name in ("main.py", "bot.tar.gz"):
+        given = tmp_path / name
+        os.symlink(secret, given)
+        dest = tmp_path / f"dest-{name}"
+        dest.mkdir()
+        with pytest.raises(UnpackError, match="a link"):
+            unpack(given, dest, LIMITS)
+        assert list(dest.iterdir()) == []
