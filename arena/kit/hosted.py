@@ -32,7 +32,7 @@ from arena.games import GAMES
 from arena.kit.check_bot import BOT_OUTPUT, check_game, check_options
 from arena.kit.check_findings import Outcome, summary
 from arena.kit.check_setup import SeriesSettings
-from arena.launch.hosted_build import BuildLimits, build, source_files
+from arena.launch.hosted_build import MAX_SUBMISSION_BYTES, BuildLimits, build, source_files
 from arena.launch.hosted_run import (
     RunLimits,
     build_limits,
@@ -45,8 +45,6 @@ from arena.launch.unpack import UnpackError, UnpackLimits, digest, pack, unpack
 
 #: What a submission may hold, unpacked: files and bytes.
 SOURCE_LIMITS = UnpackLimits(max_files=1000, max_bytes=8 * 1024 * 1024)
-#: The largest file (an archive) a submission may be, before it is read.
-MAX_SUBMISSION_BYTES = 16 * 1024 * 1024
 #: Bytes of the bot's own output kept in a validation's log (its end).
 OUTPUT_KEPT = 16 * 1024
 
