@@ -113,7 +113,7 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         output = None if active is None else await trio.to_thread.run_sync(
             site.db.output, signed, active.number)
         games, troubled = await my_games(signed)
-        folded = signed.bot.casefold()
+        folded = signed.identity
         return page("author.html", title=f"{signed.bot}: author's page", bot=signed.bot,
                     form_token=session.form_token, versions=versions, active=active,
                     output=output, games=games, troubled=troubled,
@@ -220,8 +220,8 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         language = parts.get("lang", (None, b""))[1].decode(errors="replace")
         if language and language not in LANGUAGES:
             return message("upload refused", f"no language {language!r}", 400)
-        problem = site.uploads.offer(Upload(found[1].bot, file[0] or "", file[1],
-                                            language or None))
+        problem = site.uploads.offer(Upload(found[1].bot, found[1].identity, file[0] or "",
+                                            file[1], language or None))
         if problem is not None:
             return message("upload refused", problem, 429)
         return RedirectResponse("/author", status_code=303, headers=PRIVATE)

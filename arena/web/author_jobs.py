@@ -78,6 +78,9 @@ def safe_name(filename: str | None) -> str:
 @attrs.frozen
 class Upload:
     bot: str
+    #: The registration's lasting identity: what its limits and last words are kept by (a
+    #: name removed and registered anew is another bot).
+    owner: str
     filename: str
     data: bytes = attrs.field(repr=False)
     language: str | None = None
@@ -91,9 +94,10 @@ class Uploads:
         self.settings = settings
         self.window = Window(UPLOADS_PER_HOUR, UPLOAD_WINDOW, clock)
         self._send, self._receive = trio.open_memory_channel[Upload](MAX_QUEUED)
-        #: Each bot's upload waiting or running, by folded name: "waiting" or "running".
+        #: Each bot's upload waiting or running, by its owner: "waiting" or "running".
         self.pending: dict[str, str] = {}
-        #: Each bot's last finished upload: what the command said (its last lines).
+        #: Each bot's last finished upload, by its owner: what the command said (its last
+        #: lines).
         self.last: dict[str, str] = {}
         self.command = command or self.submit_command
         #: Uploads finished (tests wait on it).
@@ -108,7 +112,7 @@ class Uploads:
 
     def offer(self, upload: Upload) -> str | None:
         """Queue ``upload``; why not, in a sentence (None: queued)."""
-        folded = upload.bot.casefold()
+        folded = upload.owner
         if folded in self.pending:
             return ("your last upload is not built and checked yet: wait for it to be "
                     "active or refused, then upload again")
@@ -133,7 +137,7 @@ class Uploads:
     async def run(self) -> None:
         """Build and check the uploads, one at a time, until cancelled."""
         async for upload in self._receive:
-            folded = upload.bot.casefold()
+            folded = upload.owner
             self.pending[folded] = "running"
             try:
                 self.last[folded] = await self._one(upload)

@@ -59,10 +59,13 @@ def ladder(folder: Path, *, duplicate: bool = False) -> tuple[Path, dict[str, st
 
 
 @contextlib.asynccontextmanager
-async def served(db: Path, game: str = "chochlik") -> AsyncIterator[str]:
-    """The pages of ``db`` with the author's page open: their address."""
+async def served(db: Path | str, game: str = "chochlik",
+                 builds: Path | None = None) -> AsyncIterator[str]:
+    """The pages of ``db`` (a file or URL) with the author's page open: their address."""
     storage = open_existing(db)
-    settings = AuthorSettings(str(db), game, db.with_name(db.name + ".builds"))
+    assert builds is not None or isinstance(db, Path)
+    settings = AuthorSettings(str(db), game, builds if builds is not None
+                              else Path(db).with_name(Path(db).name + ".builds"))
     try:
         async with trio.open_nursery() as nursery:
             yield await nursery.start(functools.partial(serve_pages, storage, port=0,

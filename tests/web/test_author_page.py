@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from arena.events.hosted_store import SqliteHosted
 from arena.gameplay.gamelog import read_log
@@ -17,10 +18,11 @@ from arena.web.frames import frames
 from tests.web.authors import Client, ladder, served
 
 
-def versions(db: Path) -> None:
+def versions(db: Path, store: Any = None, builds: Path | None = None) -> None:
     """alice: version 1 valid, 2 active; bob: 1 valid, 2 active, each with its own logs, source
-    and output (bob's marked BOB-SECRET)."""
-    with SqliteHosted(db) as store:
+    and output (bob's marked BOB-SECRET).  ``store``: another than ``db``'s file's."""
+    builds = builds if builds is not None else db.with_name(db.name + ".builds")
+    with store if store is not None else SqliteHosted(db) as store:
         for name in ("alice", "bob"):
             mark = "BOB-SECRET" if name == "bob" else "alice-own"
             for number in (1, 2):
@@ -29,7 +31,7 @@ def versions(db: Path) -> None:
                 store.built(name, number, f"{mark}-FILES".encode(), f"{name}-build-{number}",
                             f"{mark}-BUILD-LOG-{number}", ("python3", "{dir}/main.py"))
                 store.passed(name, number, f"{mark}-CHECK-LOG-{number}")
-                out = output_file(db.with_name(db.name + ".builds"), name, number)
+                out = output_file(builds, name, number)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(f"{mark}-OUTPUT-{number}\n")
 
@@ -200,3 +202,52 @@ async def test_a_game_of_a_duplicate_set_not_over_is_not_shown_to_its_author(tmp
         answer = await alice.get("/author/game/0")
         assert answer.status == 404 and "cannot be shown yet" in answer.text
         assert "replay-data" not in answer.text
+
+
+async def test_the_authors_page_works_on_postgresql(tmp_path, pg_url):
+    from arena.events.pg_hosted import PgHosted
+    from arena.events.pg_registry import PgRegistry
+    from arena.events.pg_storage import PostgresStorage
+    from arena.events.registry import identity
+
+    with PgRegistry(pg_url) as registry:
+        tokens = {name: registry.add(name) for name in ("alice", "bob")}
+        rows = registry.rows()
+    storage = PostgresStorage(pg_url)
+    storage.write_event({"game": "chochlik", "options": {"hands": 1, "players": 3},
+                         "duplicate": False, "seed": "t"},
+                        [(name, identity(rows[name].salt)) for name in ("alice", "bob")])
+    storage.close()
+    builds = tmp_path / "builds"
+    versions(tmp_path / "unused.db", PgHosted(pg_url), builds)
+    async with served(pg_url, builds=builds) as base:
+        alice = Client(base)
+        assert (await alice.sign_in("alice", tokens["bob"])).status == 403
+        assert (await alice.sign_in("alice", tokens["alice"])).status == 303
+        home = await alice.get("/author")
+        assert 'data-number="2" data-state="active"' in home.text
+        assert "alice-own-OUTPUT-2" in home.text and "BOB-SECRET" not in home.text
+        made = await alice.post("/author/activate", {"number": 1,
+                                                     "form_token": home.form_token()})
+        assert made.status == 303  # the pages' connection writes
+        version = await alice.get("/author/version/1")
+        assert "alice-own-CHECK-LOG-1" in version.text and "BOB-SECRET" not in version.text
+    with PgHosted(pg_url) as store:
+        assert [v.state.value for v in store.versions("alice")] == ["active", "valid"]
+        assert [v.state.value for v in store.versions("bob")] == ["valid", "active"]
+
+
+def test_arena_web_authors_needs_a_ladder_of_a_known_game(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+    from arena.events.storage import SqliteStorage
+
+    db = tmp_path / "odd.db"
+    storage = SqliteStorage(db)
+    storage.write_event({"game": "no-such-game"}, [("alice", "builtin")])
+    storage.close()
+    result = CliRunner().invoke(main, ["web", "--db", str(db), "--authors"])
+    assert result.exit_code == 2
+    assert "--authors: the database names no game this host has ('no-such-game')" in \
+        result.output
