@@ -251,3 +251,33 @@ def test_arena_web_authors_needs_a_ladder_of_a_known_game(tmp_path):
     assert result.exit_code == 2
     assert "--authors: the database names no game this host has ('no-such-game')" in \
         result.output
+
+
+async def test_a_session_ends_when_its_bot_is_removed_or_registered_anew(tmp_path):
+    from arena.events.registry import Registry
+
+    db, tokens = ladder(tmp_path)
+    async with served(db) as base:
+        alice = Client(base)
+        await alice.sign_in("alice", tokens["alice"])
+        assert "/author/signout" in (await alice.get("/author")).text
+        with Registry(db) as registry:
+            registry.remove("alice")
+            registry.add("alice")  # someone else's now, with another token
+        again = await alice.get("/author")
+        assert 'action="/author/signin"' in again.text and "/author/signout" not in again.text
+        assert (await alice.get("/author/version/1")).status == 403
+
+
+def test_a_session_lasts_its_hours_from_the_sign_in_and_no_longer():
+    from arena.web.author_auth import SESSION_SECONDS, Sessions
+
+    now = [1000.0]
+    sessions = Sessions(lambda: now[0])
+    session_id, session = sessions.start("alice", "registered:x")
+    assert sessions.get(session_id) == session
+    assert sessions.get(session_id[:-1] + ("A" if session_id[-1] != "A" else "B")) is None
+    now[0] += SESSION_SECONDS - 1
+    assert sessions.get(session_id) == session
+    now[0] += 1
+    assert sessions.get(session_id) is None and len(sessions) == 0

@@ -5,8 +5,10 @@ with a clear message and nothing stored."""
 
 from __future__ import annotations
 
+import http.client
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import trio
@@ -61,6 +63,25 @@ async def test_an_uploaded_version_is_built_checked_and_made_active(tmp_path):
         assert store.versions("bob") == []
 
 
+def send_chunked(client: Client, token: str, kilobytes: int) -> tuple[int, str]:
+    """An upload sent in chunks, with no length said: its status and text."""
+    where = urlsplit(client.base)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+    boundary = "b0undary"
+    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="form_token"\r\n\r\n'
+            f'{token}\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            'filename="main.py"\r\n\r\n').encode()
+    chunks = [head, *(b"#" * 1024 for _ in range(kilobytes)), f"\r\n--{boundary}--\r\n".encode()]
+    try:
+        connection.request("POST", "/author/upload", body=iter(chunks), headers={
+            "Cookie": client.cookie or "", "Origin": client.base,
+            "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
 async def test_an_upload_too_big_or_one_too_many_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(author, "MAX_SUBMISSION_BYTES", 1000)
     gate = tmp_path / "gate"
@@ -80,6 +101,8 @@ async def test_an_upload_too_big_or_one_too_many_is_refused(tmp_path, monkeypatc
         assert big.status == 413 and "more than 1000 bytes" in big.text
         huge = await alice.upload(b"#" * (70 * 1024), "main.py", token)
         assert huge.status == 413 and "the upload is more than" in huge.text
+        status, text = await trio.to_thread.run_sync(send_chunked, alice, token, 70)
+        assert status == 413 and "the upload is more than" in text  # no length said: counted
         assert 'id="upload-state"' not in (await alice.get("/author")).text
 
         assert (await alice.upload(b"print(1)\n", "main.py", token)).status == 303
