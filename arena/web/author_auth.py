@@ -44,6 +44,8 @@ SIGNIN_FAILURES = 5
 #: Failed sign-ins from every address together in :data:`SIGNIN_WINDOW` seconds.
 SIGNIN_FAILURES_ALL = 100
 SIGNIN_WINDOW = 15 * 60.0
+#: Keys a :class:`Window` holds before it forgets those with nothing in the window.
+WINDOW_KEYS = 10_000
 
 
 @attrs.frozen
@@ -154,6 +156,9 @@ class Window:
         return max(0.0, times[0] + self.seconds - self.clock())
 
     def add(self, key: str) -> None:
+        if len(self._times) >= WINDOW_KEYS:  # (many addresses): the stale ones go
+            for stale in list(self._times):
+                self._recent(stale)
         self._recent(key)
         self._times.setdefault(key, collections.deque()).append(self.clock())
 

@@ -10,9 +10,11 @@ process in a process of its own, one upload at a time, off every request.
   ``active`` or ``refused``, each step written to the database by the command: the page shows
   where it stands); its last lines of output are kept for its author (the reason when the
   submission could not even become a version, say an archive with no entry file);
-- the command gets :data:`JOB_SECONDS` at most; then it is interrupted (it refuses the version,
-  saying arena stopped while building or validating it) and killed :data:`STOP_GRACE` seconds
-  later.
+- the command gets :data:`JOB_SECONDS` at most; then, or when the pages stop, it is
+  interrupted (it refuses the version, saying arena stopped while building or validating it)
+  and killed :data:`STOP_GRACE` seconds later.  (It is ``arena`` with Ctrl-C's handler set
+  again: the pages' process of ``arena serve --web`` ignores Ctrl-C, and a process it starts
+  would inherit that.)
 """
 
 from __future__ import annotations
@@ -41,10 +43,14 @@ UPLOAD_WINDOW = 3600.0
 MAX_QUEUED = 8
 #: Seconds an upload's build and validation may take in all.
 JOB_SECONDS = 900.0
-#: Seconds an interrupted command gets to refuse its version (then it is killed).
-STOP_GRACE = 10.0
+#: Seconds an interrupted command gets to refuse its version (then it is killed): within
+#: the pages' process's own grace (:data:`arena.web.pagesproc.STOP_GRACE`).
+STOP_GRACE = 4.0
 #: Bytes of the command's output kept for its author (its end).
 OUTPUT_KEPT = 4096
+#: ``python -c`` this: the ``arena`` command, interrupted by SIGINT whatever its parent ignores.
+ARENA = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+         "from arena.cli import main; main(prog_name='arena')")
 #: Where ``arena`` is, for the command when it is not installed.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -106,7 +112,7 @@ class Uploads:
 
     def submit_command(self, upload: Upload, path: Path) -> list[str]:
         settings = self.settings
-        return [sys.executable, "-m", "arena", "bots", "submit", upload.bot, str(path),
+        return [sys.executable, "-c", ARENA, "bots", "submit", upload.bot, str(path),
                 "--db", settings.db, "--game", settings.game, "--builds", str(settings.builds),
                 *(["--lang", upload.language] if upload.language else [])]
 
@@ -163,10 +169,12 @@ class Uploads:
                     start_new_session=True)
                 assert process.stdout is not None
                 nursery.start_soon(_collect, process.stdout, output)
-                with trio.move_on_after(JOB_SECONDS) as timer:
-                    await process.wait()
-                if timer.cancelled_caught:
-                    await _stop(process)
+                try:
+                    with trio.move_on_after(JOB_SECONDS) as timer:
+                        await process.wait()
+                finally:  # its time is up, or the pages stop
+                    if process.returncode is None:
+                        await _stop(process)
             lines = output.decode(errors="replace").strip().splitlines()
             said = "\n".join(collections.deque(lines, maxlen=4))
             if timer.cancelled_caught:

@@ -281,3 +281,23 @@ def test_a_session_lasts_its_hours_from_the_sign_in_and_no_longer():
     assert sessions.get(session_id) == session
     now[0] += 1
     assert sessions.get(session_id) is None and len(sessions) == 0
+
+
+def test_a_window_counts_the_last_minutes_only_and_forgets_stale_keys(monkeypatch):
+    from arena.web import author_auth
+
+    now = [0.0]
+    window = author_auth.Window(2, 60.0, lambda: now[0])
+    window.add("a")
+    window.add("a")
+    assert window.wait("a") == 60.0 and window.wait("b") == 0.0
+    now[0] = 59.0
+    assert window.wait("a") == 1.0
+    now[0] = 60.0
+    assert window.wait("a") == 0.0
+    monkeypatch.setattr(author_auth, "WINDOW_KEYS", 3)
+    for key in "bcd":
+        window.add(key)
+    now[0] = 200.0
+    window.add("e")  # b, c and d failed long ago: forgotten
+    assert set(window._times) == {"e"}

@@ -6,6 +6,7 @@ with a clear message and nothing stored."""
 from __future__ import annotations
 
 import http.client
+import signal
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -15,7 +16,7 @@ import trio
 
 from arena.events.hosted_store import SqliteHosted
 from arena.launch.sandbox import Sandbox, SandboxUnavailable
-from arena.web import author
+from arena.web import author, author_jobs
 from arena.web.author_jobs import UPLOADS_PER_HOUR, Uploads
 from tests.games.toy import SPEC as TOY
 from tests.web.authors import Answer, Client, ladder, served
@@ -124,3 +125,34 @@ async def test_an_upload_too_big_or_one_too_many_is_refused(tmp_path, monkeypatc
         bob_token = (await bob.get("/author")).form_token()
         assert (await bob.upload(b"print(1)\n", "main.py", bob_token)).status == 303
         await settled(bob)
+
+
+def test_an_upload_past_its_time_is_stopped_and_its_version_refused(tmp_path, monkeypatch):
+    """Run as in the pages' process of ``arena serve --web``, which ignores Ctrl-C (so would the
+    command it starts, unless it sets Ctrl-C's handler again)."""
+    try:
+        Sandbox().check()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"builds need the sandbox: {exc}")
+    monkeypatch.setattr(author_jobs, "JOB_SECONDS", 3.0)
+    db, tokens = ladder(tmp_path)
+
+    async def main() -> None:
+        async with served(db, TOY.name) as base:
+            alice = Client(base)
+            await alice.sign_in("alice", tokens["alice"])
+            token = (await alice.get("/author")).form_token()
+            never = b"import time\ntime.sleep(600)\n"  # no hello: the series waits for it
+            assert (await alice.upload(never, "main.py", token)).status == 303
+            page = await settled(alice)
+            assert "stopped after 3 s" in page.text
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        trio.run(main)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    with SqliteHosted(db) as store:
+        [version] = store.versions("alice")
+    assert version.state.value == "refused"
+    assert version.reason.startswith("arena stopped while "), version.reason
