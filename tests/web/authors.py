@@ -28,6 +28,8 @@ from tests.web.events import play
 
 NAMES = ("alice", "bob", "carol", "dave")
 OPTIONS = {"hands": 1, "players": 3}
+#: Seconds an answer may take (the first page of a loaded machine waits for the first fit).
+TIMEOUT = 180
 
 
 def ladder(folder: Path, *, duplicate: bool = False) -> tuple[Path, dict[str, str]]:
@@ -97,7 +99,8 @@ class Client:
     def _request(self, method: str, path: str, body: bytes | None,
                  headers: dict[str, str]) -> Answer:
         where = urlsplit(self.base)
-        connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+        connection = http.client.HTTPConnection(where.hostname or "", where.port,
+                                                timeout=TIMEOUT)
         try:
             if self.cookie:
                 headers = {"Cookie": self.cookie, **headers}
