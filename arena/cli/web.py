@@ -70,11 +70,15 @@ def play_settings(games: list[tuple[str, Any]], log_dir: Path, *, play: bool,
 @click.option("--play-logs", type=click.Path(file_okay=False, path_type=Path),
               default=Path("arena-logs") / "play", show_default=True,
               help="With --play: the folder of the play page's game logs.")
+@click.option("--authors", is_flag=True,
+              help="Open the author's page (/author): each registered bot's author signs in "
+                   "with its token, uploads versions (built and checked as arena bots submit "
+                   "does, for the game the ladder plays) and sees its logs, games and output.")
 @play_options
 def web(db: Path | str, logs: Path | None, host: str, port: int, play_logs: Path,
-        **play: Any) -> None:
+        authors: bool, **play: Any) -> None:
     """Serve the pages of a stored event: leaderboard, each bot's page, head to head and
-    replays of its games.  Read-only (but --play); Ctrl-C stops."""
+    replays of its games.  Read-only (but --play and --authors); Ctrl-C stops."""
     import trio
 
     from arena.edge.signals import run_stoppable
@@ -89,11 +93,13 @@ def web(db: Path | str, logs: Path | None, host: str, port: int, play_logs: Path
     if logs is not None and not logs.is_dir():
         raise click.UsageError(f"--logs {logs}: no such folder")
     settings = play_settings([(name, {}) for name in sorted(GAMES)], play_logs, **play)
+    author = authors_for(db, storage.meta().get("game")) if authors else None
 
     async def run(signals: trio.MemoryReceiveChannel[int]) -> None:
         async with trio.open_nursery() as nursery:
             address = await nursery.start(functools.partial(
-                serve_pages, storage, host=host, port=port, logs=logs, play=settings))
+                serve_pages, storage, host=host, port=port, logs=logs, play=settings,
+                authors=author))
             click.echo(f"arena: the pages of {db} at {address}/ ; Ctrl-C stops")
             await signals.receive()  # one more while it stops is dropped, never a traceback
             nursery.cancel_scope.cancel()
@@ -106,6 +112,19 @@ def web(db: Path | str, logs: Path | None, host: str, port: int, play_logs: Path
             from None
     finally:
         storage.close()
+
+
+def authors_for(db: Path | str | None, game: Any) -> Any:
+    """The author's page's settings for the database ``db`` and the game its versions are
+    checked with (the builds' folder: ``arena bots submit``'s default)."""
+    from arena.cli.hosted import builds_folder
+    from arena.games import GAMES
+    from arena.web.author_jobs import AuthorSettings
+
+    if db is None or game not in GAMES:
+        raise click.UsageError(f"--authors: the database names no game this host has "
+                               f"({game!r}): is it a ladder (arena serve --db)?")
+    return AuthorSettings(str(db), str(game), builds_folder(db, None))
 
 
 WEB_OPTION = click.option(
@@ -133,9 +152,10 @@ def play_for(chosen: list[tuple[Any, Any]], log_dir: Path, web_port: int | None,
 async def pages_beside(server: Any, web: tuple[str, int] | None, db: Path | str | None,
                        label: str | None = None, play: Any = None) -> AsyncIterator[None]:
     """``arena serve --web``: the pages in a process of their own while the body runs
-    (nothing when ``web`` is None), with the play page when ``play`` (its settings) is given; a
-    port that cannot be had is one line.  ``label``: the game whose pages they are, said in
-    their lines (a server of several games)."""
+    (nothing when ``web`` is None), with the play page when ``play`` (its settings) is given,
+    and the author's page of a ladder of one game (``db``); a port that cannot be had is one
+    line.  ``label``: the game whose pages they are, said in their lines (a server of several
+    games)."""
     if web is None:
         yield
         return
@@ -147,9 +167,12 @@ async def pages_beside(server: Any, web: tuple[str, int] | None, db: Path | str 
         raise click.ClickException(f"cannot serve the pages on {web[0]}:{web[1]}: "
                                    f"{exc.strerror or exc}") from None
     said = "arena: " if label is None else f"arena: {label}: "
+    # a ladder of one game (its file holds the registered bots): the author's page too
+    authors = None if db is None or label is not None else authors_for(
+        db, server.config.spec.name)
     async with pages_process(
             server, listener, db,
             out=lambda line: click.echo(line.replace("arena: ", said, 1)),
             err=lambda line: click.echo(line.replace("arena: ", said, 1), err=True),
-            play=play):
+            play=play, authors=authors):
         yield

@@ -41,7 +41,7 @@ from arena.games import GAMES
 from arena.kit.check_bot import BOT_OUTPUT, check_game
 from arena.kit.check_findings import Outcome, summary
 from arena.kit.check_setup import Disguise, SeriesSettings
-from arena.launch.hosted_build import BuildLimits, build, source_files
+from arena.launch.hosted_build import MAX_SUBMISSION_BYTES, BuildLimits, build, source_files
 from arena.launch.hosted_run import (
     RunLimits,
     build_limits,
@@ -54,8 +54,6 @@ from arena.launch.unpack import UnpackError, UnpackLimits, digest, pack, unpack
 
 #: What a submission may hold, unpacked: files and bytes.
 SOURCE_LIMITS = UnpackLimits(max_files=1000, max_bytes=8 * 1024 * 1024)
-#: The largest file (an archive) a submission may be, before it is read.
-MAX_SUBMISSION_BYTES = 16 * 1024 * 1024
 #: A validation's first table number is drawn below this (a ladder's grow as it plays).
 FIRST_TABLE_MAX = 5000
 #: Bytes of the bot's own output kept in a validation's log (its end).

@@ -37,6 +37,9 @@ SOURCE_INSIDE = "/src"
 BUILD_INSIDE = "/tmp/build"
 #: The PATH a build gets (its toolchain's programs are named by their full paths anyway).
 BUILD_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: The largest file (an archive) a submission may be, before it is read (``arena bots submit``
+#: and the author's page's upload alike).
+MAX_SUBMISSION_BYTES = 16 * 1024 * 1024
 
 
 @attrs.frozen

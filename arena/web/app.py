@@ -1,5 +1,6 @@
 """The pages as an ASGI application (Starlette).  Read-only: every route is a GET, but the
-play page's WebSocket (:mod:`arena.web.play`), when the organiser opens it.
+play page's WebSocket (:mod:`arena.web.play`) and the author's page's forms
+(:mod:`arena.web.author`), when the organiser opens them.
 
 Pages are rendered in a worker thread and kept per standings (the same bytes until the games
 count changes); replays are read and rebuilt in a worker thread and kept for the last few
@@ -21,22 +22,16 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.gameplay.gamelog import read_log
 from arena.web import pages
+from arena.web.author import AuthorSite, author_routes
+from arena.web.author_jobs import AuthorSettings
 from arena.web.data import EventData
-from arena.web.frames import PUBLIC, FramesError, frames
+from arena.web.frames import PUBLIC, FramesError, replay_frames
 from arena.web.live import LiveTables
 from arena.web.play import PlayTables, play_routes
 from arena.web.play_table import PlaySettings
 
 STATIC = Path(__file__).parent / "static"
-#: Replays kept built (game, view).
-REPLAYS_KEPT = 64
-
-
-@functools.lru_cache(maxsize=REPLAYS_KEPT)
-def replay_frames(path: str, mtime: float, view: str) -> dict[str, Any]:
-    return frames(read_log(path), view)
 
 
 class Site:
@@ -191,10 +186,13 @@ def routes(site: Site) -> list[Any]:
 
 
 def make_app(data: EventData, live: LiveTables | None = None,
-             play: PlaySettings | None = None) -> Starlette:
+             play: PlaySettings | None = None,
+             authors: AuthorSettings | None = None) -> Starlette:
     """The pages of ``data``'s event (and of ``live``'s running tables, when given; the play
-    page's tables when ``play`` is given: :mod:`arena.web.play`)."""
+    page's tables when ``play`` is given: :mod:`arena.web.play`; the author's page when
+    ``authors`` is given: :mod:`arena.web.author`)."""
     site = Site(data, live)
+    author = AuthorSite(authors, data) if authors is not None else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -202,8 +200,13 @@ def make_app(data: EventData, live: LiveTables | None = None,
             nursery.start_soon(data.keep_fresh)
             if live is not None:
                 nursery.start_soon(live.run)
+            if author is not None:
+                nursery.start_soon(author.run)
             yield
             nursery.cancel_scope.cancel()
 
     tables = PlayTables(play) if play is not None else None
-    return Starlette(routes=[*play_routes(tables), *routes(site)], lifespan=lifespan)
+    app = Starlette(routes=[*play_routes(tables), *author_routes(author), *routes(site)],
+                    lifespan=lifespan)
+    app.state.author = author  # (tests read its uploads)
+    return app

@@ -348,6 +348,13 @@ class EventData:
             await self._fresh.wait()
         return self.standings
 
+    def entrants(self) -> list[tuple[str, str]]:
+        """Each entrant's (name, command) (blocking: one query; none without an event)."""
+        if self.storage is None:
+            return []
+        with self._lock:
+            return list(self.storage.entrants())
+
     def log_path(self, game: GameRef) -> Path | None:
         """Where ``game``'s log is: as stored, or by its name in the ``--logs`` folder."""
         if game.log_path is None:

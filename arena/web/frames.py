@@ -15,17 +15,21 @@ view: it tells the deal of the other tables of the game's duplicate set.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from arena.gameplay.driver import observation_digest
+from arena.gameplay.gamelog import read_log
 from arena.games import IllegalAction, OptionsError, get_game
 from arena.web.boards import Drawing
 from protocol.codec import to_json
 
 PUBLIC = "public"
 FULL = "full"
+#: Replays kept built (game, view).
+REPLAYS_KEPT = 64
 
 
 class FramesError(Exception):
@@ -82,6 +86,13 @@ def frames(records: Sequence[dict[str, Any]], view: str) -> dict[str, Any]:
                        "options": header.get("options"),
                        "info": info},
             "view": view, "views": views(players), "steps": steps}
+
+
+@functools.lru_cache(maxsize=REPLAYS_KEPT)
+def replay_frames(path: str, mtime: float, view: str) -> dict[str, Any]:
+    """:func:`frames` of the log at ``path`` (blocking), kept for the last few (game, view)
+    asked (``mtime``: the log's, so a log written again is read again)."""
+    return frames(read_log(path), view)
 
 
 def _step(record: dict[str, Any], view: str, seat: int | None,

@@ -5,10 +5,11 @@ and watched by the game server (:mod:`arena.web.pagesproc`, which documents it).
 inherited), ``feed`` (this end of the game server's feed, inherited), ``spectators`` (the
 server's ``--spectators``), ``db`` (the event's file or URL, or null), ``empty`` (what the
 leaderboard says when there is no event to show), ``play`` (the play page's settings, or
-null: :meth:`arena.web.play_table.PlaySettings.to_json`).  It serves until the feed ends (the game
-server is gone or stopping), then exits 0.  It runs in a session of its own (the game server
-starts it so) at niceness :data:`PAGES_NICENESS`; Ctrl-C is the game server's to handle (it
-then ends the feed), so it is ignored here.
+null: :meth:`arena.web.play_table.PlaySettings.to_json`), ``authors`` (the author's page's
+settings, or null: :meth:`arena.web.author_jobs.AuthorSettings.to_json`).  It serves until
+the feed ends (the game server is gone or stopping), then exits 0.  It runs in a session of
+its own (the game server starts it so) at niceness :data:`PAGES_NICENESS`; Ctrl-C is the game
+server's to handle (it then ends the feed), so it is ignored here.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def yield_to_the_games() -> None:
 
 
 async def serve(settings: dict[str, Any], storage: Any, empty: str) -> None:
+    from arena.web.author_jobs import AuthorSettings
     from arena.web.live import LiveTables
     from arena.web.play_table import PlaySettings
     from arena.web.serve import serve_pages
@@ -51,10 +53,12 @@ async def serve(settings: dict[str, Any], storage: Any, empty: str) -> None:
         socket.socket(fileno=settings["feed"])))
     live = LiveTables(feed, settings["spectators"])
     play = settings.get("play")
+    authors = settings.get("authors")
     async with trio.open_nursery() as nursery:
         await nursery.start(functools.partial(
             serve_pages, storage, live=live, listener=settings["listener"], empty=empty,
-            play=None if play is None else PlaySettings.from_json(play)))
+            play=None if play is None else PlaySettings.from_json(play),
+            authors=None if authors is None else AuthorSettings.from_json(authors)))
         await live.gone.wait()  # the game server is gone or stopping
         nursery.cancel_scope.cancel()
 

@@ -43,6 +43,7 @@ from typing import Any
 import trio
 
 from arena.edge.page_feed import PageFeed
+from arena.web.author_jobs import AuthorSettings
 from arena.web.play_table import PlaySettings
 
 #: Seconds the pages' process gets to exit once its feed ended (then it is killed).
@@ -88,9 +89,11 @@ class PagesProcess:
     reading ``db`` (a file or URL, or None); ``err`` writes the operator's lines."""
 
     def __init__(self, server: Any, listener: socket.socket, db: Path | str | None,
-                 err: Callable[[str], None], empty: str, play: PlaySettings | None = None) -> None:
+                 err: Callable[[str], None], empty: str, play: PlaySettings | None = None,
+                 authors: AuthorSettings | None = None) -> None:
         self.server = server
         self.play = play
+        self.authors = authors
         self.listener = listener
         self.db = db
         self.err = err
@@ -104,7 +107,8 @@ class PagesProcess:
         settings = {"listener": self.listener.fileno(), "feed": feed_fd,
                     "spectators": self.server.config.spectators.mode,
                     "db": None if self.db is None else str(self.db), "empty": self.empty,
-                    "play": None if self.play is None else self.play.to_json()}
+                    "play": None if self.play is None else self.play.to_json(),
+                    "authors": None if self.authors is None else self.authors.to_json()}
         return [sys.executable, "-m", "arena.web.pagesjob", json.dumps(settings)]
 
     async def run(self) -> None:
@@ -186,12 +190,14 @@ async def drain(stream: trio.abc.ReceiveStream, into: bytearray) -> None:
 @contextlib.asynccontextmanager
 async def pages_process(server: Any, listener: socket.socket, db: Path | str | None,
                         out: Callable[[str], None], err: Callable[[str], None],
-                        play: PlaySettings | None = None) -> AsyncIterator[PagesProcess]:
+                        play: PlaySettings | None = None,
+                        authors: AuthorSettings | None = None) -> AsyncIterator[PagesProcess]:
     """``arena serve --web``: the pages' process serving on ``listener`` (:func:`listen`)
     while the body runs, stopped when it ends; the listener is closed then.  ``play``: the
-    play page's settings (its tables run in the pages' process)."""
+    play page's settings (its tables run in the pages' process); ``authors``: the author's
+    page's (:mod:`arena.web.author`)."""
     empty = "no games stored here (arena serve --db FILE stores them)"
-    pages = PagesProcess(server, listener, db, err, empty, play)
+    pages = PagesProcess(server, listener, db, err, empty, play, authors)
     address = address_of(listener)
     out(f"arena: the pages at {address}/ (live tables at {address}/live)")
     try:

@@ -12,6 +12,7 @@ from hypercorn.trio import serve
 
 from arena.events.storage import Storage
 from arena.web.app import make_app
+from arena.web.author_jobs import AuthorSettings
 from arena.web.data import NO_EVENT, REFRESH, EventData
 from arena.web.live import LiveTables
 from arena.web.play_table import PlaySettings
@@ -39,13 +40,15 @@ async def serve_pages(storage: Storage | None, *, host: str = DEFAULT_HOST, port
                       logs: Path | None = None, live: LiveTables | None = None,
                       listener: int | None = None, empty: str = NO_EVENT,
                       refresh: float = REFRESH, play: PlaySettings | None = None,
+                      authors: AuthorSettings | None = None,
                       task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the pages until cancelled; ``task_status`` gets the address (``http://...``).
     ``live``: a game server's running tables (read from its feed); ``listener``: a listening
     socket to serve on (a file descriptor) instead of ``host``:``port``; ``play``: the play
-    page's settings (None: play is not open)."""
+    page's settings (None: play is not open); ``authors``: the author's page's (None: not
+    open)."""
     data = EventData(storage, logs=logs, empty=empty, refresh=refresh)
-    app = make_app(data, live, play)
+    app = make_app(data, live, play, authors)
 
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(serve, app, config_for(host, port, listener))

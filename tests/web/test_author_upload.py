@@ -1,0 +1,158 @@
+"""The author's page's uploads (issue 33 §3): a new version uploaded through the page is built
+and checked as ``arena bots submit`` does (by that command, off the request, one at a time)
+and becomes the one that plays; an upload too big, or one too many in an hour, is refused
+with a clear message and nothing stored."""
+
+from __future__ import annotations
+
+import http.client
+import signal
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import trio
+
+from arena.events.hosted_store import SqliteHosted
+from arena.launch.sandbox import Sandbox, SandboxUnavailable
+from arena.web import author, author_jobs
+from arena.web.author_jobs import UPLOADS_PER_HOUR, Uploads
+from tests.games.toy import SPEC as TOY
+from tests.web.authors import Answer, Client, ladder, served
+
+HONEST = Path(__file__).resolve().parent.parent / "check_bots" / "honest.py"
+#: Seconds an upload may take to be built and checked here (a busy machine's).
+PATIENCE = 300
+
+
+async def settled(client: Client) -> Answer:
+    """The author's page once no upload of hers waits or runs (polled: a process builds it)."""
+    with trio.fail_after(PATIENCE):
+        while True:
+            page = await client.get("/author")
+            if 'id="upload-state"' not in page.text:
+                return page
+            await trio.sleep(0.2)
+
+
+async def test_an_uploaded_version_is_built_checked_and_made_active(tmp_path):
+    try:
+        Sandbox().check()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"builds need the sandbox: {exc}")
+    db, tokens = ladder(tmp_path)
+    async with served(db, TOY.name) as base:
+        alice = Client(base)
+        await alice.sign_in("alice", tokens["alice"])
+        token = (await alice.get("/author")).form_token()
+        sent = await alice.upload(HONEST.read_bytes(), "honest.py", token)
+        assert sent.status == 303, sent.text
+        page = await settled(alice)
+        assert 'data-number="1" data-state="active"' in page.text, page.text
+        assert "active" in page.text and "validated:" in page.text  # what the command said
+        version = await alice.get("/author/version/1")
+        assert version.status == 200 and "passed" in version.text
+        assert "no output yet" in version.text  # the ladder has not run it yet
+
+        sent = await alice.upload(b"no language here\n", "notes.txt", token)
+        assert sent.status == 303
+        page = await settled(alice)
+        assert 'id="last-upload"' in page.text and 'data-number="2"' not in page.text
+    with SqliteHosted(db) as store:
+        assert [v.state.value for v in store.versions("alice")] == ["active"]
+        assert store.versions("bob") == []
+
+
+def send_chunked(client: Client, token: str, kilobytes: int) -> tuple[int, str]:
+    """An upload sent in chunks, with no length said: its status and text."""
+    where = urlsplit(client.base)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+    boundary = "b0undary"
+    head = (f'--{boundary}\r\nContent-Disposition: form-data; name="form_token"\r\n\r\n'
+            f'{token}\r\n--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            'filename="main.py"\r\n\r\n').encode()
+    chunks = [head, *(b"#" * 1024 for _ in range(kilobytes)), f"\r\n--{boundary}--\r\n".encode()]
+    try:
+        connection.request("POST", "/author/upload", body=iter(chunks), headers={
+            "Cookie": client.cookie or "", "Origin": client.base,
+            "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
+async def test_an_upload_too_big_or_one_too_many_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(author, "MAX_SUBMISSION_BYTES", 1000)
+    gate = tmp_path / "gate"
+
+    def command(self, upload, path):  # the build, held until the gate opens
+        return [sys.executable, "-c", "import pathlib, time\n"
+                f"while not pathlib.Path({str(gate)!r}).exists(): time.sleep(0.01)\n"
+                f"print({upload.bot!r} + ' version: built and checked (a stand-in)')"]
+
+    monkeypatch.setattr(Uploads, "submit_command", command)
+    db, tokens = ladder(tmp_path)
+    async with served(db) as base:
+        alice = Client(base)
+        await alice.sign_in("alice", tokens["alice"])
+        token = (await alice.get("/author")).form_token()
+        big = await alice.upload(b"#" * 1001, "main.py", token)
+        assert big.status == 413 and "more than 1000 bytes" in big.text
+        huge = await alice.upload(b"#" * (70 * 1024), "main.py", token)
+        assert huge.status == 413 and "the upload is more than" in huge.text
+        status, text = await trio.to_thread.run_sync(send_chunked, alice, token, 70)
+        assert status == 413 and "the upload is more than" in text  # no length said: counted
+        assert 'id="upload-state"' not in (await alice.get("/author")).text
+
+        assert (await alice.upload(b"print(1)\n", "main.py", token)).status == 303
+        waiting = await alice.upload(b"print(2)\n", "main.py", token)
+        assert waiting.status == 429 and "not built and checked yet" in waiting.text
+        gate.touch()
+        page = await settled(alice)
+        assert "built and checked (a stand-in)" in page.text
+        for _ in range(UPLOADS_PER_HOUR - 1):
+            assert (await alice.upload(b"print(1)\n", "main.py", token)).status == 303
+            await settled(alice)
+        again = await alice.upload(b"print(1)\n", "main.py", token)
+        assert again.status == 429
+        assert (f"{UPLOADS_PER_HOUR} uploads an hour at most: upload again in 60 minutes"
+                in again.text)
+
+        bob = Client(base)  # a limit of alice's bot, not of bob's
+        await bob.sign_in("bob", tokens["bob"])
+        bob_token = (await bob.get("/author")).form_token()
+        assert (await bob.upload(b"print(1)\n", "main.py", bob_token)).status == 303
+        await settled(bob)
+
+
+def test_an_upload_past_its_time_is_stopped_and_its_version_refused(tmp_path, monkeypatch):
+    """Run as in the pages' process of ``arena serve --web``, which ignores Ctrl-C (so would the
+    command it starts, unless it sets Ctrl-C's handler again)."""
+    try:
+        Sandbox().check()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"builds need the sandbox: {exc}")
+    monkeypatch.setattr(author_jobs, "JOB_SECONDS", 3.0)
+    db, tokens = ladder(tmp_path)
+
+    async def main() -> None:
+        async with served(db, TOY.name) as base:
+            alice = Client(base)
+            await alice.sign_in("alice", tokens["alice"])
+            token = (await alice.get("/author")).form_token()
+            never = b"import time\ntime.sleep(600)\n"  # no hello: the series waits for it
+            assert (await alice.upload(never, "main.py", token)).status == 303
+            page = await settled(alice)
+            assert "stopped after 3 s" in page.text
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        trio.run(main)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    with SqliteHosted(db) as store:
+        [version] = store.versions("alice")
+    assert version.state.value == "refused"
+    assert version.reason.startswith("arena stopped while "), version.reason
