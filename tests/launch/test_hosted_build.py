@@ -87,11 +87,11 @@ def test_secrets_of_the_host_are_not_there_for_a_build(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("script", "said"), [
-    ("sleep 600  # marker-sleep", "took longer than 3 s"),
-    ("while :; do :; done  # marker-spin", "took longer than 3 s"),
+    ("sleep 600  # marker-sleep", "took longer than 1 s"),
+    ("while :; do :; done  # marker-spin", "took longer than 1 s"),
 ])
 def test_a_build_that_never_ends_is_stopped_at_its_limit(tmp_path: Path, script, said):
-    done, seconds = hostile(tmp_path, script, attrs.evolve(FAST, seconds=3))
+    done, seconds = hostile(tmp_path, script, attrs.evolve(FAST, seconds=1))
     assert not done.ok and said in done.reason
     assert seconds < 15
     assert leftovers(script.split("# ")[1]) == []
