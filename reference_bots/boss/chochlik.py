@@ -232,7 +232,7 @@ class ChochlikBoss:
                 self.options = ChochlikOptions()
 
     def choose(self, request: dict[str, Any]) -> str:
-        deadline = self.budget.deadline()
+        deadline = self.budget.deadline(request)
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
         if len(legal) == 1:

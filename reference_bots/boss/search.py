@@ -9,11 +9,11 @@ what it sees), and the action with the best average result is played.
 
 The budget is ``think_ms`` of the boss's own CPU time (the deciding thread's, so that a busy
 host does not make it weaker than it was measured), cut at :data:`WALL_FACTOR` times that in
-wall time and never past :data:`WALL_LIMIT_S` (well inside the server's default 5 s move
-timeout): see :class:`Deadline`.  For tests and reproducible runs the budget is a fixed number
-of iterations instead; the random stream is seeded per decision from the bot's seed and the
-decision's number, so that a fixed iteration count gives the same choice for the same
-observation.
+wall time, never past :data:`WALL_LIMIT_S` nor past :data:`TIME_LEFT_SHARE` of the request's
+``time_left_ms`` (the server's move timeout): see :class:`Deadline`.  For tests and
+reproducible runs the budget is a fixed number of iterations instead; the random stream is
+seeded per decision from the bot's seed and the decision's number, so that a fixed iteration
+count gives the same choice for the same observation.
 """
 
 from __future__ import annotations
@@ -25,12 +25,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 #: A decision's wall time is cut at this many times its CPU budget (a loaded host: the boss
-#: thinks its measured CPU time when it can, and answers in bounded time when it cannot).
-WALL_FACTOR = 3.0
+#: thinks its measured CPU time when it can, and answers in bounded time when it cannot).  At
+#: 3 a host at load 15 on 2 cores cut most decisions (the boss got about a third of its CPU).
+WALL_FACTOR = 10.0
 #: ...and never after this many seconds of wall time, whatever the factor gives (the server's
 #: default move timeout is 5 s; a think time beyond this is still honoured in CPU time up to
 #: it, never cut below the think time itself).
 WALL_LIMIT_S = 2.5
+#: ...and never after this share of the request's ``time_left_ms`` (the server's move timeout
+#: and time bank, SPEC.md), whatever the think time: the rest is the answer's way back.
+TIME_LEFT_SHARE = 0.5
 
 #: A clock: seconds, only differences count.
 Clock = Callable[[], float]
@@ -47,18 +51,22 @@ class Deadline:
     fake ones)."""
 
     def __init__(self, think_s: float, cpu: Clock = time.thread_time,
-                 wall: Clock = time.perf_counter) -> None:
+                 wall: Clock = time.perf_counter, time_left_s: float | None = None) -> None:
         self.cpu, self.wall = cpu, wall
         self.cpu_end = cpu() + think_s
-        self.wall_end = wall() + wall_cap(think_s)
+        self.wall_end = wall() + wall_cap(think_s, time_left_s)
 
     def passed(self) -> bool:
         return self.cpu() >= self.cpu_end or self.wall() >= self.wall_end
 
 
-def wall_cap(think_s: float) -> float:
-    """The wall time a decision of ``think_s`` CPU seconds may take at most."""
-    return max(think_s, min(WALL_FACTOR * think_s, WALL_LIMIT_S))
+def wall_cap(think_s: float, time_left_s: float | None = None) -> float:
+    """The wall time a decision of ``think_s`` CPU seconds may take at most (``time_left_s``:
+    what the server gives the answer, if known)."""
+    cap = max(think_s, min(WALL_FACTOR * think_s, WALL_LIMIT_S))
+    if time_left_s is not None:
+        cap = min(cap, TIME_LEFT_SHARE * time_left_s)
+    return cap
 
 
 def search(legal: Sequence[str], sample: Callable[[random.Random], Any], simulate: Simulate,
@@ -136,9 +144,12 @@ class Budget:
         self.decisions = 0
         self.cpu, self.wall = cpu, wall
 
-    def deadline(self) -> Deadline:
-        """The deadline of a decision starting now."""
-        return Deadline(self.think_ms / 1000.0, self.cpu, self.wall)
+    def deadline(self, request: dict[str, Any] | None = None) -> Deadline:
+        """The deadline of a decision starting now (``request``: its ``time_left_ms``, if any,
+        caps the wall time too)."""
+        left = (request or {}).get("time_left_ms")
+        return Deadline(self.think_ms / 1000.0, self.cpu, self.wall,
+                        None if left is None else left / 1000.0)
 
     def next_rng(self) -> random.Random:
         """The random stream of the next decision (seeded: the bot's seed and its number)."""

@@ -314,7 +314,7 @@ class VolleWolleBoss:
         self.mine.on_message(message)
 
     def choose(self, request: dict[str, Any]) -> str:
-        deadline = self.budget.deadline()
+        deadline = self.budget.deadline(request)
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
         self.mine.forget()

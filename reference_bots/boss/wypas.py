@@ -145,7 +145,7 @@ class WypasBoss:
         self.rest.on_message(message)
 
     def choose(self, request: dict[str, Any]) -> str:
-        deadline = self.budget.deadline()
+        deadline = self.budget.deadline(request)
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
         if self.options is None or not searchable(obs, self.searched) or len(legal) == 1:
