@@ -58,6 +58,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/in_process.py
+
 ROW = re.compile(r"^\s*\d+\s+(\S+)\s+(\d+)\s+(\d+)\.\.(\d+)\s+\S+\s+(\d+)\s")
 
 

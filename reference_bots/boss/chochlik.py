@@ -232,6 +232,7 @@ class ChochlikBoss:
                 self.options = ChochlikOptions()
 
     def choose(self, request: dict[str, Any]) -> str:
+        deadline = self.budget.deadline(request)
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
         if len(legal) == 1:
@@ -254,5 +255,5 @@ class ChochlikBoss:
             return gains[me] - (sum(gains) - gains[me]) / (players - 1)
 
         sampler = WorldSampler(obs, options, template, self.use_passes)
-        return search(legal, sampler, simulate, rng,
-                      think_ms=self.budget.think_ms, iterations=self.budget.iterations)
+        return search(legal, sampler, simulate, rng, iterations=self.budget.iterations,
+                      deadline=deadline)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import functools
 import json
 import random
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -54,7 +53,7 @@ from arena.games.vollewolle.core import (
     VolleWolleOptions,
 )
 from arena.games.vollewolle.rules import VolleWolleState
-from reference_bots.boss.search import Budget
+from reference_bots.boss.search import Budget, Deadline
 from reference_bots.boss.vollewolle_fast import FastHeuristic
 from reference_bots.boss.vollewolle_value import WEIGHTS, learned_value
 
@@ -315,7 +314,7 @@ class VolleWolleBoss:
         self.mine.on_message(message)
 
     def choose(self, request: dict[str, Any]) -> str:
-        deadline = time.perf_counter() + self.budget.think_ms / 1000.0
+        deadline = self.budget.deadline(request)
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
         self.mine.forget()
@@ -334,7 +333,7 @@ class VolleWolleBoss:
         return paired_best(own, values, self.confidence)
 
     def values(self, obs: dict[str, Any], candidates: list[str], rng: random.Random,
-               deadline: float, predicted: dict[int, int] | None) -> dict[str, list[float]]:
+               deadline: Deadline, predicted: dict[int, int] | None) -> dict[str, list[float]]:
         """Each candidate's values in the same sampled worlds (same dice; at a bid, the same
         others' bids drawn from ``predicted``), each played to the round's end."""
         assert self.opponents is not None
@@ -346,7 +345,7 @@ class VolleWolleBoss:
             if self.budget.iterations is not None:
                 if worlds >= self.budget.iterations:
                     break
-            elif worlds and (time.perf_counter() >= deadline or worlds >= self.max_worlds):
+            elif worlds and (worlds >= self.max_worlds or deadline.passed()):
                 break
             world = sample_world(obs, self.drawn, rng, template)
             dice = SeatDice.table(len(obs["wool"]), rng) if self.seat_dice else rng.random()

@@ -145,6 +145,7 @@ class WypasBoss:
         self.rest.on_message(message)
 
     def choose(self, request: dict[str, Any]) -> str:
+        deadline = self.budget.deadline(request)
         obs, legal = request["observation"], request["legal"]
         rng = self.budget.next_rng()
         if self.options is None or not searchable(obs, self.searched) or len(legal) == 1:
@@ -172,5 +173,5 @@ class WypasBoss:
         def sample(r: random.Random) -> WypasState:
             return sample_world(obs, self.options, r, self.fleeces)
 
-        return search(legal, sample, simulate, rng, think_ms=self.budget.think_ms,
-                      iterations=self.budget.iterations)
+        return search(legal, sample, simulate, rng, iterations=self.budget.iterations,
+                      deadline=deadline)
