@@ -56,14 +56,21 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
+def _absolute_place(place: str) -> str:
+    """A database file as an absolute path (an upload's command runs in a folder of its own);
+    a URL as it is."""
+    return place if "://" in place else str(Path(place).absolute())
+
+
 @attrs.frozen
 class AuthorSettings:
     """What the author's page needs: the database (a file or URL), the game the validation
-    series plays, the folder builds are unpacked in (``arena bots submit --builds``)."""
+    series plays, the folder builds are unpacked in (``arena bots submit --builds``); a file
+    and the folder are made absolute, where they were named."""
 
-    db: str
+    db: str = attrs.field(converter=_absolute_place)
     game: str
-    builds: Path
+    builds: Path = attrs.field(converter=lambda folder: Path(folder).absolute())
 
     def to_json(self) -> dict[str, Any]:
         return {"db": self.db, "game": self.game, "builds": str(self.builds)}

@@ -156,3 +156,18 @@ def test_an_upload_past_its_time_is_stopped_and_its_version_refused(tmp_path, mo
         [version] = store.versions("alice")
     assert version.state.value == "refused"
     assert version.reason.startswith("arena stopped while "), version.reason
+
+
+def test_a_database_named_relative_to_the_pages_is_the_one_an_upload_writes(tmp_path,
+                                                                            monkeypatch):
+    """An upload's command runs in a folder of its own: a relative ``--db`` given to the
+    pages must still name the ladder's file there, never a new empty database."""
+    monkeypatch.chdir(tmp_path)
+    settings = author_jobs.AuthorSettings("ladder.db", TOY.name, Path("ladder.db.builds"))
+    assert settings.db == str(tmp_path / "ladder.db")
+    assert settings.builds == tmp_path / "ladder.db.builds"
+    monkeypatch.chdir("/")
+    again = author_jobs.AuthorSettings.from_json(settings.to_json())
+    assert again.db == str(tmp_path / "ladder.db")
+    url = "postgresql://arena@localhost/ladder"
+    assert author_jobs.AuthorSettings(url, TOY.name, tmp_path).db == url
