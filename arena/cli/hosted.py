@@ -55,6 +55,10 @@ def hosted_store(db_file: Path | str) -> Iterator[Any]:
 
             opened: Any = PgHosted(db_file)
         else:
+            if not Path(db_file).is_file():  # never a new, empty ladder by a typo
+                raise click.ClickException(
+                    f"no database {shown(str(db_file))}: register the bot first "
+                    f"(arena bots add NAME --db {shown(str(db_file))})")
             opened = SqliteHosted(db_file)
         with opened:
             yield opened

@@ -220,3 +220,14 @@ def test_languages_lists_each_toolchain_with_its_commands_and_limits():
         assert blocks["go"] == "go: not built on this host (no go)"
     assert "  run:   python3 -u ./<entry>" in out
     assert "MB of memory a process, 5 s a move" in out and "no network" in out
+
+
+@pytest.mark.parametrize("command", [["submit", "alice", "bot.py", "--game", "chochlik"],
+                                     ["versions", "alice"], ["log", "alice", "1"]])
+def test_a_database_that_does_not_exist_is_one_line_and_is_not_made(tmp_path: Path, command):
+    (tmp_path / "bot.py").write_text("print('hi')\n")
+    missing = tmp_path / "typo.db"
+    code, out = run("bots", *[str(tmp_path / part) if part == "bot.py" else part
+                              for part in command], "--db", str(missing))
+    assert code == 1 and "no database" in out and "arena bots add" in out, out
+    assert "Traceback" not in out and not missing.exists()
