@@ -163,7 +163,11 @@ def log(name: str, number: int, db_file: Path | str) -> None:
         version = store.version(name, number)
         build_log, check_log = store.logs(name, number)
     echo(version.summary())
-    echo(f"build {version.build_digest or '(none)'}; run: {' '.join(version.run)}")
+    if version.build_digest is None:
+        building = version.state is VersionState.BUILDING
+        echo(f"no build ({'it is being built' if building else 'the build failed'}); run: none")
+    else:
+        echo(f"build {version.build_digest}; run: {' '.join(version.run)}")
     echo(f"-- build log --\n{build_log.rstrip()}")
     echo(f"-- validation log --\n{check_log.rstrip()}")
 
