@@ -14,14 +14,15 @@ start and which to stop:
   (then run longest) first, one for each waiting candidate.  So with more active versions
   than processes every version plays, in turn; with enough processes nobody is stopped for
   another;
-- a version whose restarts are used up (``excluded``) is not started again.
+- a version left out (``excluded``: its restarts used up, or it could not be started) is not
+  started again until its rest is over.
 
 The pool starts the waiters once the yielding processes have ended (never more than ``most``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -70,14 +71,15 @@ class Plan:
 
 
 def plan(active: Sequence[VersionKey], running: Sequence[Running],
-         waiting_since: Mapping[VersionKey, float], excluded: Collection[VersionKey],
+         waiting_since: Mapping[VersionKey, float], excluded: Mapping[VersionKey, float],
          rotation: Rotation, now: float) -> Plan:
     """What to start and stop now (see the module's doc).  ``waiting_since``: when each
-    candidate began to wait (missing: a newcomer)."""
+    candidate began to wait (missing: a newcomer); ``excluded``: the versions left out, each
+    until when."""
     wanted = set(active)
     stop = [r.key for r in running if not r.stopping and r.key not in wanted]
     on = {r.key for r in running}
-    candidates = sorted((key for key in wanted if key not in on and key not in excluded),
+    candidates = sorted((key for key in wanted if key not in on and excluded.get(key, now) <= now),
                         key=lambda key: (key not in waiting_since,
                                          waiting_since.get(key, now), key))
     places = rotation.most - len(running)

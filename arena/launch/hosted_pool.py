@@ -15,8 +15,9 @@ the ladder like any bot that connects (the same tables, the same ratings).
   admitted under its registered name by :class:`HostedTokens`.
 - **Crashes**: a process that ends without being stopped is said in one line and started again
   after a back-off that doubles, at most :attr:`PoolSettings.restarts` times a version over the
-  server's run (:class:`~arena.launch.restarts.RestartBook`); past that it is not started
-  again until a new version is active.  The games it was playing went to the default policy.
+  server's run (:class:`~arena.launch.restarts.RestartBook`); past that it is left out for
+  :data:`RESTARTS_FORGIVEN` seconds (or until a new version is active), then tried again with
+  its restarts whole.  The games it was playing went to the default policy.
 - **Fair time**: the server's :class:`~arena.edge.cores.Cores` lets at most ``cores`` hosted
   bots think at once; a request waits for a core and its clock starts when it is sent.
 - **Output**: the end of each version's standard error (:data:`OUTPUT_KEPT_BYTES`) is kept in
@@ -62,7 +63,8 @@ POLL = 2.0
 STOP_GRACE = 2.0
 #: Seconds a process must have run for its version's restarts to be whole again when it ends
 #: (a bot that crashes now and then over days is restarted each time; one that crashes at
-#: once is not, past its restarts).
+#: once is not, past its restarts); and seconds a version is left out past its restarts, or
+#: when it cannot be started, before it is tried again.
 RESTARTS_FORGIVEN = 600.0
 #: Seconds between writes of a version's output file while its process runs.
 OUTPUT_EVERY = 1.0
@@ -144,7 +146,7 @@ class HostedPool:
         self.procs: dict[VersionKey, Proc] = {}
         self.active: list[BotVersion] = []
         self.waiting_since: dict[VersionKey, float] = {}
-        self.excluded: set[VersionKey] = set()
+        self.excluded: dict[VersionKey, float] = {}  # left out, each until when
         self.book = RestartBook(settings.restarts)
         self.wake = trio.Event()
         #: (version, token, when the policy chose to start it) of each process started.
@@ -202,6 +204,10 @@ class HostedPool:
         keys = [VersionKey(v.bot, v.number) for v in self.active]
         for key in keys:
             self.waiting_since.setdefault(key, now)
+        for key, until in list(self.excluded.items()):
+            if until <= now:  # its rest is over: tried again, its restarts whole
+                del self.excluded[key]
+                self.book.used.pop(_book_name(key), None)
         running = [Running(p.key, p.started, p.games, self._idle_since(p), p.stopping)
                    for p in self.procs.values()]
         return plan(keys, running, self.waiting_since, self.excluded, self.rotation, now)
@@ -251,8 +257,9 @@ class HostedPool:
         try:
             argv, toolchain = await trio.to_thread.run_sync(self._prepare, version)
         except Exception as exc:  # its build, its toolchain, the database: said, left out
-            self.say(f"arena: hosted {key}: cannot be started: {exc}")
-            self.excluded.add(key)
+            self.say(f"arena: hosted {key}: cannot be started: {exc} (tried again in "
+                     f"{RESTARTS_FORGIVEN / 60:g} minutes)")
+            self.excluded[key] = trio.current_time() + RESTARTS_FORGIVEN
             return
         token = secrets.token_hex(24)
         settings = self.settings
@@ -267,8 +274,9 @@ class HostedPool:
                 start_new_session=True, **extra)
         except (OSError, subprocess.SubprocessError) as exc:
             confined.close()
-            self.say(f"arena: hosted {key}: cannot be started: {exc}")
-            self.excluded.add(key)
+            self.say(f"arena: hosted {key}: cannot be started: {exc} (tried again in "
+                     f"{RESTARTS_FORGIVEN / 60:g} minutes)")
+            self.excluded[key] = trio.current_time() + RESTARTS_FORGIVEN
             return
         self.tokens.names[token] = version.bot
         self.cores.tokens.add(token)
@@ -347,21 +355,27 @@ class HostedPool:
                 while any(s.bound_token == proc.token for s in self.server.sessions):
                     await self.server.wait_for_change()
             self.server.withdraw(proc.token)  # no seat kept for its coming back
-            name = f"{proc.key.bot.casefold()}#{proc.key.number}"
+            name = _book_name(proc.key)
             if trio.current_time() - proc.started >= RESTARTS_FORGIVEN:
                 self.book.used.pop(name, None)  # a long run: its restarts are whole again
             delay = self.book.take(name)
             said = f"exit status {code}" if code >= 0 else f"killed by signal {-code}"
             if delay is None:
-                self.excluded.add(proc.key)
-                self.say(f"arena: hosted {proc.key} ended ({said}): not started again "
-                         f"({self.settings.restarts.most} restarts used)")
+                self.excluded[proc.key] = trio.current_time() + RESTARTS_FORGIVEN
+                self.say(f"arena: hosted {proc.key} ended ({said}): not started again for "
+                         f"{RESTARTS_FORGIVEN / 60:g} minutes ({self.settings.restarts.most} "
+                         "restarts used)")
             else:
                 used = self.book.used[name]
                 self.say(f"arena: hosted {proc.key} ended ({said}): started again in "
                          f"{delay:g} s (restart {used} of {self.settings.restarts.most})")
                 await trio.sleep(delay)
         self.wake.set()
+
+
+def _book_name(key: VersionKey) -> str:
+    """A version's name in the restart book."""
+    return f"{key.bot.casefold()}#{key.number}"
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -199,7 +199,7 @@ def test_a_crashing_hosted_bot_is_restarted_a_few_times_then_left_out(base: Path
         assert first.group(0) == ("arena: hosted crashy v1 ended (exit status 3): started "
                                   "again in 0.5 s (restart 1 of 3)")
         served.err.expect(r"arena: hosted crashy v1 ended \(exit status 3\): not started "
-                          r"again \(3 restarts used\)$")
+                          r"again for 10 minutes \(3 restarts used\)$")
         served.out.expect(r"table \S+: (h1|ref)=\S+ (h1|ref)=")  # the others play on
         assert served.interrupt() == 0
     said = [line for line in served.err.seen if "hosted crashy" in line]
