@@ -8,14 +8,16 @@ from typing import Any
 
 import attrs
 
+from arena.edge.config import ServerConfig
 from arena.games.base import GameSpec
-from protocol.limits import MAX_LINE_BYTES, MAX_TRIES, PROTOCOL_VERSION
 from protocol.messages import Hello, Welcome
 
 #: Seeds tried per game to find a deal where the bot's seat meets a reaction window early.
 SEED_CANDIDATES = 20
 #: Decisions of a random playout looked at per candidate seed.
 SEED_LOOKAHEAD = 40
+#: The bytes check-bot queues for a bot that reads slowly (its welcome's ``max_queued_bytes``).
+CHECKER_QUEUED_BYTES = 4 * 1024 * 1024
 
 
 @attrs.frozen
@@ -67,20 +69,15 @@ def hello_problem(settings: SeriesSettings, hello: Hello) -> str | None:
 
 def welcome(s: SeriesSettings) -> Welcome:
     """The checker's welcome: the limits of §5 as the checker applies them (a hosted
-    validation's: the server's)."""
+    validation's: the server's), written as a server's (one copy of the limits' fields)."""
     if s.disguise is not None:
         return s.disguise.welcome
     grace = s.reconnect_grace if s.token is not None else 0.0
-    return Welcome(
-        protocol=PROTOCOL_VERSION, server="arena check-bot", game=s.spec.name,
-        players=s.options.players,
-        limits={"max_line_bytes": MAX_LINE_BYTES, "max_tries": MAX_TRIES,
-                "move_timeout_ms": round(s.move_timeout * 1000),
-                "reaction_timeout_ms": round(s.reaction_timeout * 1000),
-                "hello_timeout_ms": round(s.hello_timeout * 1000),
-                "max_messages_per_second": 200.0, "idle_timeout_ms": None,
-                "max_queued_bytes": 4 * 1024 * 1024,
-                "reconnect_grace_ms": round(grace * 1000), "time_bank_ms": 0})
+    config = ServerConfig(s.spec, s.options, move_timeout=s.move_timeout,
+                          reaction_timeout=s.reaction_timeout, hello_timeout=s.hello_timeout,
+                          idle_timeout=None, max_queued_bytes=CHECKER_QUEUED_BYTES,
+                          reconnect_grace=grace)
+    return attrs.evolve(config.welcome(), server="arena check-bot")
 
 
 def first_reaction(spec: GameSpec, options: Any, seed: str, seat: int) -> int | None:
