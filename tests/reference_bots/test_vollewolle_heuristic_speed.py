@@ -52,14 +52,21 @@ def recorded(players: int, game: int) -> list[tuple[dict[str, Any], list[int]]]:
     return requests
 
 
+#: Bid requests of each game both bots answer, spread over the game (the oracle takes 0.2 to
+#: 0.4 s a bid; every other request is compared).
+BIDS_COMPARED = 6
+
+
 @pytest.mark.parametrize("players,game", [(2, 1), (3, 2), (4, 3), (6, 4)])
 def test_the_fast_bot_chooses_what_the_old_bot_chose(players, game):
     old, new = ready(oracle.VolleWolleHeuristic, players), ready(VolleWolleHeuristic, players)
     requests = recorded(players, game)
     decisions = {r["observation"]["decision"] for r, _ in requests}
     assert {"bid", "keep", "take"} <= decisions
+    bids = [i for i, (r, _) in enumerate(requests) if r["observation"]["decision"] == "bid"]
+    skipped = set(bids) - set(bids[::-(-len(bids) // BIDS_COMPARED)])  # the oracle's are slow
     differ = []
-    for request, counts in requests:
+    for request, counts in (pair for i, pair in enumerate(requests) if i not in skipped):
         old.bid_counts, new.bid_counts = list(counts), list(counts)
         before, now = old.choose(request), new.choose(request)
         if before != now:
