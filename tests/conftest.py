@@ -21,6 +21,11 @@ TOY = "tests.games.toy:SPEC"
 os.environ["ARENA_EXTRA_GAMES"] = ",".join(
     filter(None, [os.environ.get("ARENA_EXTRA_GAMES"), TOY]))
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
+# The pages' process of ``arena serve --web`` ranks below the games (niceness 10, for its whole
+# session group): on a machine busy with the tests' own workers it answered a page in seconds,
+# and the pages' tests took three times as long.  The tests wait for the pages, so they rank
+# them with the games; tests/web/test_pages_process.py checks the default.
+os.environ["ARENA_PAGES_NICENESS"] = "0"
 from arena.games import register  # noqa: E402
 from tests.games.toy import SPEC as TOY_SPEC  # noqa: E402
 

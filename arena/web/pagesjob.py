@@ -26,21 +26,31 @@ from typing import Any
 import trio
 
 #: The pages' process runs at this niceness (its session's, where the kernel groups processes
-#: by session): the games come first.
+#: by session): the games come first.  ``ARENA_PAGES_NICENESS`` (0 to 19) chooses another.
 PAGES_NICENESS = 10
+NICENESS_VARIABLE = "ARENA_PAGES_NICENESS"
 #: Where Linux sets the niceness of this process's session's group (``sched_autogroup``).
 AUTOGROUP = Path("/proc/self/autogroup")
+
+
+def niceness() -> int:
+    """The pages' niceness: ``ARENA_PAGES_NICENESS`` when it is a whole number from 0 to 19
+    (a machine that serves the pages alone, or a test suite that waits for them), else
+    :data:`PAGES_NICENESS`."""
+    asked = os.environ.get(NICENESS_VARIABLE, "").strip()
+    return int(asked) if asked.isdigit() and int(asked) <= 19 else PAGES_NICENESS
 
 
 def yield_to_the_games() -> None:
     """Lower this process's priority below the game server's.  Where the kernel groups
     processes by session (``sched_autogroup``: this process has a session of its own) a task's
     niceness only ranks it inside its group, so the group's is set; else the process's."""
+    nice = niceness()
     try:
-        AUTOGROUP.write_text(f"{PAGES_NICENESS}\n")
+        AUTOGROUP.write_text(f"{nice}\n")
     except OSError:
         if hasattr(os, "nice"):
-            os.nice(PAGES_NICENESS)
+            os.nice(nice)
 
 
 async def serve(settings: dict[str, Any], storage: Any, empty: str) -> None:

@@ -195,3 +195,40 @@ async def test_a_pages_process_dying_again_and_again_is_restarted_five_times_a_m
         "pages start again in 1 s"] * MAX_RESTARTS
     assert lines[-1] == ("arena: the pages' process ended (exit status 1: Traceback) after 5 "
                          "restarts in 60 s: the pages stay down (the games go on)")
+
+
+def _nice_of(pid: int) -> str:
+    """The niceness the pages' process ranks at: its session group's where the kernel groups
+    processes by session (``sched_autogroup``), else its own."""
+    group = Path(f"/proc/{pid}/autogroup")
+    if group.exists() and Path("/proc/sys/kernel/sched_autogroup_enabled").read_text() == "1\n":
+        return group.read_text().split()[-1]
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]
+
+
+@pytest.mark.parametrize("asked,expected", [(None, "10"), ("0", "0")])
+def test_the_pages_process_ranks_below_the_games_unless_told(tmp_path, monkeypatch, asked,
+                                                              expected):
+    """By default the pages' process runs at niceness 10 (the tests' own session sets it to 0
+    for speed: see tests/conftest.py); ``ARENA_PAGES_NICENESS`` chooses another from 0 to 19
+    (anything else: the default)."""
+    if asked is None:
+        monkeypatch.delenv("ARENA_PAGES_NICENESS", raising=False)
+    else:
+        monkeypatch.setenv("ARENA_PAGES_NICENESS", asked)
+    with Served(tmp_path, "--game", "chochlik", "--web", "0") as served:
+        assert fetch(pages_address(served) + "/live.json")[0] == 200
+        [pages] = children(served.process.pid)
+        assert _nice_of(pages) == expected
+        assert served.interrupt() == 0
+
+
+@pytest.mark.parametrize("asked,expected", [(None, 10), ("0", 0), ("19", 19), (" 15 ", 15),
+                                            ("20", 10), ("-5", 10), ("lots", 10), ("", 10)])
+def test_only_a_niceness_from_0_to_19_is_taken(monkeypatch, asked, expected):
+    from arena.web.pagesjob import niceness
+
+    monkeypatch.delenv("ARENA_PAGES_NICENESS", raising=False)
+    if asked is not None:
+        monkeypatch.setenv("ARENA_PAGES_NICENESS", asked)
+    assert niceness() == expected
