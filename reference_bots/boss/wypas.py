@@ -29,7 +29,7 @@ from reference_bots.wypas_heuristic import WypasHeuristic
 
 #: what may be searched (``--search``): the decisions of each name
 SEARCHED = {"shear": ("shear",), "place": ("place",), "bid": ("bid",),
-            "special": WINDOW_DECISIONS}
+            "special": WINDOW_DECISIONS, "target": ("target",)}
 #: What the boss searches unless told (``--search``): placing gained with a fixed number of
 #: worlds but not at 100 ms, and made games 2.3 times as long (docs/bots/opponents.md).
 DEFAULT_SEARCHED = ("shear",)
@@ -37,8 +37,11 @@ ROLLOUT_RANDOM = 0.1
 #: A bid other than the heuristic's is made only when it beats it by this many standard errors
 #: of their paired differences (the same worlds and rollout randomness for every candidate).
 CONFIDENCE = 2.0
-#: What a card still in a hand at a bid's horizon is worth (a bid spends cards).
-BID_HAND_WEIGHT = 0.5
+#: What a card still in a hand at a paired decision's horizon is worth (a bid spends cards).
+HAND_WEIGHT = 0.5
+#: What each pairwise win (minus each loss), against the others' mean, adds to a rollout that
+#: reaches the game's end: the tournament ranks, it does not add points up.
+RANK_WEIGHT = 10.0
 
 
 def searchable(obs: dict[str, Any], searched: Collection[str] = tuple(SEARCHED)) -> bool:
@@ -78,7 +81,7 @@ def bid_candidates(legal: list[str], heuristic: WypasHeuristic,
     """The bids tried against the heuristic's: pass, commit, and laying the card worth least
     to the seat or the one that adds most to the stake."""
     adds = [token for token in legal if token.startswith("add ")]
-    found = [token for token in ("pass", "commit") if token in legal]
+    found: list[str] = [token for token in ("pass", "commit") if token in legal]
     if adds:
         cards = [token.split()[1] for token in adds]
         found.append("add " + min(cards, key=lambda c: (heuristic.worth(obs, c),
@@ -99,8 +102,8 @@ def paired_values(candidates: list[str], sample: Callable[[random.Random], Wypas
         if iterations is not None:
             if worlds >= max(1, iterations // len(candidates)):
                 break
-        elif worlds >= 2 and deadline.passed():
-            break
+        elif deadline.passed() and (worlds >= 2 or deadline.wall() >= deadline.wall_end):
+            break  # two worlds at least to compare, unless the wall-clock cap has passed
         world, seed = sample(rng), rng.random()
         for token in candidates:
             twin = world.clone()
@@ -131,21 +134,25 @@ def shear_points(pen: Any) -> int:
 
 
 class WypasBoss:
-    """The boss's policy for the client library."""
+    """The boss's policy for the client library.  The keyword options after ``searched`` are
+    for studies (``boss_strength.py --boss-options``): the rollout's horizon in turns, the
+    value of a sheep in a pen and of the points its pen would shear for now, the rollouts'
+    share of random actions, the value of a card in hand at a paired decision, the standard
+    errors a paired decision needs to leave the heuristic's choice, and the value of each
+    pairwise win when a rollout reaches the game's end."""
 
     wanted_events = frozenset({"sheared"})  # which cards left the game as fleeces
 
     def __init__(self, think_ms: float = 100.0, iterations: int | None = None,
                  seed: object = None, searched: Collection[str] = DEFAULT_SEARCHED,
                  horizon: int = 1, pen_weight: float = 0.5, shear_weight: float = 0.0,
-                 rollout_random: float = ROLLOUT_RANDOM, hand_weight: float = 0.0,
-                 confidence: float = CONFIDENCE, bid_hand_weight: float = BID_HAND_WEIGHT
-                 ) -> None:
+                 rollout_random: float = ROLLOUT_RANDOM, hand_weight: float = HAND_WEIGHT,
+                 confidence: float = CONFIDENCE, rank_weight: float = RANK_WEIGHT) -> None:
         if not set(searched) <= set(SEARCHED):
             raise ValueError(f"searched decisions must be among {sorted(SEARCHED)}")
         self.horizon, self.pen_weight, self.shear_weight = horizon, pen_weight, shear_weight
         self.rollout_random, self.hand_weight = rollout_random, hand_weight
-        self.confidence, self.bid_hand_weight = confidence, bid_hand_weight
+        self.confidence, self.rank_weight = confidence, rank_weight
         self.budget = Budget(think_ms, iterations, seed)
         self.searched = tuple(searched)
         self.rest = WypasHeuristic(0.0, None if seed is None else str(seed))
@@ -171,6 +178,10 @@ class WypasBoss:
         me, turn, players = obs["seat"], obs["turn"], len(obs["scores"])
         start = list(obs["scores"])
         rollers = self.rollers
+        # a bid or a special card: its cards in hand count, and the heuristic's choice stands
+        # unless another beats it in the same worlds
+        paired = obs["decision"] == "bid" or obs["window"] is not None
+        hand_weight = self.hand_weight if paired else 0.0
 
         def policy(world: WypasState, seat: int, rng: random.Random) -> str:
             choices = world.legal_actions(seat)
@@ -182,14 +193,17 @@ class WypasBoss:
         def stop(world: WypasState) -> bool:
             return world.turn > turn + self.horizon or world.is_over()
 
-        paired = obs["decision"] == "bid" or obs["window"] is not None
-        hand_weight = self.bid_hand_weight if paired else self.hand_weight
-
         def simulate(world: WypasState, action: str, rng: random.Random) -> float:
             rollout(world, me, action, policy, rng, stop)
             gains = [world.scores[s] - start[s] + self.pen_value(world.pens[s])
                      + hand_weight * len(world.hands[s]) for s in range(players)]
-            return gains[me] - (sum(gains) - gains[me]) / (players - 1)
+            value = gains[me] - (sum(gains) - gains[me]) / (players - 1)
+            if self.rank_weight and world.is_over():  # the game's result: pairwise wins
+                mine = world.scores[me]
+                value += self.rank_weight * sum(
+                    (mine > score) - (mine < score) for s, score in enumerate(world.scores)
+                    if s != me) / (players - 1)
+            return value
 
         def sample(r: random.Random) -> WypasState:
             return sample_world(obs, self.options, r, self.fleeces)
