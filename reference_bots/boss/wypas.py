@@ -1,16 +1,17 @@
-"""The wypas boss: worlds sampled from one seat's observation at its shearing and placing
-decisions.
+"""The wypas boss: worlds sampled from one seat's observation (reference_bots/boss/wypas_worlds.py).
 
 wypas hides the other hands (their sizes are public), the deck and the used pile (their sizes
-are public), and the face-down lot card.  Shearing and placing a sheep (redyk) are searched: in
-the redyk and shearing phases with no reaction window open nothing else is hidden, so a world
-deals every card the seat cannot see now (not in its hand, the pens or above them) to the other
-hands, the deck and the used pile at random, by their sizes (the cards sheared into fleeces,
-told by the public ``sheared`` events, are out of the game).  It is played by the reference
-heuristic (every seat, one decision in ten at random) to the end of the next turn's shearing,
-and scored as the seat's points minus the others' average, plus half a point per sheep in its
-pens against theirs (a pen kept growing is worth points later).  Every other decision (the
-auction, a joker's declaration, the reaction windows) is the reference heuristic's.
+are public), and the face-down lot card.  What ``searched`` names is searched: shearing (the
+default), placing a sheep (redyk), each step of a bid, and a special card played in a reaction
+window (or only its target).  A world is played by the reference heuristic (every seat, one
+decision in ten at random) to the end of the next turn's shearing, and scored as the seat's
+points minus the others' average, plus half a point per sheep in its pens against theirs (a pen
+kept growing is worth points later), plus, when the game ends within the rollout, 10 per
+pairwise win less 10 per loss (averaged over the others: the tournament ranks).  Shearing and
+placing take the action with the best mean (UCB1 over worlds); a bid or a special card is
+tried against the heuristic's choice in the same worlds with the same rollout randomness, a
+card still in hand worth half a point, and replaces it only beyond two standard errors of
+their paired differences.  Every other decision is the reference heuristic's.
 """
 
 from __future__ import annotations
