@@ -31,9 +31,10 @@ from reference_bots.wypas_heuristic import WypasHeuristic
 #: what may be searched (``--search``): the decisions of each name
 SEARCHED = {"shear": ("shear",), "place": ("place",), "bid": ("bid",),
             "special": WINDOW_DECISIONS, "target": ("target",)}
-#: What the boss searches unless told (``--search``): placing gained with a fixed number of
-#: worlds but not at 100 ms, and made games 2.3 times as long (docs/bots/opponents.md).
-DEFAULT_SEARCHED = ("shear",)
+#: What the boss searches unless told (``--search``): shearing and bidding (placing gained
+#: with a fixed number of worlds but not at 100 ms, and made games 2.3 times as long; special
+#: cards lost; docs/bots/opponents.md).
+DEFAULT_SEARCHED = ("shear", "bid")
 ROLLOUT_RANDOM = 0.1
 #: A bid other than the heuristic's is made only when it beats it by this many standard errors
 #: of their paired differences (the same worlds and rollout randomness for every candidate).
@@ -176,7 +177,7 @@ class WypasBoss:
         rng = self.budget.next_rng()
         if self.options is None or not searchable(obs, self.searched) or len(legal) == 1:
             return self.rest.choose(request)
-        me, turn, players = obs["seat"], obs["turn"], len(obs["scores"])
+        me, turn = obs["seat"], obs["turn"]
         start = list(obs["scores"])
         rollers = self.rollers
         # a bid or a special card: its cards in hand count, and the heuristic's choice stands
@@ -196,15 +197,7 @@ class WypasBoss:
 
         def simulate(world: WypasState, action: str, rng: random.Random) -> float:
             rollout(world, me, action, policy, rng, stop)
-            gains = [world.scores[s] - start[s] + self.pen_value(world.pens[s])
-                     + hand_weight * len(world.hands[s]) for s in range(players)]
-            value = gains[me] - (sum(gains) - gains[me]) / (players - 1)
-            if self.rank_weight and world.is_over():  # the game's result: pairwise wins
-                mine = world.scores[me]
-                value += self.rank_weight * sum(
-                    (mine > score) - (mine < score) for s, score in enumerate(world.scores)
-                    if s != me) / (players - 1)
-            return value
+            return self.value(world, me, start, hand_weight)
 
         def sample(r: random.Random) -> WypasState:
             return sample_world(obs, self.options, r, self.fleeces)
@@ -219,6 +212,21 @@ class WypasBoss:
             return paired_best(own, values, self.confidence)
         return search(legal, sample, simulate, rng, iterations=self.budget.iterations,
                       deadline=deadline)
+
+    def value(self, world: WypasState, me: int, start: list[int], hand_weight: float) -> float:
+        """A rollout's end for seat ``me``: its points since ``start``, half a point per sheep in
+        its pens and ``hand_weight`` per card in its hand, against the others' mean; and if the
+        game is over, ``rank_weight`` per pairwise win less per loss, over the others."""
+        players = len(start)
+        gains = [world.scores[s] - start[s] + self.pen_value(world.pens[s])
+                 + hand_weight * len(world.hands[s]) for s in range(players)]
+        value = gains[me] - (sum(gains) - gains[me]) / (players - 1)
+        if self.rank_weight and world.is_over():  # the game's result: pairwise wins
+            mine = world.scores[me]
+            value += self.rank_weight * sum(
+                (mine > score) - (mine < score) for s, score in enumerate(world.scores)
+                if s != me) / (players - 1)
+        return value
 
     def pen_value(self, pens: Any) -> float:
         return sum(self.pen_weight * len(pen) + self.shear_weight * shear_points(pen)

@@ -116,3 +116,42 @@ def test_the_boss_searching_bids_plays_whole_games_against_heuristics(players, s
         assert choice in legal
         state.apply(acting, choice)
     assert searched > 10
+
+
+def test_a_rollout_that_ends_the_game_counts_its_pairwise_result():
+    state, rng = new_game("wypas", 3, "ended"), random.Random(0)
+    while not state.is_over():
+        acting = min(state.to_act())
+        state.apply(acting, rng.choice(state.legal_actions(acting)))
+    state.pens = [[[], []] for _ in range(3)]
+    state.scores = [10, 5, 20]
+    start = list(state.scores)  # no points gained: only the result counts
+    ranked, plain = WypasBoss(), WypasBoss(rank_weight=0.0)
+    assert [ranked.value(state, seat, start, 0.0) for seat in range(3)] == [0.0, -10.0, 10.0]
+    assert [plain.value(state, seat, start, 0.0) for seat in range(3)] == [0.0, 0.0, 0.0]
+    unfinished = new_game("wypas", 3, "ended")
+    assert ranked.value(unfinished, 0, list(unfinished.scores), 0.0) == 0.0
+
+
+def test_a_paired_decision_keeps_to_its_budget():
+    # every world costs 40 ms of CPU on a quiet host: at 100 ms, the worlds until the CPU
+    # budget has passed (two at least, to compare); on a host where the wall-clock cap has
+    # passed after the first world, that one alone
+    from reference_bots.boss.search import Deadline
+    for load, expected in ((1.0, 3), (30.0, 1)):
+        clock = {"cpu": 0.0, "wall": 0.0}
+        worlds = []
+
+        def sample(rng: random.Random) -> Any:
+            worlds.append(1)
+            clock["cpu"] += 0.04
+            clock["wall"] += 0.04 * load  # noqa: B023 (read at once)
+            return new_game("wypas", 3, "budget")
+
+        deadline = Deadline(0.1, lambda: clock["cpu"], lambda: clock["wall"])  # noqa: B023
+        values = wypas_boss.paired_values(["pass", "commit"], sample,
+                                          lambda world, token, rng: float(token == "pass"),
+                                          random.Random(0), None, deadline)
+        assert len(worlds) == expected and len(values["pass"]) == expected
+        assert wypas_boss.paired_best("commit", values, 2.0) == (
+            "pass" if expected >= 2 else "commit")
