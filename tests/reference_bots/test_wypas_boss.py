@@ -95,10 +95,10 @@ def test_the_face_down_lot_card_of_a_world_is_drawn_from_the_cards_the_seat_has_
     assert len(drawn) > 10  # not pinned to the real one
 
 
-@pytest.mark.parametrize("players,seed", [(3, 1), (4, 2)])
+@pytest.mark.parametrize("players,seed", [(3, 1), (4, 2), (6, 3)])
 def test_the_boss_searching_bids_plays_whole_games_against_heuristics(players, seed):
     state = new_game("wypas", players, f"whole{seed}")
-    bots: list[Any] = [WypasBoss(iterations=3, seed=seed, searched=("shear", "place", "bid"))]
+    bots: list[Any] = [WypasBoss(iterations=3, seed=seed, searched=tuple(wypas_boss.SEARCHED))]
     bots += [WypasHeuristic(0.0, f"h{s}") for s in range(1, players)]
     boss_seat = Seat(0)  # the events the boss is sent (the sheared cards among them)
     for seat, bot in enumerate(bots):
