@@ -1,9 +1,9 @@
 """The wypas boss: worlds sampled from one seat's observation (reference_bots/boss/wypas_worlds.py).
 
 wypas hides the other hands (their sizes are public), the deck and the used pile (their sizes
-are public), and the face-down lot card.  What ``searched`` names is searched: shearing (the
-default), placing a sheep (redyk), each step of a bid, and a special card played in a reaction
-window (or only its target).  A world is played by the reference heuristic (every seat, one
+are public), and the face-down lot card.  What ``searched`` names is searched: shearing and
+each step of a bid (the default), placing a sheep (redyk), and a special card played in a
+reaction window (or only its target).  A world is played by the reference heuristic (every seat, one
 decision in ten at random) to the end of the next turn's shearing, and scored as the seat's
 points minus the others' average, plus half a point per sheep in its pens against theirs (a pen
 kept growing is worth points later), plus, when the game ends within the rollout, 10 per
