@@ -1,7 +1,7 @@
 """The wypas boss: determinized Monte Carlo search (reference_bots/boss/wypas.py).
 
 ``python -m reference_bots.wypas_boss --host H --port P [--think-ms 100] [--iterations N]
-[--seed S] [--search shear,place]``
+[--seed S] [--search shear,place,bid,special]``
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from reference_bots.client import play
 def main(argv: list[str] | None = None) -> int:
     parser = boss_parser("arena wypas boss (determinized search)", "wypas-boss")
     parser.add_argument("--search", default=",".join(DEFAULT_SEARCHED),
-                        help="the decisions searched, among shear,place (default: shear)")
+                        help="the decisions searched, among "
+                             f"{','.join(SEARCHED)} (default: {','.join(DEFAULT_SEARCHED)})")
     args = parser.parse_args(argv)
     searched = tuple(args.search.split(","))
     if not set(searched) <= set(SEARCHED):

@@ -261,7 +261,7 @@ def test_the_wypas_boss_searches_placing_in_redyk_as_well_as_shearing():
     assert world.legal_actions(0) == state.legal_actions(0)
     assert not wypas_boss.searchable(obs, ("shear",))  # the option leaves placing alone
     with pytest.raises(ValueError, match="among"):
-        WypasBoss(searched=("bid",))
+        WypasBoss(searched=("hide",))
 
 
 @pytest.mark.parametrize("game", sorted(name for name, spec in GAMES.items()
