@@ -17,7 +17,9 @@ the ladder like any bot that connects (the same tables, the same ratings).
   after a back-off that doubles, at most :attr:`PoolSettings.restarts` times a version over the
   server's run (:class:`~arena.launch.restarts.RestartBook`); past that it is left out for
   :data:`RESTARTS_FORGIVEN` seconds (or until a new version is active), then tried again with
-  its restarts whole.  The games it was playing went to the default policy.
+  its restarts whole.  The games it was playing went to the default policy.  A process whose
+  connection is over (it closed its output, sent no hello in time) gets :data:`STOP_GRACE`
+  seconds to end, then is killed: an end like any other, never a place held for ever.
 - **Fair time**: the server's :class:`~arena.edge.cores.Cores` lets at most ``cores`` hosted
   bots think at once; a request waits for a core and its clock starts when it is sent.
 - **Output**: the end of each version's standard error (:data:`OUTPUT_KEPT_BYTES`) is kept in
@@ -26,7 +28,6 @@ the ladder like any bot that connects (the same tables, the same ratings).
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
@@ -287,11 +288,19 @@ class HostedPool:
         log.info("hosted %s started: %d running", key, len(self.procs))
         self.waiting_since.pop(key, None)
         assert process.stdin is not None and process.stdout is not None
-        nursery.start_soon(functools.partial(
-            self.server.handle_stream, trio.StapledStream(process.stdin, process.stdout),
-            bound_token=token))
+        nursery.start_soon(self._serve, proc, trio.StapledStream(process.stdin, process.stdout))
         nursery.start_soon(self._keep_output, proc)
         nursery.start_soon(self._watch, proc)
+
+    async def _serve(self, proc: Proc, stream: trio.StapledStream[Any, Any]) -> None:
+        """Serve the process's connection; once it is over (the bot closed its output, sent no
+        hello in time, broke the protocol, was dismissed), the process gets
+        :data:`STOP_GRACE` seconds to end, then is killed: a process whose connection ended
+        never holds a place of ``--hosted`` (it would play no game, and never yield it)."""
+        await self.server.handle_stream(stream, bound_token=proc.token)
+        with trio.move_on_after(STOP_GRACE):
+            await proc.ended.wait()
+        _kill(proc)
 
     def _prepare(self, version: BotVersion) -> tuple[list[str], Toolchain]:
         """(its command, its toolchain): its build unpacked (once), in a worker thread."""

@@ -268,3 +268,35 @@ def test_a_version_made_active_or_retired_while_the_ladder_runs_is_picked_up(bas
         assert served.interrupt() == 0
     assert not [line for line in served.err.seen if "ended (" in line]  # stopped, no crash
     assert all(not game["aborted"] for game in exported(db)[:-1]), exported(db)
+
+
+#: A hosted bot that passes its validation, then on the ladder closes its standard output at
+#: once (its connection ends) and stays alive, ignoring the end of its standard input: a
+#: process that would hold a place of ``--hosted`` for ever, playing no game.
+SQUATTER = """import os, signal, sys, time
+from honest import HonestBot
+
+if os.environ.get("ARENA_NAME") == "early":
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    os.close(1)
+    while True:
+        time.sleep(3600)
+HonestBot().run()
+"""
+
+
+def test_a_hosted_bot_whose_connection_ended_gives_its_place_up(base: Path, tmp_path: Path):
+    """Its connection over (it closed its output; the same for a hello never sent), the
+    process is killed after a short grace, as a crash: the only place of ``--hosted 1`` goes
+    to the other version (``early`` comes first by name), which plays."""
+    db, tokens = ladder(base, tmp_path, "h1")
+    add(db, "early")
+    submit(db, "early", SQUATTER, tmp_path)
+    with Served(tmp_path, "--game", TOY.name, "--db", str(db), "--hosted", "1",
+                verbose=True) as served:
+        served.bot("--name", "ref", "--token", tokens["ref"])
+        served.err.expect(r"hosted early v1 started: 1 running")
+        served.err.expect(r"arena: hosted early v1 ended \(killed by signal 9\): started "
+                          r"again in 0\.5 s \(restart 1 of 3\)")
+        served.out.expect(r"table \S+: (h1|ref)=\S+ (h1|ref)=")
+        assert served.interrupt() == 0
