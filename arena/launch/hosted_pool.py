@@ -123,6 +123,8 @@ class Proc:
     token: str
     process: trio.Process
     confined: SandboxRun
+    #: Where the end of its version's standard error is kept.
+    output: Path
     started: float
     wanted_at: float  # when the policy chose to start it
     games: int = 0
@@ -265,7 +267,7 @@ class HostedPool:
         token = secrets.token_hex(24)
         settings = self.settings
         confined = SandboxRun(run_sandbox(toolchain, settings.limits, settings.protect),
-                              [*settings.hide, output_file(settings.builds, key.bot, 0).parent])
+                              [*settings.hide, output_file(settings.builds, version).parent])
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ARENA_TRANSPORT": "stdio",
                "ARENA_NAME": version.bot}
         command, extra = confined.command(argv, env)
@@ -281,7 +283,8 @@ class HostedPool:
             return
         self.tokens.names[token] = version.bot
         self.cores.tokens.add(token)
-        proc = Proc(key, token, process, confined, trio.current_time(), wanted_at)
+        proc = Proc(key, token, process, confined, output_file(settings.builds, version),
+                    trio.current_time(), wanted_at)
         self.procs[key] = proc
         self.starts.append((key, token, wanted_at))
         self.most_running = max(self.most_running, len(self.procs))
@@ -322,7 +325,7 @@ class HostedPool:
     async def _keep_output(self, proc: Proc) -> None:
         """Keep the end of the process's standard error in its version's output file (what
         its earlier processes wrote comes first)."""
-        path = output_file(self.settings.builds, proc.key.bot, proc.key.number)
+        path = proc.output
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             kept = bytearray(path.read_bytes()[-OUTPUT_KEPT_BYTES:])

@@ -111,7 +111,7 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         versions = await trio.to_thread.run_sync(site.db.versions, signed)
         active = next((v for v in versions if v.state.value == "active"), None)
         output = None if active is None else await trio.to_thread.run_sync(
-            site.db.output, signed, active.number)
+            site.db.output, active)
         games, troubled = await my_games(signed)
         folded = signed.identity
         return page("author.html", title=f"{signed.bot}: author's page", bot=signed.bot,
