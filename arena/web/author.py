@@ -66,6 +66,9 @@ class AuthorSite:
         self.failures = Window(SIGNIN_FAILURES, SIGNIN_WINDOW, clock)
         self.all_failures = Window(SIGNIN_FAILURES_ALL, SIGNIN_WINDOW, clock)
         self.uploads = Uploads(settings, clock)
+        #: The bots (their identities) an upload of which is being received: one at a time
+        #: each (an upload is held in memory while it arrives).
+        self.receiving: set[str] = set()
 
     async def run(self) -> None:
         """The uploads' worker (a task of the app's lifespan)."""
@@ -201,11 +204,17 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
             return found
         if found is None:
             return message("not signed in", "sign in first (/author)", 403)
+        if found[1].identity in site.receiving:
+            return message("upload refused", "an upload of yours is being received already: "
+                           "wait for it to arrive", 429)
+        site.receiving.add(found[1].identity)
         try:
             body = await read_body(request, MAX_SUBMISSION_BYTES + FORM_OVERHEAD)
             parts = multipart(request.headers.get("content-type", ""), body)
         except FormError as exc:
             return message("upload refused", str(exc), exc.status)
+        finally:
+            site.receiving.discard(found[1].identity)
         token = parts.get("form_token")
         checked_found = await checked(request, {"form_token": token[1].decode(
             errors="replace") if token else ""})
