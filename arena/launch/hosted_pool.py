@@ -23,7 +23,8 @@ the ladder like any bot that connects (the same tables, the same ratings).
 - **Fair time**: the server's :class:`~arena.edge.cores.Cores` lets at most ``cores`` hosted
   bots think at once; a request waits for a core and its clock starts when it is sent.
 - **Output**: the end of each version's standard error (:data:`OUTPUT_KEPT_BYTES`) is kept in
-  :func:`~arena.launch.hosted_run.output_file`, for its author's page, across its processes.
+  :func:`~arena.launch.hosted_run.output_file`, for its author's page, across its processes;
+  it is read at :data:`OUTPUT_BYTES_PER_SECOND` at most.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ STOP_GRACE = 2.0
 RESTARTS_FORGIVEN = 600.0
 #: Seconds between writes of a version's output file while its process runs.
 OUTPUT_EVERY = 1.0
+#: Bytes a second of a process's standard error the server reads at most (a bot writing it
+#: without end would hold the server's one thread, every table's, copying it; past this the
+#: bot waits on its full pipe).
+OUTPUT_BYTES_PER_SECOND = 1024 * 1024
 
 #: Each language's toolchain on this host, as found at its first hosted start.
 TOOLCHAINS: dict[str, Toolchain] = {}
@@ -348,6 +353,7 @@ class HostedPool:
                 if now - written >= OUTPUT_EVERY:
                     written = now
                     _write(path, bytes(kept))
+                await trio.sleep(len(chunk) / OUTPUT_BYTES_PER_SECOND)
         finally:  # its end, cancelled or not
             _write(path, bytes(kept))
 
