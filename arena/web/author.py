@@ -190,9 +190,9 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         found = refused or await checked(request, fields)
         if isinstance(found, Response):
             return found
-        number = fields.get("number", "")
-        problem = "no such version" if not number.isdigit() else await trio.to_thread.run_sync(
-            site.db.activate, found[1], int(number))
+        number = version_number(fields.get("number", ""))
+        problem = "no such version" if number is None else await trio.to_thread.run_sync(
+            site.db.activate, found[1], number)
         if problem is not None:
             return message("not made active", problem, 400)
         return RedirectResponse("/author", status_code=303, headers=PRIVATE)
@@ -240,7 +240,8 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         if found is None:
             return message("not signed in", "sign in first (/author)", 403)
         number = request.path_params["number"]
-        shown = await trio.to_thread.run_sync(site.db.version, found[1], number)
+        shown = None if version_number(str(number)) is None else await trio.to_thread.run_sync(
+            site.db.version, found[1], number)
         if shown is None:
             return message("not found", f"{found[1].bot} has no version {number}", 404)
         version_, build_log, check_log, output = shown
@@ -260,6 +261,18 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
             Route("/author/activate", activate, methods=["POST"]),
             Route("/author/version/{number:int}", version),
             Route("/author/game/{planned:int}", game)]
+
+
+#: The largest version number a database holds (a 64-bit integer).
+MAX_NUMBER = 2**63 - 1
+
+
+def version_number(text: str) -> int | None:
+    """A version's number as a form or URL gives it: ASCII digits, within :data:`MAX_NUMBER`
+    (None otherwise: "no such version", never an error of the database's)."""
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_NUMBER:
+        return None
+    return int(text)
 
 
 def utc(at: float) -> str:

@@ -330,3 +330,20 @@ async def test_a_names_next_holder_never_sees_the_output_of_the_old_ones_version
         await alicia.sign_in("alicia", tokens["alice"])
         assert "alice-own-OUTPUT-2" in (await alicia.get("/author")).text
         assert "alice-own-OUTPUT-1" in (await alicia.get("/author/version/1")).text
+
+
+async def test_a_version_number_too_large_or_not_ascii_is_not_found_not_an_error(tmp_path):
+    """Numbers SQLite cannot hold (past 64 bits) and digits that are not ASCII (``²``) are
+    "no such version", never an error of the server's."""
+    db, tokens = ladder(tmp_path)
+    versions(db)
+    async with served(db) as base:
+        alice = Client(base)
+        await alice.sign_in("alice", tokens["alice"])
+        token = (await alice.get("/author")).form_token()
+        assert (await alice.get(f"/author/version/{10**30}")).status == 404
+        assert (await alice.get(f"/author/game/{10**30}")).status == 404
+        for number in (str(10**30), "²", "１"):
+            answer = await alice.post("/author/activate", {"number": number,
+                                                           "form_token": token})
+            assert answer.status == 400 and "no such version" in answer.text, (number, answer)
