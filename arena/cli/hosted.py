@@ -165,7 +165,8 @@ def log(name: str, number: int, db_file: Path | str) -> None:
     echo(version.summary())
     if version.build_digest is None:
         building = version.state is VersionState.BUILDING
-        echo(f"no build ({'it is being built' if building else 'the build failed'}); run: none")
+        echo(f"no build ({'it is being built' if building else 'refused: none kept'}); run: "
+             "none")
     else:
         echo(f"build {version.build_digest}; run: {' '.join(version.run)}")
     echo(f"-- build log --\n{build_log.rstrip()}")

@@ -169,15 +169,22 @@ class HostedStore:
 
     def refuse(self, name: str, number: int, reason: str, *, build_log: str | None = None,
                check_log: str | None = None, expected: BotVersion | None = None) -> BotVersion:
+        """The version is refused (it never plays); its build's bytes, when it had one, are
+        removed unless another version not refused has the same build (a refused build kept
+        for ever would let a few uploads an hour fill the database)."""
         name = self._now_named(name, number, expected)
         self._moved(name, number, VersionState.REFUSED, expected)
         found = self.logs(name, number)
+        build = self.version(name, number).build_digest
         with self._transaction():
             self._run("UPDATE hosted_versions SET state = ?, reason = ?, build_log = ?, "
-                      "check_log = ? WHERE bot = ? AND number = ?",
+                      "check_log = ?, build_digest = NULL WHERE bot = ? AND number = ?",
                       (VersionState.REFUSED.value, reason,
                        found[0] if build_log is None else build_log,
                        found[1] if check_log is None else check_log, name.casefold(), number))
+            if build is not None:
+                self._run("DELETE FROM hosted_builds WHERE digest = ? AND NOT EXISTS (SELECT 1 "
+                          "FROM hosted_versions WHERE build_digest = ?)", (build, build))
         return self.version(name, number)
 
     def passed(self, name: str, number: int, check_log: str, *,

@@ -17,16 +17,18 @@ the ladder like any bot that connects (the same tables, the same ratings).
   after a back-off that doubles, at most :attr:`PoolSettings.restarts` times a version over the
   server's run (:class:`~arena.launch.restarts.RestartBook`); past that it is left out for
   :data:`RESTARTS_FORGIVEN` seconds (or until a new version is active), then tried again with
-  its restarts whole.  The games it was playing went to the default policy.
+  its restarts whole.  The games it was playing went to the default policy.  A process whose
+  connection is over (it closed its output, sent no hello in time) gets :data:`STOP_GRACE`
+  seconds to end, then is killed: an end like any other, never a place held for ever.
 - **Fair time**: the server's :class:`~arena.edge.cores.Cores` lets at most ``cores`` hosted
   bots think at once; a request waits for a core and its clock starts when it is sent.
 - **Output**: the end of each version's standard error (:data:`OUTPUT_KEPT_BYTES`) is kept in
-  :func:`~arena.launch.hosted_run.output_file`, for its author's page, across its processes.
+  :func:`~arena.launch.hosted_run.output_file`, for its author's page, across its processes;
+  it is read at :data:`OUTPUT_BYTES_PER_SECOND` at most.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
@@ -68,6 +70,10 @@ STOP_GRACE = 2.0
 RESTARTS_FORGIVEN = 600.0
 #: Seconds between writes of a version's output file while its process runs.
 OUTPUT_EVERY = 1.0
+#: Bytes a second of a process's standard error the server reads at most (a bot writing it
+#: without end would hold the server's one thread, every table's, copying it; past this the
+#: bot waits on its full pipe).
+OUTPUT_BYTES_PER_SECOND = 1024 * 1024
 
 #: Each language's toolchain on this host, as found at its first hosted start.
 TOOLCHAINS: dict[str, Toolchain] = {}
@@ -122,6 +128,8 @@ class Proc:
     token: str
     process: trio.Process
     confined: SandboxRun
+    #: Where the end of its version's standard error is kept.
+    output: Path
     started: float
     wanted_at: float  # when the policy chose to start it
     games: int = 0
@@ -264,7 +272,7 @@ class HostedPool:
         token = secrets.token_hex(24)
         settings = self.settings
         confined = SandboxRun(run_sandbox(toolchain, settings.limits, settings.protect),
-                              [*settings.hide, output_file(settings.builds, key.bot, 0).parent])
+                              [*settings.hide, output_file(settings.builds, version).parent])
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ARENA_TRANSPORT": "stdio",
                "ARENA_NAME": version.bot}
         command, extra = confined.command(argv, env)
@@ -280,18 +288,27 @@ class HostedPool:
             return
         self.tokens.names[token] = version.bot
         self.cores.tokens.add(token)
-        proc = Proc(key, token, process, confined, trio.current_time(), wanted_at)
+        proc = Proc(key, token, process, confined, output_file(settings.builds, version),
+                    trio.current_time(), wanted_at)
         self.procs[key] = proc
         self.starts.append((key, token, wanted_at))
         self.most_running = max(self.most_running, len(self.procs))
         log.info("hosted %s started: %d running", key, len(self.procs))
         self.waiting_since.pop(key, None)
         assert process.stdin is not None and process.stdout is not None
-        nursery.start_soon(functools.partial(
-            self.server.handle_stream, trio.StapledStream(process.stdin, process.stdout),
-            bound_token=token))
+        nursery.start_soon(self._serve, proc, trio.StapledStream(process.stdin, process.stdout))
         nursery.start_soon(self._keep_output, proc)
         nursery.start_soon(self._watch, proc)
+
+    async def _serve(self, proc: Proc, stream: trio.StapledStream[Any, Any]) -> None:
+        """Serve the process's connection; once it is over (the bot closed its output, sent no
+        hello in time, broke the protocol, was dismissed), the process gets
+        :data:`STOP_GRACE` seconds to end, then is killed: a process whose connection ended
+        never holds a place of ``--hosted`` (it would play no game, and never yield it)."""
+        await self.server.handle_stream(stream, bound_token=proc.token)
+        with trio.move_on_after(STOP_GRACE):
+            await proc.ended.wait()
+        _kill(proc)
 
     def _prepare(self, version: BotVersion) -> tuple[list[str], Toolchain]:
         """(its command, its toolchain): its build unpacked (once), in a worker thread."""
@@ -313,7 +330,7 @@ class HostedPool:
     async def _keep_output(self, proc: Proc) -> None:
         """Keep the end of the process's standard error in its version's output file (what
         its earlier processes wrote comes first)."""
-        path = output_file(self.settings.builds, proc.key.bot, proc.key.number)
+        path = proc.output
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             kept = bytearray(path.read_bytes()[-OUTPUT_KEPT_BYTES:])
@@ -336,6 +353,7 @@ class HostedPool:
                 if now - written >= OUTPUT_EVERY:
                     written = now
                     _write(path, bytes(kept))
+                await trio.sleep(len(chunk) / OUTPUT_BYTES_PER_SECOND)
         finally:  # its end, cancelled or not
             _write(path, bytes(kept))
 

@@ -5,6 +5,7 @@ ladder's hosted bots and the runners that play ``NAME@VERSION``."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import secrets
@@ -14,7 +15,7 @@ from pathlib import Path
 import attrs
 
 from arena.events.hosted_store import HostedStore
-from arena.events.hosted_versions import VersionError
+from arena.events.hosted_versions import BotVersion, VersionError
 from arena.launch.hosted_build import BuildLimits
 from arena.launch.languages import Toolchain
 from arena.launch.sandbox import Sandbox
@@ -92,9 +93,12 @@ def run_sandbox(toolchain: Toolchain, limits: RunLimits, protect: tuple[str, ...
 OUTPUT_KEPT_BYTES = 64 * 1024
 
 
-def output_file(builds: Path, bot: str, number: int) -> Path:
+def output_file(builds: Path, version: BotVersion) -> Path:
     """Where the ladder keeps the end of a hosted version's standard error (at most
     :data:`OUTPUT_KEPT_BYTES` of it), for its author's page: a folder beside ``builds``, one
-    file per version, named by the bot's name in hex (any name is a safe file name)."""
+    file per version, named by what makes the version itself (its number, source digest and
+    time of submission), never by its bot's name: a renamed bot keeps its versions' output,
+    and whoever registers a name next (whose version 1 is another) never reads the old one's."""
     folder = builds.with_name(builds.name + ".output")
-    return folder / f"{bot.casefold().encode().hex()}-{number}.log"
+    mark = f"{version.number}:{version.source_digest}:{version.submitted_at!r}"
+    return folder / f"{hashlib.sha256(mark.encode()).hexdigest()}.log"

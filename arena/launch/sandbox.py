@@ -59,11 +59,13 @@ import attrs
 from arena.launch.sandbox_paths import SYSTEM_FOLDERS, under, visible_paths
 
 #: What of /etc a program may need, shown read-only where it exists: the dynamic loader's
-#: configuration, the certificates, the alternatives' links (``/usr/bin/java`` and the like
-#: point through them), the time zone, and the JVM's configuration on Debian.  Nothing here is
-#: a secret; /etc/shadow, /etc/passwd and the rest are not shown.
+#: configuration, the certificates (not ``/etc/ssl/private``, the host's TLS keys: under root a
+#: bot owns what it is shown), the alternatives' links (``/usr/bin/java`` and the like point
+#: through them), the time zone, and the JVM's configuration on Debian.  Nothing here is a
+#: secret; /etc/shadow, /etc/passwd and the rest are not shown.
 SYSTEM_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-              "/etc/ssl", "/etc/ca-certificates", "/etc/localtime", "/etc/java-17-openjdk",
+              "/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates", "/etc/localtime",
+              "/etc/java-17-openjdk",
               "/etc/java-21-openjdk")
 
 #: The bot's private temp folder: a tmpfs of at most this many bytes (its files also obey the

@@ -31,10 +31,12 @@ sorted, owners and times zeroed), so the same files always give the same bytes a
 
 from __future__ import annotations
 
+import bz2
 import errno
 import gzip
 import hashlib
 import io
+import lzma
 import os
 import stat
 import tarfile
@@ -42,7 +44,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 import attrs
 
@@ -58,6 +60,11 @@ MAX_PART = 255
 MAX_NAME = 1024
 #: The bytes a folder made counts for (its disk use, nominally).
 FOLDER_BYTES = 4096
+#: Bytes of a tar's own a member may take (its header, padding, a pax header or long name),
+#: and an archive besides (its end, its last record): a tar read beyond its limits' bytes and
+#: these is refused.
+MEMBER_OVERHEAD = 16 * 1024
+ARCHIVE_OVERHEAD = 64 * 1024
 
 
 class UnpackError(ValueError):
@@ -192,11 +199,46 @@ def _link(dest: Path, relative: PurePosixPath, target: str, tally: _Tally) -> No
     os.symlink(link_target(str(relative), target), where)
 
 
+def _decompressed(source: IO[bytes]) -> Any:
+    """``source`` (a file, seekable) decompressed (gzip, bzip2, xz, or none) as it is read."""
+    head = source.read(6)
+    source.seek(-len(head), os.SEEK_CUR)
+    raw = source
+    if head.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if head.startswith(b"BZh"):
+        return bz2.BZ2File(raw)
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return lzma.LZMAFile(raw)
+    return raw
+
+
+class _Counted:
+    """A tar stream, decompressed, read :data:`CHUNK` bytes at most at a time and counted:
+    past ``limit`` bytes an UnpackError (tarfile reads a pax header or a GNU long name whole,
+    whatever size it claims: a compressed bomb of one header would fill the memory)."""
+
+    def __init__(self, source: IO[bytes], limit: int) -> None:
+        self.stream = _decompressed(source)
+        self.limit = limit
+        self.count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self.stream.read(CHUNK if size < 0 else min(size, CHUNK))
+        self.count += len(data)
+        if self.count > self.limit:
+            raise UnpackError(f"more than {self.limit} bytes unpacked (the archive read as a "
+                              "tar, with its headers)")
+        return data
+
+
 def unpack_tar(source: IO[bytes], dest: Path, limits: UnpackLimits) -> None:
-    """Unpack a tar stream (compressed or not) into the folder ``dest``."""
+    """Unpack a tar file (compressed or not, seekable) into the folder ``dest``."""
     tally = _Tally(limits)
     try:
-        with tarfile.open(fileobj=source, mode="r|*") as archive:
+        counted = _Counted(source, limits.max_bytes + limits.max_files * MEMBER_OVERHEAD
+                           + ARCHIVE_OVERHEAD)
+        with tarfile.open(fileobj=counted, mode="r|") as archive:  # type: ignore[call-overload]
             for member in archive:
                 tally.member(member.name)
                 if member.isdir() and is_root(member.name):
@@ -214,7 +256,7 @@ def unpack_tar(source: IO[bytes], dest: Path, limits: UnpackLimits) -> None:
                     raise UnpackError(f"{member.name!r}: a hard link")
                 else:
                     raise UnpackError(f"{member.name!r}: a device, FIFO or other special file")
-    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+    except (tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
         raise UnpackError(f"not a readable archive: {exc}") from None
 
 

@@ -66,6 +66,9 @@ class AuthorSite:
         self.failures = Window(SIGNIN_FAILURES, SIGNIN_WINDOW, clock)
         self.all_failures = Window(SIGNIN_FAILURES_ALL, SIGNIN_WINDOW, clock)
         self.uploads = Uploads(settings, clock)
+        #: The bots (their identities) an upload of which is being received: one at a time
+        #: each (an upload is held in memory while it arrives).
+        self.receiving: set[str] = set()
 
     async def run(self) -> None:
         """The uploads' worker (a task of the app's lifespan)."""
@@ -111,7 +114,7 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         versions = await trio.to_thread.run_sync(site.db.versions, signed)
         active = next((v for v in versions if v.state.value == "active"), None)
         output = None if active is None else await trio.to_thread.run_sync(
-            site.db.output, signed, active.number)
+            site.db.output, active)
         games, troubled = await my_games(signed)
         folded = signed.identity
         return page("author.html", title=f"{signed.bot}: author's page", bot=signed.bot,
@@ -187,9 +190,9 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         found = refused or await checked(request, fields)
         if isinstance(found, Response):
             return found
-        number = fields.get("number", "")
-        problem = "no such version" if not number.isdigit() else await trio.to_thread.run_sync(
-            site.db.activate, found[1], int(number))
+        number = version_number(fields.get("number", ""))
+        problem = "no such version" if number is None else await trio.to_thread.run_sync(
+            site.db.activate, found[1], number)
         if problem is not None:
             return message("not made active", problem, 400)
         return RedirectResponse("/author", status_code=303, headers=PRIVATE)
@@ -201,11 +204,17 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
             return found
         if found is None:
             return message("not signed in", "sign in first (/author)", 403)
+        if found[1].identity in site.receiving:
+            return message("upload refused", "an upload of yours is being received already: "
+                           "wait for it to arrive", 429)
+        site.receiving.add(found[1].identity)
         try:
             body = await read_body(request, MAX_SUBMISSION_BYTES + FORM_OVERHEAD)
             parts = multipart(request.headers.get("content-type", ""), body)
         except FormError as exc:
             return message("upload refused", str(exc), exc.status)
+        finally:
+            site.receiving.discard(found[1].identity)
         token = parts.get("form_token")
         checked_found = await checked(request, {"form_token": token[1].decode(
             errors="replace") if token else ""})
@@ -231,7 +240,8 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
         if found is None:
             return message("not signed in", "sign in first (/author)", 403)
         number = request.path_params["number"]
-        shown = await trio.to_thread.run_sync(site.db.version, found[1], number)
+        shown = None if version_number(str(number)) is None else await trio.to_thread.run_sync(
+            site.db.version, found[1], number)
         if shown is None:
             return message("not found", f"{found[1].bot} has no version {number}", 404)
         version_, build_log, check_log, output = shown
@@ -251,6 +261,18 @@ def author_routes(site: AuthorSite | None) -> list[Route]:
             Route("/author/activate", activate, methods=["POST"]),
             Route("/author/version/{number:int}", version),
             Route("/author/game/{planned:int}", game)]
+
+
+#: The largest version number a database holds (a 64-bit integer).
+MAX_NUMBER = 2**63 - 1
+
+
+def version_number(text: str) -> int | None:
+    """A version's number as a form or URL gives it: ASCII digits, within :data:`MAX_NUMBER`
+    (None otherwise: "no such version", never an error of the database's)."""
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_NUMBER:
+        return None
+    return int(text)
 
 
 def utc(at: float) -> str:

@@ -96,7 +96,7 @@ class AuthorDb:
                 build_log, check_log = store.logs(signed.bot, number)
         except VersionError:
             return None
-        return version, build_log, check_log, self.output(signed, number)
+        return version, build_log, check_log, self.output(version)
 
     def activate(self, signed: Signed, number: int) -> str | None:
         """Make version ``number`` the one that plays; why not (None: done)."""
@@ -107,10 +107,11 @@ class AuthorDb:
             return str(exc)
         return None
 
-    def output(self, signed: Signed, number: int) -> str:
+    def output(self, version: BotVersion) -> str:
         """The end of the version's standard error as the ladder keeps it (at most
-        :data:`OUTPUT_SHOWN` bytes), or :data:`NO_OUTPUT`."""
-        path = output_file(self.builds, signed.bot, number)
+        :data:`OUTPUT_SHOWN` bytes), or :data:`NO_OUTPUT` (the version: one of the signed-in
+        bot's, read from the store)."""
+        path = output_file(self.builds, version)
         try:
             with path.open("rb") as file:
                 size = file.seek(0, 2)

@@ -13,7 +13,7 @@ import email.policy
 
 from starlette.requests import Request
 
-#: Fields a form may have at most.
+#: Fields (parts) a form may have at most.
 MAX_FIELDS = 8
 
 
@@ -60,6 +60,8 @@ def multipart(content_type: str, body: bytes) -> dict[str, tuple[str | None, byt
     pieces = body.split(delimiter)
     if len(pieces) < 3 or not pieces[-1].startswith(b"--"):
         raise FormError("the form is cut short or not a form")
+    if len(pieces) - 2 > MAX_FIELDS:  # before any is parsed: a million tiny parts take long
+        raise FormError("the form has too many fields")
     fields: dict[str, tuple[str | None, bytes]] = {}
     for piece in pieces[1:-1]:
         if not piece.startswith(b"\r\n") or not piece.endswith(b"\r\n"):

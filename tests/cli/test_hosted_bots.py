@@ -141,7 +141,7 @@ def test_a_hostile_c_build_is_contained_and_reported_in_its_build_log(tmp_path: 
     assert code == 1 and "refused: the build failed (exit status 1): cc1: out of memory" in out
     logged = run("bots", "log", "eve", "1", "--db", db)[1]
     assert "SQLite" not in logged
-    assert "no build (the build failed); run: none" in logged.splitlines()[1], logged
+    assert "no build (refused: none kept); run: none" in logged.splitlines()[1], logged
     huge = tmp_path / "huge.tar.gz"
     with huge.open("wb") as file:
         file.truncate(17 * 1024 * 1024)

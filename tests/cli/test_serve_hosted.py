@@ -114,11 +114,18 @@ def ladder(base: Path, tmp_path: Path, *keep: str) -> tuple[Path, dict[str, str]
     return db, {name: add(db, name) for name in ("ref", "ref2")}
 
 
+def stderr_of(db: Path, name: str) -> str:
+    """What version 1 of ``name`` wrote on its standard error on the ladder (its end)."""
+    with SqliteHosted(db) as store:
+        version = store.version(name, 1)
+    return output_file(db.with_name("ladder.db.builds"), version).read_text()
+
+
 def thoughts(db: Path, *names: str) -> list[tuple[float, float, str]]:
     """Each ``thought`` line the hosted bots ``names`` wrote: (from, to, bot)."""
     found = []
     for name in names:
-        text = output_file(db.with_name("ladder.db.builds"), name, 1).read_text()
+        text = stderr_of(db, name)
         found += [(float(a), float(b), name)
                   for a, b in re.findall(r"thought (\S+) (\S+)", text)]
     return sorted(found)
@@ -204,8 +211,7 @@ def test_a_crashing_hosted_bot_is_restarted_a_few_times_then_left_out(base: Path
         assert served.interrupt() == 0
     said = [line for line in served.err.seen if "hosted crashy" in line]
     assert len(said) == 4  # one line a crash
-    assert "crashing on purpose" in output_file(db.with_name("ladder.db.builds"), "crashy",
-                                                1).read_text()
+    assert "crashing on purpose" in stderr_of(db, "crashy")
 
 
 def test_a_hosted_bot_sees_no_token_no_database_no_other_build(base: Path, tmp_path: Path,
@@ -224,14 +230,14 @@ def test_a_hosted_bot_sees_no_token_no_database_no_other_build(base: Path, tmp_p
         served.bot("--name", "ref", "--token", tokens["ref"])
         served.out.expect(r"4 games played: stopping")
         stopped(served)
-    said = output_file(db.with_name("ladder.db.builds"), "snoop", 1).read_text()
-    assert "SEEN own build" in said  # the check can tell
+    text = stderr_of(db, "snoop")
+    assert "SEEN own build" in text  # the check can tell
     for hidden in ("database", "other build", "logs", "network"):
-        assert f"hidden {hidden}: " in said, said
-    environment = re.search(r"environment (.*)", said)
+        assert f"hidden {hidden}: " in text, text
+    environment = re.search(r"environment (.*)", text)
     assert environment and set(environment.group(1).split()) <= {
-        "PATH", "ARENA_TRANSPORT", "ARENA_NAME", "TMPDIR", "HOME", "PWD", "LC_CTYPE"}, said
-    assert "token []" in said
+        "PATH", "ARENA_TRANSPORT", "ARENA_NAME", "TMPDIR", "HOME", "PWD", "LC_CTYPE"}, text
+    assert "token []" in text
 
 
 def test_hosted_needs_a_database_and_the_sandbox_said_in_one_line(tmp_path: Path,
@@ -268,3 +274,35 @@ def test_a_version_made_active_or_retired_while_the_ladder_runs_is_picked_up(bas
         assert served.interrupt() == 0
     assert not [line for line in served.err.seen if "ended (" in line]  # stopped, no crash
     assert all(not game["aborted"] for game in exported(db)[:-1]), exported(db)
+
+
+#: A hosted bot that passes its validation, then on the ladder closes its standard output at
+#: once (its connection ends) and stays alive, ignoring the end of its standard input: a
+#: process that would hold a place of ``--hosted`` for ever, playing no game.
+SQUATTER = """import os, signal, sys, time
+from honest import HonestBot
+
+if os.environ.get("ARENA_NAME") == "early":
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    os.close(1)
+    while True:
+        time.sleep(3600)
+HonestBot().run()
+"""
+
+
+def test_a_hosted_bot_whose_connection_ended_gives_its_place_up(base: Path, tmp_path: Path):
+    """Its connection over (it closed its output; the same for a hello never sent), the
+    process is killed after a short grace, as a crash: the only place of ``--hosted 1`` goes
+    to the other version (``early`` comes first by name), which plays."""
+    db, tokens = ladder(base, tmp_path, "h1")
+    add(db, "early")
+    submit(db, "early", SQUATTER, tmp_path)
+    with Served(tmp_path, "--game", TOY.name, "--db", str(db), "--hosted", "1",
+                verbose=True) as served:
+        served.bot("--name", "ref", "--token", tokens["ref"])
+        served.err.expect(r"hosted early v1 started: 1 running")
+        served.err.expect(r"arena: hosted early v1 ended \(killed by signal 9\): started "
+                          r"again in 0\.5 s \(restart 1 of 3\)")
+        served.out.expect(r"table \S+: (h1|ref)=\S+ (h1|ref)=")
+        assert served.interrupt() == 0

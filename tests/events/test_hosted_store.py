@@ -177,3 +177,23 @@ def test_a_build_finishing_after_its_bot_was_renamed_moves_its_version_under_the
     assert (built.bot, built.state) == ("Carol", S.VALIDATING)
     assert store.passed("alice", 1, "ok", expected=built).state is S.ACTIVE
     assert [v.bot for v in store.active()] == ["Carol"]
+
+
+def test_a_version_refused_after_its_build_keeps_no_build_bytes_but_shared_ones(store):
+    """A build refused by its validation would stay in the database for ever (64 MB a build,
+    random bytes, a few an hour an author): its bytes go with the refusal, unless another
+    version (not refused) has the same build."""
+    kept = submit_and_build(store, "alice", b"SHARED", "d-shared")
+    store.passed("alice", kept, "ok")
+    twin = submit_and_build(store, "alice", b"SHARED", "d-shared")
+    lone = submit_and_build(store, "alice", b"RANDOM" * 1000, "d-lone")
+    assert store.builds() == 2
+    store.refuse("alice", lone, "validation failed: FAIL  handshake", check_log="no hello")
+    store.refuse("alice", twin, "validation failed: FAIL  handshake")
+    assert store.builds() == 1 and store.build("d-shared") == b"SHARED"
+    with pytest.raises(VersionError):
+        store.build("d-lone")
+    refused = store.version("alice", lone)
+    assert refused.state is S.REFUSED and refused.build_digest is None
+    assert store.logs("alice", lone) == ("built ok\n", "no hello")
+    assert store.version("alice", kept).build_digest == "d-shared"

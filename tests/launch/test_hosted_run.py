@@ -31,9 +31,24 @@ def test_an_unpacked_build_has_real_limits(tmp_path: Path):
     assert [p.name for p in (tmp_path / "builds").iterdir()] == []
 
 
-def test_output_files_are_apart_per_version_and_safe_for_any_name(tmp_path: Path):
+def test_output_files_are_apart_per_version_and_never_named_by_the_bot(tmp_path: Path):
+    """A version's output file is its own: two versions, two bots' versions of one number, and
+    a name's next holder's version 1 have each their own; a renamed bot's version keeps its."""
+    db = tmp_path / "ladder.db"
+    with Registry(db) as registry:
+        for name in ("alice", "bob"):
+            registry.add(name)
     builds = tmp_path / "ladder.db.builds"
-    names = {output_file(builds, name, number)
-             for name in ("alice", "Alice", "../x", "b/c") for number in (1, 2)}
-    assert len(names) == 6  # a name and its case-folded twin share their files
-    assert {path.parent for path in names} == {tmp_path / "ladder.db.builds.output"}
+    with SqliteHosted(db) as store:
+        made = [store.submit(name, "python", b"same", "same")
+                for name in ("alice", "alice", "bob")]
+        with Registry(db) as registry:
+            registry.rename("alice", "Alice-2")
+            registry.remove("bob")
+            registry.add("bob")
+        renamed = store.version("Alice-2", 1)
+        anew = store.submit("bob", "python", b"same", "same")
+    paths = [output_file(builds, version) for version in [*made, anew]]
+    assert len(set(paths)) == 4
+    assert output_file(builds, renamed) == paths[0]
+    assert {path.parent for path in paths} == {tmp_path / "ladder.db.builds.output"}

@@ -342,3 +342,17 @@ def test_a_runner_holding_more_descriptors_than_a_bot_may_open_still_starts_it()
         for pair in held:
             for end in pair:
                 os.close(end)
+
+
+def test_the_hosts_tls_private_keys_are_never_shown(tmp_path: Path):
+    """``/etc/ssl/private`` holds the host's TLS keys (root's, mode 0600 or 0640). Under root
+    the sandboxed bot is root outside its namespace and owns what it is shown (a file of mode
+    0600 reads): of ``/etc/ssl`` only the certificates and OpenSSL's configuration are shown."""
+    _sandbox()
+    if not os.path.isdir("/etc/ssl/private") or not os.path.isdir("/etc/ssl/certs"):
+        pytest.skip("this host has no /etc/ssl/private and /etc/ssl/certs")
+    probe = ("import os; print(os.path.exists('/etc/ssl/private'), "
+             "os.path.isdir('/etc/ssl/certs'))")
+    done = subprocess.run(Sandbox().wrap([sys.executable, "-I", "-c", probe]),
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.stdout.split() == ["False", "True"], done

@@ -256,3 +256,54 @@ def test_a_submitted_file_or_archive_that_is_a_link_is_refused_not_followed(tmp_
         with pytest.raises(UnpackError, match="a link"):
             unpack(given, dest, LIMITS)
         assert list(dest.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", [tarfile.XHDTYPE, tarfile.GNUTYPE_LONGNAME])
+def test_a_huge_header_of_a_compressed_tar_is_refused_without_being_read_whole(
+        tmp_path: Path, kind: bytes):
+    """A pax header (or GNU long name) claiming 64 MB, of a 64 kB gzip: Python's tarfile reads
+    such a header whole into memory (16 MB given could be gigabytes, and a header of digits
+    takes minutes to parse); the decompressed tar is counted as it is read, and refused past
+    what the limits allow an archive (their bytes, and a few kB a member), long before."""
+    import gzip
+    import tracemalloc
+
+    size = 64 * 1024 * 1024
+    info = tarfile.TarInfo("././@LongLink")
+    info.type = kind
+    info.size = size
+    bomb = tmp_path / "bomb.tar.gz"
+    with gzip.open(bomb, "wb") as out:
+        out.write(info.tobuf(format=tarfile.USTAR_FORMAT))
+        for _ in range(size // 2**20):
+            out.write(b"a" * 2**20)
+        out.write(bytes(1024))
+    tracemalloc.start()
+    try:
+        with pytest.raises(UnpackError, match="bytes unpacked"):
+            unpack(bomb, tmp_path / "out", UnpackLimits(max_files=10, max_bytes=1024 * 1024))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 1024 * 1024, peak
+
+
+@pytest.mark.parametrize("suffix", [".tar", ".tar.gz", ".tar.bz2", ".tar.xz"])
+def test_each_compression_of_a_tar_unpacks_and_a_broken_one_is_refused(tmp_path: Path,
+                                                                       suffix: str):
+    folder = tmp_path / "src"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "main.py").write_text("print(1)\n")
+    (folder / "sub" / "x.py").write_bytes(os.urandom(3000))
+    archive = tmp_path / f"src{suffix}"
+    mode = {".tar": "w", ".tar.gz": "w:gz", ".tar.bz2": "w:bz2", ".tar.xz": "w:xz"}[suffix]
+    with tarfile.open(archive, mode) as tar:
+        tar.add(folder, arcname=".")
+    for out in ("out", "out2"):
+        (tmp_path / out).mkdir()
+    unpack(archive, tmp_path / "out", UnpackLimits(max_files=10, max_bytes=10**6))
+    assert digest(pack(tmp_path / "out")) == digest(pack(folder))
+    broken = tmp_path / f"broken{suffix}"
+    broken.write_bytes(archive.read_bytes()[:-300] if suffix != ".tar" else b"x" * 700)
+    with pytest.raises(UnpackError, match="not a readable archive"):
+        unpack(broken, tmp_path / "out2", UnpackLimits(max_files=10, max_bytes=10**6))

@@ -30,8 +30,8 @@ def versions(db: Path, store: Any = None, builds: Path | None = None) -> None:
                 store.submit(name, "python", source, f"{name}-src-{number}")
                 store.built(name, number, f"{mark}-FILES".encode(), f"{name}-build-{number}",
                             f"{mark}-BUILD-LOG-{number}", ("python3", "{dir}/main.py"))
-                store.passed(name, number, f"{mark}-CHECK-LOG-{number}")
-                out = output_file(builds, name, number)
+                passed = store.passed(name, number, f"{mark}-CHECK-LOG-{number}")
+                out = output_file(builds, passed)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(f"{mark}-OUTPUT-{number}\n")
 
@@ -301,3 +301,49 @@ def test_a_window_counts_the_last_minutes_only_and_forgets_stale_keys(monkeypatc
     now[0] = 200.0
     window.add("e")  # b, c and d failed long ago: forgotten
     assert set(window._times) == {"e"}
+
+
+async def test_a_names_next_holder_never_sees_the_output_of_the_old_ones_versions(tmp_path):
+    """bob is removed and his name registered anew (someone else's): the new bob's version 1
+    shows no output of the old bob's version 1; a renamed bot keeps its versions' output."""
+    from arena.events.registry import Registry
+
+    db, tokens = ladder(tmp_path)
+    versions(db)
+    with Registry(db) as registry:
+        registry.remove("bob")
+        new_bob = registry.add("bob")
+        registry.rename("alice", "alicia")
+    with SqliteHosted(db) as store:
+        store.submit("bob", "python", b"new", "new-bob-src")
+        store.built("bob", 1, b"NEW-FILES", "new-bob-build", "", ("python3", "{dir}/main.py"))
+        store.passed("bob", 1, "")
+    async with served(db) as base:
+        bob = Client(base)
+        await bob.sign_in("bob", new_bob)
+        seen = [await bob.get("/author"), await bob.get("/author/version/1")]
+        assert all(page.status == 200 for page in seen)
+        assert "no output yet" in seen[0].text and "no output yet" in seen[1].text
+        for page in seen:
+            assert "BOB-SECRET" not in page.text, page.text
+        alicia = Client(base)
+        await alicia.sign_in("alicia", tokens["alice"])
+        assert "alice-own-OUTPUT-2" in (await alicia.get("/author")).text
+        assert "alice-own-OUTPUT-1" in (await alicia.get("/author/version/1")).text
+
+
+async def test_a_version_number_too_large_or_not_ascii_is_not_found_not_an_error(tmp_path):
+    """Numbers SQLite cannot hold (past 64 bits) and digits that are not ASCII (``²``) are
+    "no such version", never an error of the server's."""
+    db, tokens = ladder(tmp_path)
+    versions(db)
+    async with served(db) as base:
+        alice = Client(base)
+        await alice.sign_in("alice", tokens["alice"])
+        token = (await alice.get("/author")).form_token()
+        assert (await alice.get(f"/author/version/{10**30}")).status == 404
+        assert (await alice.get(f"/author/game/{10**30}")).status == 404
+        for number in (str(10**30), "²", "１"):
+            answer = await alice.post("/author/activate", {"number": number,
+                                                           "form_token": token})
+            assert answer.status == 400 and "no such version" in answer.text, (number, answer)

@@ -171,3 +171,75 @@ def test_a_database_named_relative_to_the_pages_is_the_one_an_upload_writes(tmp_
     assert again.db == str(tmp_path / "ladder.db")
     url = "postgresql://arena@localhost/ladder"
     assert author_jobs.AuthorSettings(url, TOY.name, tmp_path).db == url
+
+
+async def test_an_author_sends_one_upload_at_a_time(tmp_path, monkeypatch):
+    """Each upload being received is held in the pages' memory (16 MB at most): one author
+    sending many at once, never finishing them, would fill it. While one of hers is being
+    received, another of hers is refused before its body is read; bob's is not."""
+    import threading
+
+    monkeypatch.setattr(Uploads, "submit_command", lambda self, upload, path: [
+        sys.executable, "-c", "print('built and checked (a stand-in)')"])
+    sites: list[author.AuthorSite] = []
+    made = author.AuthorSite.__init__
+
+    def keep(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        sites.append(self)
+
+    monkeypatch.setattr(author.AuthorSite, "__init__", keep)
+    db, tokens = ladder(tmp_path)
+    async with served(db) as base:
+        alice = Client(base)
+        await alice.sign_in("alice", tokens["alice"])
+        token = (await alice.get("/author")).form_token()
+        half_sent, go_on = threading.Event(), threading.Event()
+
+        def stalled() -> tuple[int, str]:
+            where = urlsplit(base)
+            connection = http.client.HTTPConnection(where.hostname or "", where.port,
+                                                    timeout=60)
+            boundary = "b0undary"
+            head = (f'--{boundary}\r\nContent-Disposition: form-data; name="form_token"'
+                    f'\r\n\r\n{token}\r\n--{boundary}\r\nContent-Disposition: form-data; '
+                    'name="file"; filename="main.py"\r\n\r\nprint(1)\n').encode()
+
+            def chunks():
+                yield head
+                half_sent.set()
+                go_on.wait(60)
+                yield f"\r\n--{boundary}--\r\n".encode()
+
+            try:
+                connection.request("POST", "/author/upload", body=chunks(), headers={
+                    "Cookie": alice.cookie or "", "Origin": base,
+                    "Content-Type": f"multipart/form-data; boundary={boundary}"})
+                response = connection.getresponse()
+                return response.status, response.read().decode()
+            finally:
+                connection.close()
+
+        async with trio.open_nursery() as nursery:
+            first: list[tuple[int, str]] = []
+
+            async def send_first() -> None:
+                first.append(await trio.to_thread.run_sync(stalled))
+
+            nursery.start_soon(send_first)
+            try:
+                await trio.to_thread.run_sync(half_sent.wait)
+                with trio.fail_after(60):  # the server has begun to read it (a thread sends)
+                    while True:
+                        if sites[0].receiving:
+                            break
+                        await trio.sleep(0.01)
+                second = await alice.upload(b"print(2)\n", "main.py", token)
+                assert second.status == 429 and "being received" in second.text, second.text
+                bob = Client(base)
+                await bob.sign_in("bob", tokens["bob"])
+                bob_token = (await bob.get("/author")).form_token()
+                assert (await bob.upload(b"print(3)\n", "main.py", bob_token)).status == 303
+            finally:
+                go_on.set()
+        assert first[0][0] == 303, first
