@@ -35,6 +35,7 @@ from arena.kit.check_series import BOT_NAME, ScriptedSeries
 from arena.kit.check_setup import SeriesSettings
 from arena.kit.examples import examples
 from arena.launch.errors import INTERRUPTED, only
+from arena.launch.hosted_run import hosted_environment
 from arena.launch.options import transcripts_option
 from arena.launch.runner import BotLaunch, BotRun, BotSpec, builtin_command, launch
 from arena.launch.sandbox import Sandbox
@@ -101,7 +102,9 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
     if keep_in is not None:
         await trio.Path(keep_in).mkdir(parents=True, exist_ok=True)
         output = keep_in / BOT_OUTPUT
-    run = BotRun(BotSpec(BOT_NAME, template), settings.token or "", output)
+    disguise = settings.disguise  # a hosted validation: named and run as on the ladder
+    name = BOT_NAME if disguise is None else disguise.name
+    run = BotRun(BotSpec(name, template), settings.token or "", output)
     binding = ProcessBinding()
     inbox_in, inbox_out = trio.open_memory_channel[Any](math.inf)
     process: trio.Process | None = None
@@ -113,7 +116,8 @@ async def check_game(template: str, settings: SeriesSettings, *, stdio: bool,
                 port = listener.socket.getsockname()[1]
                 nursery.start_soon(accept_connections, listener, inbox_in, nursery,
                                    settings.spec.name, transcripts)
-            process = await launch(run, port, BotLaunch(stdio=stdio, sandbox=sandbox), private)
+            environment = None if disguise is None else hosted_environment(name)
+            process = await launch(run, port, BotLaunch(stdio, sandbox, environment), private)
             if settings.token is not None:
                 binding.bind(settings.token, process.pid)
             if stdio:

@@ -49,6 +49,7 @@ from arena.launch.hosted_policy import Plan, Rotation, Running, VersionKey, plan
 from arena.launch.hosted_run import (
     OUTPUT_KEPT_BYTES,
     RunLimits,
+    hosted_environment,
     output_file,
     run_sandbox,
     unpacked_build,
@@ -273,8 +274,7 @@ class HostedPool:
         settings = self.settings
         confined = SandboxRun(run_sandbox(toolchain, settings.limits, settings.protect),
                               [*settings.hide, output_file(settings.builds, version).parent])
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ARENA_TRANSPORT": "stdio",
-               "ARENA_NAME": version.bot}
+        env = hosted_environment(version.bot)
         command, extra = confined.command(argv, env)
         try:
             process = await trio.lowlevel.open_process(

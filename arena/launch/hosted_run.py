@@ -37,6 +37,14 @@ class RunLimits:
     cores: int = 1
 
 
+def hosted_environment(bot: str) -> dict[str, str]:
+    """The environment a hosted version is run with, on the ladder and in its validation alike
+    (so that it cannot tell them apart): the host's ``PATH``, ``ARENA_TRANSPORT=stdio`` and its
+    registered name as ``ARENA_NAME``; nothing else (no address, no token)."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ARENA_TRANSPORT": "stdio",
+            "ARENA_NAME": bot}
+
+
 def build_limits(limits: BuildLimits) -> UnpackLimits:
     """What a stored build may hold, unpacked: what its build could give back."""
     return UnpackLimits(limits.output_files, limits.output_bytes)

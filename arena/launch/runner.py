@@ -93,6 +93,9 @@ class BotLaunch:
 
     stdio: bool = False
     sandbox: Sandbox | None = None
+    #: The bot's whole environment, when given (a stdio bot's: a hosted version's validation,
+    #: as the ladder runs it); else the runner's own, its ``ARENA_*`` replaced.
+    environment: Mapping[str, str] | None = None
 
     @property
     def uses_stdio(self) -> bool:
@@ -373,13 +376,16 @@ async def launch(run: BotRun, port: int, how: BotLaunch, private: Path,
             file.write(run.token)
     argv = bot_argv(run.spec.command, host="127.0.0.1", port=port, name=run.spec.name,
                     token=run.token, token_file=str(token_file))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
-    run.start_error = unstartable(argv[0] if argv else "", env.get("PATH"))
-    env.update(ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_NAME=run.spec.name)
-    if how.uses_stdio:
-        env["ARENA_TRANSPORT"] = "stdio"
+    if how.environment is not None and how.uses_stdio:
+        env = dict(how.environment)
     else:
-        env["ARENA_TOKEN_FILE"] = str(token_file)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+        env.update(ARENA_HOST="127.0.0.1", ARENA_PORT=str(port), ARENA_NAME=run.spec.name)
+        if how.uses_stdio:
+            env["ARENA_TRANSPORT"] = "stdio"
+        else:
+            env["ARENA_TOKEN_FILE"] = str(token_file)
+    run.start_error = unstartable(argv[0] if argv else "", env.get("PATH"))
     extra: dict[str, Any] = {}
     if how.sandbox is not None and run.start_error is None:
         confined = confined if confined is not None else SandboxRun(how.sandbox, [private])

@@ -5,6 +5,7 @@ itself, in the sandbox, at most N at once, beside the bots that connect; crashes
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -37,10 +38,11 @@ Timed().run()
 #: A hosted bot that plays its validation, then crashes at its third request on the ladder.
 CRASHY = """import os, sys
 from honest import HonestBot
+LADDER = "arena-test-ladder"
 
 class Crashy(HonestBot):
     def on_request(self, message):
-        if os.environ.get("ARENA_NAME") == "crashy" and self.requests_seen >= 3:
+        if LADDER in os.environ.get("PATH", "") and self.requests_seen >= 3:
             print("crashing on purpose", file=sys.stderr, flush=True)
             sys.exit(3)
         super().on_request(message)
@@ -51,6 +53,7 @@ Crashy().run()
 #: A hosted bot that looks for what it must not see, says what it found, then plays.
 SNOOP = """import os, socket, sys
 from honest import HonestBot
+LADDER = "arena-test-ladder"
 
 def tried(what, action):
     try:
@@ -59,7 +62,7 @@ def tried(what, action):
     except Exception as exc:
         print(f"hidden {what}: {type(exc).__name__}", file=sys.stderr, flush=True)
 
-if os.environ.get("ARENA_NAME") == "snoop":
+if LADDER in os.environ.get("PATH", ""):
     tried("database", lambda: open(DB, "rb").read(1))
     tried("other build", lambda: os.listdir(OTHER))
     tried("own build", lambda: os.listdir(os.path.dirname(os.path.abspath(__file__))))
@@ -99,6 +102,13 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
         add(db, name)
         submit(db, name, CRASHY if name == "crashy" else TIMED, tmp)
     return db
+
+
+def on_the_ladder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tell the test's bots that they now play on the ladder, not in their validation: they
+    cannot tell the two apart (the same environment, welcome, names), so the test marks the
+    ``PATH`` it gives the server (and the server, the bots) with a folder that is not there."""
+    monkeypatch.setenv("PATH", f"/nonexistent/arena-test-ladder{os.pathsep}{os.environ['PATH']}")
 
 
 def ladder(base: Path, tmp_path: Path, *keep: str) -> tuple[Path, dict[str, str]]:
@@ -197,9 +207,10 @@ def test_with_one_core_no_two_hosted_bots_think_at_once(base: Path, tmp_path: Pa
     assert not any(any(game.get("timeouts") or ()) for game in games)
 
 
-def test_a_crashing_hosted_bot_is_restarted_a_few_times_then_left_out(base: Path,
-                                                                      tmp_path: Path):
+def test_a_crashing_hosted_bot_is_restarted_a_few_times_then_left_out(
+        base: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     db, tokens = ladder(base, tmp_path, "crashy", "h1")
+    on_the_ladder(monkeypatch)
     with Served(tmp_path, "--game", TOY.name, "--db", str(db), "--hosted", "2") as served:
         served.bot("--name", "ref", "--token", tokens["ref"])
         first = served.err.expect(r"arena: hosted crashy v1 ended \(.*")
@@ -225,6 +236,7 @@ def test_a_hosted_bot_sees_no_token_no_database_no_other_build(base: Path, tmp_p
               f"LOGS = {str(tmp_path / 'logs')!r}\n" + SNOOP)
     submit(db, "snoop", source, tmp_path)
     monkeypatch.setenv("ARENA_SECRET_OF_THE_HOST", "s3cret")
+    on_the_ladder(monkeypatch)
     with Served(tmp_path, "--game", TOY.name, "--db", str(db), "--hosted", "2", "--games",
                 "4") as served:
         served.bot("--name", "ref", "--token", tokens["ref"])
@@ -281,8 +293,9 @@ def test_a_version_made_active_or_retired_while_the_ladder_runs_is_picked_up(bas
 #: process that would hold a place of ``--hosted`` for ever, playing no game.
 SQUATTER = """import os, signal, sys, time
 from honest import HonestBot
+LADDER = "arena-test-ladder"
 
-if os.environ.get("ARENA_NAME") == "early":
+if LADDER in os.environ.get("PATH", ""):
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     os.close(1)
     while True:
@@ -291,13 +304,15 @@ HonestBot().run()
 """
 
 
-def test_a_hosted_bot_whose_connection_ended_gives_its_place_up(base: Path, tmp_path: Path):
+def test_a_hosted_bot_whose_connection_ended_gives_its_place_up(
+        base: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Its connection over (it closed its output; the same for a hello never sent), the
     process is killed after a short grace, as a crash: the only place of ``--hosted 1`` goes
     to the other version (``early`` comes first by name), which plays."""
     db, tokens = ladder(base, tmp_path, "h1")
     add(db, "early")
     submit(db, "early", SQUATTER, tmp_path)
+    on_the_ladder(monkeypatch)
     with Served(tmp_path, "--game", TOY.name, "--db", str(db), "--hosted", "1",
                 verbose=True) as served:
         served.bot("--name", "ref", "--token", tokens["ref"])

@@ -1,8 +1,8 @@
-"""A hosted version's validation series looks to the bot exactly as a ladder's game does (issue
-33's review): the welcome ``arena serve`` sends, field by field, the bot's own registered name
-and opponents named as participants are, game ids as a server's, no scripted refusal of a legal
-action, and a secret seed of its own each time; a bot that would play badly against the
-checker, had it recognised it, cannot."""
+"""A hosted version's validation series looks to the bot exactly as a ladder's game does: the
+environment the ladder gives it, the welcome ``arena serve`` sends, field by field, the bot's
+own registered name and opponents named as participants are, game ids as a server's, no
+scripted refusal of a legal action, and a secret seed of its own each time; a bot that would
+play badly against the checker, had it recognised it, cannot."""
 
 from __future__ import annotations
 
@@ -22,14 +22,15 @@ from arena.games import GAMES
 from arena.kit import hosted
 from arena.kit.check_bot import BOT_OUTPUT, check_game
 from arena.kit.check_findings import Outcome
-from arena.launch.hosted_run import RunLimits
+from arena.launch.hosted_run import RunLimits, hosted_environment
 from protocol.codec import encode
 from tests.games.toy import SPEC as TOY
 
 #: A bot that prints (to stderr: its log) what it sees of the series, and stops answering
 #: once it recognises check-bot.
 SUSPICIOUS = r'''
-import json, sys
+import json, os, sys
+print("ENV " + json.dumps(dict(os.environ)), file=sys.stderr, flush=True)
 tell = False
 for line in sys.stdin:
     message = json.loads(line)
@@ -86,6 +87,11 @@ def test_a_validation_is_a_ladder_game_to_the_bot(tmp_path: Path, monkeypatch):
     results = trio.run(lambda: check_game(shlex.join([sys.executable, str(bot)]), series[0],
                                           stdio=True, keep_in=kept))
     assert [r for r in results if r.outcome is Outcome.FAIL] == []
+    output = (kept / BOT_OUTPUT).read_text()
+    [environment] = [json.loads(line.removeprefix("ENV ")) for line in output.splitlines()
+                     if line.startswith("ENV ")]
+    environment.pop("LC_CTYPE", None)  # Python's own, in a process started with no locale
+    assert environment == hosted_environment("alice")  # the ladder's (the pool's) own
     seen = [json.loads(line.removeprefix("SEEN "))
             for line in (kept / BOT_OUTPUT).read_text().splitlines()
             if line.startswith("SEEN ")]
