@@ -39,6 +39,10 @@ REFUSALS = {ErrorCode.UNKNOWN_TOKEN: "this server seats bots by token; send the 
                                     "holds this token and keeps its seat)",
             ErrorCode.BAD_TOKEN: "that name is registered here: send its token in hello",
             ErrorCode.TOKEN_NOT_YOURS: "that token was given to another process"}
+#: What ``token_in_use`` says when the player is played by a process the server runs for it.
+HOSTED_IN_USE = ("that player is played here by a process this server runs for it (its "
+                 "hosted version): to connect it yourself, retire that version first (the "
+                 "author's page, or arena bots retire)")
 
 
 class Reception:
@@ -85,8 +89,10 @@ class Reception:
             admission = self.hall.seating.admit(session, hello.name.strip(), token)
         refusal = admission.refusal
         if refusal is not None:
-            self._refuse(session, Error(code=refusal.value, fatal=True,
-                                        message=REFUSALS.get(refusal, "refused")),
+            said = REFUSALS.get(refusal, "refused")
+            if refusal is ErrorCode.TOKEN_IN_USE and self._hosted(hello.name.strip()):
+                said = HOSTED_IN_USE
+            self._refuse(session, Error(code=refusal.value, fatal=True, message=said),
                          said=hello.name.strip())
             return session
         session.name = admission.name or hello.name.strip()
@@ -101,6 +107,13 @@ class Reception:
         session.idle_since = trio.current_time()
         self.hall.seat(self.hall.seating.ready(session, trio.current_time()))
         return session
+
+    def _hosted(self, name: str) -> bool:
+        """Whether ``name`` is played by a connection the server made itself (a hosted
+        version's pipes: ``bound_token``)."""
+        folded = name.casefold()
+        return any(other.admitted and other.bound_token is not None
+                   and (other.name or "").casefold() == folded for other in self.sessions)
 
     def _refuse(self, session: Session, error: Error, said: str | None = None) -> None:
         """Refuse a hello (``said``: the name it said): the error, then the connection is

@@ -98,9 +98,11 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database with timed hosted bots h1, h2, h3, a crashing one and a connected one."""
     tmp = tmp_path_factory.mktemp("hosted")
     db = tmp / "ladder.db"
+    tokens = {}
     for name in ("h1", "h2", "h3", "crashy"):
-        add(db, name)
+        tokens[name] = add(db, name)
         submit(db, name, CRASHY if name == "crashy" else TIMED, tmp)
+    (tmp / "hosted-tokens.json").write_text(json.dumps(tokens))
     return db
 
 
@@ -320,4 +322,19 @@ def test_a_hosted_bot_whose_connection_ended_gives_its_place_up(
         served.err.expect(r"arena: hosted early v1 ended \(killed by signal 9\): started "
                           r"again in 0\.5 s \(restart 1 of 3\)")
         served.out.expect(r"table \S+: (h1|ref)=\S+ (h1|ref)=")
+        assert served.interrupt() == 0
+
+
+def test_its_author_connecting_a_hosted_bot_is_told_it_is_hosted(base: Path, tmp_path: Path):
+    """The same bot from outside while its version is hosted: refused (one player, one
+    connection), saying why and what to do, not that a connection of its own holds it."""
+    db, _ = ladder(base, tmp_path, "h1")
+    token = json.loads(base.with_name("hosted-tokens.json").read_text())["h1"]
+    with Served(tmp_path, "--game", TOY.name, "--db", str(db), "--hosted", "1",
+                verbose=True) as served:
+        served.err.expect(r"hosted h1 v1 started: 1 running")
+        served.err.expect(r"h1 connected")
+        refused = served.client("h1", token=token).expect("error")
+        assert refused["code"] == "token_in_use", refused
+        assert "hosted" in refused["message"] and "retire" in refused["message"], refused
         assert served.interrupt() == 0
