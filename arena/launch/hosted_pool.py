@@ -254,6 +254,9 @@ class HostedPool:
         if proc.token not in self.tokens.names:
             return  # on its way out already
         self.tokens.names.pop(proc.token, None)
+        if self.server.stage.shutting_down:  # told bye with the others; no task starts now
+            _kill(proc)
+            return
         self.server.stage.start_soon(self._end, proc)
 
     async def _end(self, proc: Proc) -> None:

@@ -49,3 +49,23 @@ def test_a_bot_flooding_its_standard_error_is_read_no_faster_than_the_rate(tmp_p
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert took[0] >= (chunks - 1) * CHUNK / OUTPUT_BYTES_PER_SECOND
     assert proc.output.read_bytes() == b"x" * OUTPUT_KEPT_BYTES
+
+
+def test_a_process_to_stop_while_the_server_stops_is_killed_not_scheduled():
+    """The ladder's last game over (``--games``), the server stops: its tasks' nursery takes no
+    new task, and a hosted process the pool then stops between its games is killed at once
+    (it was told bye with the others) instead of given a grace task the server can no longer
+    run (that crashed ``arena serve`` with a traceback and status 1, once in a CI run)."""
+    killed: list[bool] = []
+
+    def closed(*_: object) -> None:
+        raise RuntimeError("Nursery is closed to new arrivals")
+
+    stage = types.SimpleNamespace(shutting_down=True, start_soon=closed)
+    server = types.SimpleNamespace(stage=stage, dismiss=lambda session: True)
+    process = types.SimpleNamespace(returncode=None, kill=lambda: killed.append(True))
+    proc = types.SimpleNamespace(token="t", process=process)
+    pool = types.SimpleNamespace(server=server, tokens=types.SimpleNamespace(names={"t": "h1"}),
+                                 _session=lambda proc: None, _end=None)
+    HostedPool._stop_if_free(pool, proc)  # type: ignore[arg-type]
+    assert killed == [True] and pool.tokens.names == {}
