@@ -15,6 +15,7 @@ import pytest
 from arena.events.hosted_store import SqliteHosted
 from arena.launch.hosted_run import output_file
 from arena.launch.sandbox import Sandbox, SandboxUnavailable
+from tests.built_once import built_once
 from tests.cli.test_bots_command import add, run
 from tests.games.toy import SPEC as TOY
 from tests.serve_harness import Served
@@ -95,15 +96,15 @@ def submit(db: Path, name: str, main: str, tmp: Path) -> None:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database with timed hosted bots h1, h2, h3, a crashing one and a connected one."""
-    tmp = tmp_path_factory.mktemp("hosted")
-    db = tmp / "ladder.db"
-    tokens = {}
-    for name in ("h1", "h2", "h3", "crashy"):
-        tokens[name] = add(db, name)
-        submit(db, name, CRASHY if name == "crashy" else TIMED, tmp)
-    (tmp / "hosted-tokens.json").write_text(json.dumps(tokens))
-    return db
+    """A database with timed hosted bots h1, h2, h3, a crashing one and a connected one
+    (built once for the whole run: the tests copy it)."""
+    def build(tmp: Path) -> None:
+        tokens = {name: add(tmp / "ladder.db", name) for name in ("h1", "h2", "h3", "crashy")}
+        for name in tokens:
+            submit(tmp / "ladder.db", name, CRASHY if name == "crashy" else TIMED, tmp)
+        (tmp / "hosted-tokens.json").write_text(json.dumps(tokens))
+
+    return built_once(tmp_path_factory, "hosted", build) / "ladder.db"
 
 
 def on_the_ladder(monkeypatch: pytest.MonkeyPatch) -> None:

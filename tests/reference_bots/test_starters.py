@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.games import GAMES as REGISTRY
 from protocol.limits import MAX_LINE_BYTES
+from tests.built_once import built_once
 from tests.edge.test_reconnection import ROSTER, TOKENS, cutting_proxy, log_records
 from tests.helpers import connect_in_memory, make_server
 
@@ -53,11 +54,14 @@ def starter_command(request: pytest.FixtureRequest,
         node = _require("node", "JavaScript starter bot (Node.js)")
         return shlex.join([node, str(STARTERS / "starter_bot.js")])
     rustc = _require("rustc", "Rust starter bot")
-    program = tmp_path_factory.mktemp("rust-starter") / "starter_bot"
-    build = subprocess.run([rustc, "-O", str(STARTERS / "starter_bot.rs"), "-o", str(program)],
-                           capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
-    assert build.returncode == 0, build.stderr
-    return shlex.join([str(program)])
+
+    def build(folder: Path) -> None:
+        done = subprocess.run([rustc, "-O", str(STARTERS / "starter_bot.rs"), "-o",
+                               str(folder / "starter_bot")],
+                              capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
+        assert done.returncode == 0, done.stderr
+
+    return shlex.join([str(built_once(tmp_path_factory, "rust-starter", build) / "starter_bot")])
 
 
 def result_row(table: str, bot: str) -> dict[str, str]:
