@@ -217,22 +217,21 @@ class HostedPool:
             if until <= now:  # its rest is over: tried again, its restarts whole
                 del self.excluded[key]
                 self.book.used.pop(_book_name(key), None)
-        running = [Running(p.key, p.started, p.games, self._idle_since(p), p.stopping)
-                   for p in self.procs.values()]
+        sessions = self._sessions()
+        running = [Running(p.key, p.started, p.games, _idle_since(sessions.get(p.token)),
+                           p.stopping) for p in self.procs.values()]
         return plan(keys, running, self.waiting_since, self.excluded, self.rotation, now)
 
-    def _session(self, proc: Proc) -> Any:
-        return next((s for s in self.server.sessions if s.bound_token == proc.token), None)
-
-    def _idle_since(self, proc: Proc) -> float | None:
-        session = self._session(proc)
-        return session.idle_since if session is not None and session.idle else None
+    def _sessions(self) -> dict[str, Any]:
+        """The hosted processes' sessions, by their tokens (one pass over the server's)."""
+        return {s.bound_token: s for s in self.server.sessions if s.bound_token is not None}
 
     def _stop_pending(self) -> None:
         """The processes being stopped that were at a table: stopped once it is over."""
+        sessions = self._sessions()
         for proc in list(self.procs.values()):
             if proc.stopping:
-                self._stop_if_free(proc)
+                self._stop_if_free(proc, sessions)
 
     async def _act(self, nursery: trio.Nursery, decided: Plan) -> None:
         for key in decided.stop:
@@ -246,9 +245,10 @@ class HostedPool:
                 break
             await self._start(nursery, versions[key], trio.current_time())
 
-    def _stop_if_free(self, proc: Proc) -> None:
-        """Stop ``proc`` if it is at no table (else after its game: asked again then)."""
-        session = self._session(proc)
+    def _stop_if_free(self, proc: Proc, sessions: dict[str, Any] | None = None) -> None:
+        """Stop ``proc`` if it is at no table (else after its game: asked again then);
+        ``sessions``: :meth:`_sessions`, when the caller has it."""
+        session = (self._sessions() if sessions is None else sessions).get(proc.token)
         if session is not None and not self.server.dismiss(session):
             return
         if proc.token not in self.tokens.names:
@@ -392,6 +392,11 @@ class HostedPool:
                          f"{delay:g} s (restart {used} of {self.settings.restarts.most})")
                 await trio.sleep(delay)
         self.wake.set()
+
+
+def _idle_since(session: Any) -> float | None:
+    """Since when a process's session waits at no table (None: at one, or not admitted)."""
+    return session.idle_since if session is not None and session.idle else None
 
 
 def _book_name(key: VersionKey) -> str:

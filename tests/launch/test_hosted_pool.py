@@ -66,6 +66,6 @@ def test_a_process_to_stop_while_the_server_stops_is_killed_not_scheduled():
     process = types.SimpleNamespace(returncode=None, kill=lambda: killed.append(True))
     proc = types.SimpleNamespace(token="t", process=process)
     pool = types.SimpleNamespace(server=server, tokens=types.SimpleNamespace(names={"t": "h1"}),
-                                 _session=lambda proc: None, _end=None)
+                                 _sessions=dict, _end=None)
     HostedPool._stop_if_free(pool, proc)  # type: ignore[arg-type]
     assert killed == [True] and pool.tokens.names == {}
