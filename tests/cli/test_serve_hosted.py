@@ -294,7 +294,7 @@ def test_a_version_made_active_or_retired_while_the_ladder_runs_is_picked_up(bas
 #: A hosted bot that passes its validation, then on the ladder closes its standard output at
 #: once (its connection ends) and stays alive, ignoring the end of its standard input: a
 #: process that would hold a place of ``--hosted`` for ever, playing no game.
-SQUATTER = """import os, signal, sys, time
+SQUATTER = """import os, signal, sys
 from honest import HonestBot
 LADDER = "arena-test-ladder"
 
@@ -302,7 +302,7 @@ if LADDER in os.environ.get("PATH", ""):
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     os.close(1)
     while True:
-        time.sleep(3600)
+        signal.pause()
 HonestBot().run()
 """
 
